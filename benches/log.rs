@@ -1,0 +1,130 @@
+//! Benchmark of the event log (run: `cargo bench --bench log`).
+//!
+//! 1. append: 1,000,000 small events committed in batches of 10,000
+//!    (building events, hashing ids, Parquet encoding, object put, publish);
+//! 2. query: a GROUP BY over a 10,000,000-event log through `ml2b::query`
+//!    (including registering the log, which re-hashes every segment);
+//! 3. planning: finding which of 1,000 planned units are already committed,
+//!    on logs of 1,000,000 and 10,000,000 events.
+//!
+//! Sizes can be scaled down with `ML2B_BENCH_SCALE=0.1`. Goals (2 cores):
+//! append ≥ 500,000 events/s, query ≤ 2 s.
+
+use std::time::Instant;
+
+use ml2b::log::{Event, EventBody, Head, Provenance, StageLog, unit_key};
+use ml2b::store::{Hash, KeyHasher, Store};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Small {
+    model: String,
+    language: String,
+    score: f64,
+    ok: bool,
+}
+
+impl EventBody for Small {
+    const STAGE: &'static str = "bench";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+const MODELS: [&str; 4] = ["gpt-4o", "qwen2.5-coder", "llama-3.1", "reference"];
+const LANGS: [&str; 14] = [
+    "en", "fr", "es", "it", "zh", "ja", "ru", "pl", "tr", "ar", "uk", "ro", "kk", "be",
+];
+
+fn event(i: u64, provenance: &Provenance) -> Event<Small> {
+    let key = KeyHasher::new("bench").u64(i).finish();
+    let body = Small {
+        model: MODELS[(i % 4) as usize].to_string(),
+        language: LANGS[(i % 14) as usize].to_string(),
+        score: (i % 1000) as f64 / 1000.0,
+        ok: i % 7 != 0,
+    };
+    Event::new(key, vec![], body, provenance.clone()).unwrap()
+}
+
+fn append(store: &Store, start: u64, n: u64, batch: u64) -> f64 {
+    let log = StageLog::new(store, Small::STAGE).unwrap();
+    let mut head: Head = log.head().unwrap();
+    let provenance = Provenance::now(0);
+    let t = Instant::now();
+    let mut i = start;
+    while i < start + n {
+        let events: Vec<_> = (i..(i + batch).min(start + n))
+            .map(|j| event(j, &provenance))
+            .collect();
+        log.commit(&mut head, events, None).unwrap();
+        i += batch;
+    }
+    t.elapsed().as_secs_f64()
+}
+
+fn query(store: &Store, sql: &str) -> (f64, usize) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let t = Instant::now();
+    let rows = rt.block_on(async {
+        let ctx = ml2b::query::session(store).await.unwrap();
+        let (_, batches) = ml2b::query::run(&ctx, sql).await.unwrap();
+        batches.iter().map(|b| b.num_rows()).sum()
+    });
+    (t.elapsed().as_secs_f64(), rows)
+}
+
+fn planning(store: &Store, total: u64) -> f64 {
+    let log = StageLog::new(store, Small::STAGE).unwrap();
+    let t = Instant::now();
+    let (committed, _) = log.unit_keys(0, None).unwrap();
+    let planned: Vec<Hash> = (total - 500..total + 500)
+        .map(|i| KeyHasher::new("bench").u64(i).finish())
+        .collect();
+    let new = planned.iter().filter(|k| !committed.contains(k)).count();
+    assert_eq!(new, 500);
+    let _ = unit_key("bench", 1, &[], &0u64);
+    t.elapsed().as_secs_f64()
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--test" || a == "--list") {
+        return; // `cargo test --benches` runs nothing here
+    }
+    let scale: f64 = std::env::var("ML2B_BENCH_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let n1 = (1_000_000.0 * scale) as u64;
+    let n10 = (10_000_000.0 * scale) as u64;
+    let dir =
+        tempfile::tempdir_in(std::env::var("ML2B_BENCH_DIR").unwrap_or_else(|_| "/var/tmp".into())).unwrap();
+    let store = Store::open(dir.path().join("store"));
+
+    let secs = append(&store, 0, n1, 10_000);
+    println!(
+        "append: {n1} events in {secs:.2} s = {:.0} events/s",
+        n1 as f64 / secs
+    );
+    let plan1 = planning(&store, n1);
+    println!("planning 1000 units over {n1} committed: {:.3} s", plan1);
+
+    let secs = append(&store, n1, n10 - n1, 100_000);
+    println!(
+        "append (filling to {n10}): {:.0} events/s",
+        (n10 - n1) as f64 / secs
+    );
+    let sql = "SELECT model, language, count(*) AS runs, avg(score) AS mean, sum(CAST(ok AS INT)) AS passed \
+               FROM bench GROUP BY model, language ORDER BY model, language";
+    let (secs, rows) = query(&store, sql);
+    println!("query: GROUP BY over {n10} events in {secs:.2} s ({rows} groups)");
+    let (secs, _) = query(&store, sql);
+    println!("query (warm cache): {secs:.2} s");
+    let plan10 = planning(&store, n10);
+    println!("planning 1000 units over {n10} committed: {:.3} s", plan10);
+    let bytes: u64 = walkdir::WalkDir::new(store.log_root())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    println!("log size: {:.1} MB", bytes as f64 / 1e6);
+}

@@ -1,0 +1,95 @@
+//! `ml2b log [--stage S]`: the committed segments of each stage log, in order.
+
+use anyhow::Context;
+use chrono::SecondsFormat;
+
+use super::{ExitStatus, InputError};
+use crate::log::segment::SegmentMeta;
+use crate::log::{StageLog, run_hash, stages};
+use crate::settings::GlobalSettings;
+use crate::store::Hash;
+
+#[derive(serde::Serialize)]
+struct SegmentRow {
+    version: u64,
+    hash: Hash,
+    #[serde(flatten)]
+    meta: SegmentMeta,
+}
+
+#[derive(serde::Serialize)]
+struct StageRows {
+    stage: String,
+    head: Option<Hash>,
+    segments: Vec<SegmentRow>,
+}
+
+/// Runs `ml2b log`.
+pub fn log(settings: &GlobalSettings, only: Option<&str>) -> anyhow::Result<ExitStatus> {
+    let names = match only {
+        Some(s) => {
+            crate::log::stage_log::check_stage_name(s).map_err(|e| InputError(e.to_string()))?;
+            vec![s.to_string()]
+        }
+        None => stages(&settings.store)?,
+    };
+    let logs = names
+        .iter()
+        .map(|n| read_stage(settings, n))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let heads: Vec<_> = logs.iter().map(|l| (l.stage.clone(), l.head)).collect();
+    if settings.printer.json {
+        let run = run_hash(&heads);
+        settings
+            .printer
+            .json(&serde_json::json!({ "stages": logs, "run": run }))?;
+    } else {
+        print_table(&logs);
+        if only.is_none() {
+            println!("run {}", run_hash(&heads));
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn read_stage(settings: &GlobalSettings, stage: &str) -> anyhow::Result<StageRows> {
+    let log = StageLog::new(&settings.store, stage)?;
+    let mut segments = Vec::new();
+    for r in log.list()? {
+        let (seg, meta) = log
+            .read_with_meta(&r)
+            .with_context(|| format!("reading the log of stage `{stage}`"))?;
+        segments.push(SegmentRow {
+            version: r.version,
+            hash: seg.hash,
+            meta,
+        });
+    }
+    let head = segments.last().map(|s| s.hash);
+    Ok(StageRows {
+        stage: stage.to_string(),
+        head,
+        segments,
+    })
+}
+
+fn print_table(logs: &[StageRows]) {
+    println!(
+        "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  committed",
+        "stage", "version", "segment", "parent", "events"
+    );
+    for l in logs {
+        for s in &l.segments {
+            let parent = s.meta.parent.map_or_else(|| "-".to_string(), |p| p.short());
+            let time = s.meta.created_at.to_rfc3339_opts(SecondsFormat::Secs, true);
+            println!(
+                "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  {time}",
+                l.stage,
+                s.version,
+                s.hash.short(),
+                parent,
+                s.meta.events
+            );
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! `ml2b query <SQL | FILE.sql> [--format table|csv|json|parquet] [--out F]`.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use parquet::arrow::ArrowWriter;
+
+use super::{ExitStatus, InputError};
+use crate::cli::QueryFormat;
+use crate::settings::GlobalSettings;
+
+/// Runs `ml2b query`.
+pub fn query(
+    settings: &GlobalSettings,
+    query: &str,
+    format: Option<QueryFormat>,
+    out: Option<&Path>,
+) -> anyhow::Result<ExitStatus> {
+    let sql = read_sql(query)?;
+    let format = format.unwrap_or(if settings.printer.json {
+        QueryFormat::Json
+    } else {
+        QueryFormat::Table
+    });
+    let (schema, batches) = super::runtime()?.block_on(async {
+        let ctx = crate::query::session(&settings.store).await?;
+        crate::query::run(&ctx, &sql).await
+    })?;
+    let bytes = render(format, &schema, &batches)?;
+    match out {
+        Some(path) => write_atomically(path, &bytes)?,
+        None => std::io::stdout().lock().write_all(&bytes)?,
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// The statement itself, or the content of the `.sql` file it names.
+fn read_sql(query: &str) -> anyhow::Result<String> {
+    if !query.trim_end().ends_with(".sql") {
+        return Ok(query.to_string());
+    }
+    std::fs::read_to_string(query)
+        .map_err(|e| InputError(format!("cannot read query file {query}: {e}")).into())
+}
+
+fn render(format: QueryFormat, schema: &SchemaRef, batches: &[RecordBatch]) -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    match format {
+        QueryFormat::Table => {
+            let table = arrow::util::pretty::pretty_format_batches_with_schema(schema.clone(), batches)?;
+            writeln!(buf, "{table}")?;
+        }
+        QueryFormat::Csv => {
+            let mut w = arrow::csv::WriterBuilder::new().with_header(true).build(&mut buf);
+            write_csv(&mut w, schema, batches)?;
+        }
+        QueryFormat::Json => {
+            let mut w = arrow::json::ArrayWriter::new(&mut buf);
+            for b in batches {
+                w.write(b)?;
+            }
+            w.finish()?;
+            if buf.is_empty() {
+                buf.extend_from_slice(b"[]");
+            }
+            buf.push(b'\n');
+        }
+        QueryFormat::Parquet => {
+            let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), None)?;
+            for b in batches {
+                w.write(b)?;
+            }
+            w.close()?;
+        }
+    }
+    Ok(buf)
+}
+
+fn write_csv<W: Write>(
+    w: &mut arrow::csv::Writer<W>,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> anyhow::Result<()> {
+    if batches.is_empty() {
+        w.write(&RecordBatch::new_empty(schema.clone()))?;
+    }
+    for b in batches {
+        w.write(b)?;
+    }
+    Ok(())
+}
+
+/// Writes a whole file or nothing.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,84 @@
+//! The CLI's [`Reporter`]: indicatif bars on stderr.
+//!
+//! One bar per phase; hidden when stderr is not a terminal or with `--quiet`.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::log::Committed;
+use crate::reporter::Reporter;
+use crate::settings::Printer;
+
+/// Draws progress bars for the core's long work.
+pub struct ProgressReporter {
+    multi: MultiProgress,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl ProgressReporter {
+    /// A reporter that draws only when `printer` allows it.
+    pub fn new(printer: &Printer) -> Self {
+        let target = if printer.progress {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        Self {
+            multi: MultiProgress::with_draw_target(target),
+            bar: Mutex::new(None),
+        }
+    }
+
+    fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
+        if let Some(bar) = self.bar.lock().expect("progress lock").as_ref() {
+            f(bar);
+        }
+    }
+}
+
+fn style() -> ProgressStyle {
+    ProgressStyle::with_template("{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {elapsed_precise} {wide_msg}")
+        .expect("valid template")
+        .progress_chars("=> ")
+}
+
+impl Reporter for ProgressReporter {
+    fn begin(&self, phase: &str, total: u64) {
+        let bar = self.multi.add(
+            ProgressBar::new(total)
+                .with_style(style())
+                .with_prefix(phase.to_string()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        *self.bar.lock().expect("progress lock") = Some(bar);
+    }
+
+    fn unit_started(&self, label: &str) {
+        self.with_bar(|b| b.set_message(label.to_string()));
+    }
+
+    fn unit_finished(&self, _label: &str, _ok: bool) {
+        self.with_bar(|b| b.inc(1));
+    }
+
+    fn advance(&self, n: u64) {
+        self.with_bar(|b| b.inc(n));
+    }
+
+    fn committed(&self, stage: &str, c: &Committed) {
+        self.with_bar(|b| {
+            b.set_message(format!(
+                "{stage}: committed segment {} ({} events)",
+                c.version, c.events
+            ))
+        });
+    }
+
+    fn end(&self) {
+        if let Some(bar) = self.bar.lock().expect("progress lock").take() {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! ml2b: the ML2B benchmark as an event-sourced batch pipeline over files.
+//!
+//! - [`store`]: content-addressed objects and the store layout;
+//! - [`log`]: the append-only, hash-chained Parquet event log of each stage;
+//! - [`stages`]: the pipeline's stages and the runner they share;
+//! - [`query`]: DataFusion SQL over the logs;
+//! - [`cli`], [`settings`], [`commands`]: the `ml2b` command line.
+
+pub mod cli;
+pub mod commands;
+pub mod log;
+pub mod query;
+pub mod reporter;
+pub mod settings;
+pub mod stages;
+pub mod store;
+
+/// Diagnostics on stderr: `RUST_LOG` wins, else `-v` picks the level.
+pub fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Prints an error and its cause chain on stderr, once.
+pub fn print_error(err: &anyhow::Error) {
+    eprintln!("error: {err}");
+    for cause in err.chain().skip(1) {
+        eprintln!("  caused by: {cause}");
+    }
+}

@@ -1,0 +1,121 @@
+//! The event log: append-only, hash-chained Parquet segments, one log per stage.
+//!
+//! ```text
+//! store/log/<stage>/00000000000000000000.parquet   parent = ""
+//!                   00000000000000000001.parquet   parent = hash(…0000.parquet)
+//!                   …                              head   = hash(last segment)
+//! ```
+//! Invariants:
+//! - a segment is published once under its version name and never modified or
+//!   removed; versions are contiguous from 0;
+//! - each segment names its parent's hash in its Parquet metadata, so the head
+//!   hash names the stage's whole history;
+//! - a unit key is committed at most once per log, even with concurrent writers;
+//! - the state of a stage is the fold "latest event per unit key wins"
+//!   ([`fold::State`]); reading the log in pieces folds to the same state.
+
+pub mod event;
+pub mod fold;
+pub mod segment;
+pub mod stage_log;
+pub mod verify;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use event::{Event, EventBody, Provenance, unit_key};
+pub use fold::State;
+pub use stage_log::{Committed, Head, SegmentRef, StageLog};
+
+use crate::store::{Hash, ObjectError, Store};
+
+/// A failure of the event log.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("I/O failed at {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+    #[error("segment {path} is damaged: {reason}")]
+    Damaged { path: PathBuf, reason: String },
+    #[error("segment {path} is missing: the log has a gap there")]
+    Gap { path: PathBuf },
+    #[error(
+        "segment {path} breaks the hash chain: its parent should be {} but it names {}",
+        show(expected),
+        show(found)
+    )]
+    BrokenChain {
+        path: PathBuf,
+        expected: Option<Hash>,
+        found: Option<Hash>,
+    },
+    #[error("`{0}` is not a stage name (lowercase letters, digits, `_`)")]
+    StageName(String),
+    #[error("the events of stage `{stage}` have no valid schema: {reason}")]
+    Schema { stage: String, reason: String },
+    #[error("column `{0}` is missing or malformed")]
+    Column(String),
+    #[error("could not encode a value for hashing")]
+    Json(#[source] serde_json::Error),
+    #[error("could not convert events to or from Arrow")]
+    Arrow(#[source] serde_arrow::Error),
+    #[error("Arrow failed")]
+    ArrowCore(#[from] arrow::error::ArrowError),
+    #[error("Parquet failed")]
+    Parquet(#[from] parquet::errors::ParquetError),
+}
+
+fn show(h: &Option<Hash>) -> String {
+    h.map_or_else(|| "nothing".to_string(), |h| h.short())
+}
+
+impl LogError {
+    pub(crate) fn io(path: &Path, source: io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub(crate) fn damaged(path: &Path, reason: impl Into<String>) -> Self {
+        Self::Damaged {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The stages that have a log in `store`, sorted by name.
+pub fn stages(store: &Store) -> Result<Vec<String>, LogError> {
+    let root = store.log_root();
+    let entries = match std::fs::read_dir(&root) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        other => other.map_err(|e| LogError::io(&root, e))?,
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| LogError::io(&root, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_dir() && stage_log::check_stage_name(&name).is_ok() {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The hash over every stage's head: names a whole run.
+pub fn run_hash(heads: &[(String, Option<Hash>)]) -> Hash {
+    let mut k = crate::store::KeyHasher::new("run");
+    k.u64(heads.len() as u64);
+    for (stage, head) in heads {
+        k.str(stage);
+        k.bytes(head.map(|h| h.0).as_ref().map_or(&[][..], |b| &b[..]));
+    }
+    k.finish()
+}

@@ -1,0 +1,355 @@
+//! One stage's log: listing, reading and committing segments.
+//!
+//! Commit protocol (optimistic, any number of concurrent writers):
+//! ```text
+//!  encode events with parent = head hash, seq = head seq + 1
+//!        │
+//!  objects.put(bytes) ──► objects/blake3/ab/cd/<rest>     (temp → fsync → rename)
+//!        │
+//!  link(object, log/<stage>/{seq:020}.parquet)           (put-if-absent)
+//!        ├─ ok ────► fsync(log dir); committed
+//!        └─ exists ► read the segments committed since, verify their chain,
+//!                    drop our events whose unit keys they hold, retry at the new head
+//! ```
+//! Readers list only the published names; a staging file or an orphan object
+//! from a lost race is never visible. Every read re-hashes the segment and
+//! requires its hash to name an existing object, so a damaged or replaced
+//! segment is refused rather than read.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use chrono::Utc;
+
+use super::LogError;
+use super::event::{self, Event, EventBody, host_name};
+use super::segment::{self, SegmentBytes, SegmentMeta};
+use crate::store::{Hash, Store, hash_file, sync_dir};
+
+/// A committed segment's place in its log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentRef {
+    pub version: u64,
+    pub path: PathBuf,
+}
+
+/// The last committed segment as a writer saw it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Head {
+    /// Number of committed segments (the next version to write).
+    pub next: u64,
+    /// Hash of the last segment, if any.
+    pub hash: Option<Hash>,
+}
+
+/// A successful commit.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Committed {
+    pub version: u64,
+    pub hash: Hash,
+    pub events: u64,
+    /// Events dropped because a concurrent writer committed their units first.
+    pub duplicates: u64,
+}
+
+/// One stage's log directory.
+#[derive(Clone, Debug)]
+pub struct StageLog {
+    store: Store,
+    stage: String,
+    dir: PathBuf,
+}
+
+/// Checks a stage name: `[a-z0-9_]+`.
+pub fn check_stage_name(stage: &str) -> Result<(), LogError> {
+    let ok = !stage.is_empty()
+        && stage
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(LogError::StageName(stage.to_string()))
+    }
+}
+
+/// Parses `{v:020}.parquet`.
+pub fn parse_segment_name(name: &str) -> Option<u64> {
+    let digits = name.strip_suffix(".parquet")?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// The file name of version `v`.
+pub fn segment_name(v: u64) -> String {
+    format!("{v:020}.parquet")
+}
+
+impl StageLog {
+    /// The log of `stage` in `store`.
+    pub fn new(store: &Store, stage: &str) -> Result<Self, LogError> {
+        check_stage_name(stage)?;
+        Ok(Self {
+            store: store.clone(),
+            stage: stage.to_string(),
+            dir: store.log_dir(stage),
+        })
+    }
+
+    /// The stage's name.
+    pub fn stage(&self) -> &str {
+        &self.stage
+    }
+
+    /// The log's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Committed segments in version order, without checking for gaps.
+    pub fn list_raw(&self) -> Result<Vec<SegmentRef>, LogError> {
+        let entries = match fs::read_dir(&self.dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            other => other.map_err(|e| LogError::io(&self.dir, e))?,
+        };
+        let mut refs = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| LogError::io(&self.dir, e))?;
+            let name = entry.file_name();
+            if let Some(version) = name.to_str().and_then(parse_segment_name) {
+                refs.push(SegmentRef {
+                    version,
+                    path: entry.path(),
+                });
+            }
+        }
+        refs.sort_by_key(|r| r.version);
+        Ok(refs)
+    }
+
+    /// Committed segments in version order; a missing version is an error.
+    pub fn list(&self) -> Result<Vec<SegmentRef>, LogError> {
+        let refs = self.list_raw()?;
+        match first_gap(&refs) {
+            Some(missing) => Err(LogError::Gap {
+                path: self.dir.join(segment_name(missing)),
+            }),
+            None => Ok(refs),
+        }
+    }
+
+    /// Reads one segment and checks that its hash names a committed object.
+    pub fn read(&self, r: &SegmentRef) -> Result<SegmentBytes, LogError> {
+        let bytes = fs::read(&r.path).map_err(|e| LogError::io(&r.path, e))?;
+        let hash = self.require_committed(&r.path, Hash::of(&bytes))?;
+        Ok(SegmentBytes {
+            hash,
+            bytes: Bytes::from(bytes),
+        })
+    }
+
+    /// Re-hashes a segment on disk without keeping it; returns its hash.
+    pub fn check(&self, r: &SegmentRef) -> Result<Hash, LogError> {
+        let hash = hash_file(&r.path).map_err(|e| LogError::io(&r.path, e))?;
+        self.require_committed(&r.path, hash)
+    }
+
+    fn require_committed(&self, path: &Path, hash: Hash) -> Result<Hash, LogError> {
+        if self.store.objects().contains(&hash) {
+            return Ok(hash);
+        }
+        Err(LogError::damaged(
+            path,
+            format!(
+                "its content (hash {}) is not the content that was committed",
+                hash.short()
+            ),
+        ))
+    }
+
+    /// Reads a segment and its metadata, checking it belongs here.
+    pub fn read_with_meta(&self, r: &SegmentRef) -> Result<(SegmentBytes, SegmentMeta), LogError> {
+        let seg = self.read(r)?;
+        let meta = seg.meta().map_err(|m| LogError::damaged(&r.path, m))?;
+        if meta.stage != self.stage || meta.seq != r.version {
+            return Err(LogError::damaged(
+                &r.path,
+                format!("it says it is version {} of stage `{}`", meta.seq, meta.stage),
+            ));
+        }
+        Ok((seg, meta))
+    }
+
+    /// The current head, verifying the last segment.
+    pub fn head(&self) -> Result<Head, LogError> {
+        let refs = self.list()?;
+        match refs.last() {
+            None => Ok(Head::default()),
+            Some(last) => Ok(Head {
+                next: last.version + 1,
+                hash: Some(self.read(last)?.hash),
+            }),
+        }
+    }
+
+    /// Reads the events of versions `from..` (all of them from 0), checking the chain.
+    pub fn read_events<B: EventBody>(&self, from: u64) -> Result<Vec<Event<B>>, LogError> {
+        self.read_range(from, u64::MAX)
+    }
+
+    /// Reads the events of versions `from..to`, checking the chain.
+    pub fn read_range<B: EventBody>(&self, from: u64, to: u64) -> Result<Vec<Event<B>>, LogError> {
+        let mut out = Vec::new();
+        self.for_each_segment(from..to, None, |seg, path| {
+            for batch in seg.batches(None).map_err(|m| LogError::damaged(path, m))? {
+                out.extend(
+                    event::from_batch::<B>(&batch).map_err(|e| LogError::damaged(path, e.to_string()))?,
+                );
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The unit keys committed in versions `from..`.
+    pub fn unit_keys(&self, from: u64, parent: Option<Hash>) -> Result<(HashSet<Hash>, Head), LogError> {
+        let mut keys = HashSet::new();
+        let head = self.for_each_segment(from..u64::MAX, parent, |seg, path| {
+            for batch in seg
+                .batches(Some(&["unit_key"]))
+                .map_err(|m| LogError::damaged(path, m))?
+            {
+                keys.extend(
+                    event::hashes(&batch, "unit_key").map_err(|e| LogError::damaged(path, e.to_string()))?,
+                );
+            }
+            Ok(())
+        })?;
+        Ok((keys, head))
+    }
+
+    /// Visits the segments in `range` in order, checking each one's parent link.
+    ///
+    /// `parent` is the hash segment `range.start` must name; when it is `None`
+    /// and the range does not start at 0, the previous segment is read to learn it.
+    fn for_each_segment(
+        &self,
+        range: std::ops::Range<u64>,
+        parent: Option<Hash>,
+        mut visit: impl FnMut(&SegmentBytes, &Path) -> Result<(), LogError>,
+    ) -> Result<Head, LogError> {
+        let refs = self.list()?;
+        let from = range.start;
+        let mut prev = match (from, parent) {
+            (0, _) => None,
+            (_, Some(p)) => Some(p),
+            (v, None) => {
+                let r = refs.get((v - 1) as usize).ok_or_else(|| LogError::Gap {
+                    path: self.dir.join(segment_name(v - 1)),
+                })?;
+                Some(self.read(r)?.hash)
+            }
+        };
+        for r in refs.iter().filter(|r| range.contains(&r.version)) {
+            let (seg, meta) = self.read_with_meta(r)?;
+            if meta.parent != prev {
+                return Err(LogError::BrokenChain {
+                    path: r.path.clone(),
+                    expected: prev,
+                    found: meta.parent,
+                });
+            }
+            visit(&seg, &r.path)?;
+            prev = Some(seg.hash);
+        }
+        let next = refs
+            .iter()
+            .filter(|r| range.contains(&r.version))
+            .last()
+            .map_or(from, |r| r.version + 1);
+        Ok(Head { next, hash: prev })
+    }
+
+    /// Commits `events` after `head`, resolving races (see the module docs).
+    ///
+    /// On return `head` is the new head. Events whose unit keys a concurrent
+    /// writer committed first are dropped; `None` means nothing was left.
+    pub fn commit<B: EventBody>(
+        &self,
+        head: &mut Head,
+        mut events: Vec<Event<B>>,
+        config: Option<Hash>,
+    ) -> Result<Option<Committed>, LogError> {
+        let mut duplicates = 0;
+        fs::create_dir_all(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
+        while !events.is_empty() {
+            match self.try_publish(head, &events, config)? {
+                Some(hash) => {
+                    let version = head.next;
+                    *head = Head {
+                        next: version + 1,
+                        hash: Some(hash),
+                    };
+                    let n = events.len() as u64;
+                    return Ok(Some(Committed {
+                        version,
+                        hash,
+                        events: n,
+                        duplicates,
+                    }));
+                }
+                None => {
+                    let (theirs, new_head) = self.unit_keys(head.next, head.hash)?;
+                    let before = events.len();
+                    events.retain(|e| !theirs.contains(&e.unit_key));
+                    duplicates += (before - events.len()) as u64;
+                    *head = new_head;
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// One publish attempt; `None` when the version was taken.
+    fn try_publish<B: EventBody>(
+        &self,
+        head: &Head,
+        events: &[Event<B>],
+        config: Option<Hash>,
+    ) -> Result<Option<Hash>, LogError> {
+        let meta = SegmentMeta {
+            stage: self.stage.clone(),
+            stage_version: B::SCHEMA_VERSION,
+            seq: head.next,
+            parent: head.hash,
+            config,
+            ml2b_version: env!("CARGO_PKG_VERSION").to_string(),
+            created_at: Utc::now(),
+            host: host_name(),
+            events: events.len() as u64,
+        };
+        let bytes = segment::encode(&event::to_batch(events)?, &meta)?;
+        let hash = self.store.objects().put(&bytes)?;
+        let target = self.dir.join(segment_name(head.next));
+        match fs::hard_link(self.store.objects().path(&hash), &target) {
+            Ok(()) => {
+                sync_dir(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
+                Ok(Some(hash))
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(None),
+            Err(e) => Err(LogError::io(&target, e)),
+        }
+    }
+}
+
+/// The first missing version in a sorted list, if any.
+pub fn first_gap(refs: &[SegmentRef]) -> Option<u64> {
+    refs.iter()
+        .enumerate()
+        .find(|(i, r)| r.version != *i as u64)
+        .map(|(i, _)| i as u64)
+}

@@ -1,0 +1,177 @@
+//! Full verification of a store: every segment, every chain, every object.
+//!
+//! Unlike ordinary reads, which stop at the first damaged segment, verification
+//! visits everything and collects one [`Problem`] per damaged or missing file,
+//! so a user learns the whole extent of the damage at once.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use super::stage_log::{SegmentRef, StageLog, segment_name};
+use super::{LogError, event, stages};
+use crate::reporter::Reporter;
+use crate::store::{Hash, Store};
+
+/// One thing found wrong.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// The damaged or missing file.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// One stage log's summary.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StageSummary {
+    pub stage: String,
+    pub segments: u64,
+    pub events: u64,
+    pub head: Option<Hash>,
+}
+
+/// The outcome of [`verify_store`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    pub stages: Vec<StageSummary>,
+    pub objects: u64,
+    pub problems: Vec<Problem>,
+}
+
+impl Report {
+    /// Whether nothing was found wrong.
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Verifies every stage log and every object of `store`.
+pub fn verify_store(store: &Store, reporter: &dyn Reporter) -> Result<Report, LogError> {
+    let mut problems = Vec::new();
+    let mut summaries = Vec::new();
+    for stage in stages(store)? {
+        let log = StageLog::new(store, &stage)?;
+        summaries.push(verify_log(&log, &mut problems, reporter)?);
+    }
+    let objects = verify_objects(store, &mut problems, reporter);
+    Ok(Report {
+        stages: summaries,
+        objects,
+        problems,
+    })
+}
+
+fn verify_log(
+    log: &StageLog,
+    problems: &mut Vec<Problem>,
+    reporter: &dyn Reporter,
+) -> Result<StageSummary, LogError> {
+    let refs = log.list_raw()?;
+    reporter.begin(&format!("verify {}", log.stage()), refs.len() as u64);
+    report_gaps(log, &refs, problems);
+    let mut walk = ChainWalk::default();
+    for r in &refs {
+        walk.visit(log, r, problems);
+        reporter.advance(1);
+    }
+    reporter.end();
+    Ok(StageSummary {
+        stage: log.stage().to_string(),
+        segments: refs.len() as u64,
+        events: walk.events,
+        head: walk.prev,
+    })
+}
+
+fn report_gaps(log: &StageLog, refs: &[SegmentRef], problems: &mut Vec<Problem>) {
+    let present: HashSet<u64> = refs.iter().map(|r| r.version).collect();
+    let last = refs.last().map_or(0, |r| r.version);
+    for v in (0..last).filter(|v| !present.contains(v)) {
+        problems.push(Problem {
+            path: log.dir().join(segment_name(v)),
+            message: "missing: the log has a gap here".to_string(),
+        });
+    }
+}
+
+/// Walks one log in order, checking each segment and its link to the previous.
+#[derive(Default)]
+struct ChainWalk {
+    prev: Option<Hash>,
+    prev_version: Option<u64>,
+    events: u64,
+    units: HashSet<Hash>,
+}
+
+impl ChainWalk {
+    fn visit(&mut self, log: &StageLog, r: &SegmentRef, problems: &mut Vec<Problem>) {
+        match self.check(log, r) {
+            Ok(hash) => self.prev = Some(hash),
+            Err(e) => {
+                problems.push(Problem {
+                    path: r.path.clone(),
+                    message: e.to_string(),
+                });
+                self.prev = None;
+            }
+        }
+        self.prev_version = Some(r.version);
+    }
+
+    fn check(&mut self, log: &StageLog, r: &SegmentRef) -> Result<Hash, LogError> {
+        let (seg, meta) = log.read_with_meta(r)?;
+        let follows = self.prev_version.map_or(r.version == 0, |p| p + 1 == r.version);
+        if follows && (self.prev.is_some() || r.version == 0) && meta.parent != self.prev {
+            return Err(LogError::BrokenChain {
+                path: r.path.clone(),
+                expected: self.prev,
+                found: meta.parent,
+            });
+        }
+        let batches = seg.batches(None).map_err(|m| LogError::damaged(&r.path, m))?;
+        let rows: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
+        if rows != meta.events {
+            return Err(LogError::damaged(
+                &r.path,
+                format!("{rows} rows but its metadata says {}", meta.events),
+            ));
+        }
+        for b in &batches {
+            event::hashes(b, "event_id").map_err(|e| LogError::damaged(&r.path, e.to_string()))?;
+            for key in event::hashes(b, "unit_key").map_err(|e| LogError::damaged(&r.path, e.to_string()))? {
+                if !self.units.insert(key) {
+                    return Err(LogError::damaged(
+                        &r.path,
+                        format!("unit {} was already committed earlier in the log", key.short()),
+                    ));
+                }
+            }
+        }
+        self.events += rows;
+        Ok(seg.hash)
+    }
+}
+
+fn verify_objects(store: &Store, problems: &mut Vec<Problem>, reporter: &dyn Reporter) -> u64 {
+    let listed: Vec<_> = store.objects().list().collect();
+    reporter.begin("verify objects", listed.len() as u64);
+    for item in &listed {
+        match item {
+            Err(path) => problems.push(Problem {
+                path: path.clone(),
+                message: "not an object name".to_string(),
+            }),
+            Ok((hash, path)) => {
+                if let Err(e) = store.objects().verify(hash) {
+                    problems.push(Problem {
+                        path: path.clone(),
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        reporter.advance(1);
+    }
+    reporter.end();
+    listed.len() as u64
+}

@@ -1,0 +1,63 @@
+//! The pipeline's stages and the machinery they share.
+//!
+//! ```text
+//! translate_validate ─► generate ─► execute ─► grade ─► analyze
+//! ```
+//! Each stage is a [`Stage`]: it plans units (each with a key derived from the
+//! upstream event ids and result-changing parameters), and runs one unit into
+//! one event body. [`runner::run_stage`] does the rest for every stage alike:
+//! it skips units already committed, runs the others with bounded concurrency,
+//! and commits finished events in batches, so a crash loses at most the units
+//! in flight and a re-run appends only what is missing.
+
+pub mod runner;
+
+use std::future::Future;
+
+use crate::log::{EventBody, LogError};
+use crate::store::{Hash, Store};
+
+pub use runner::{RunOptions, RunSummary, run_stage};
+
+/// One unit a stage plans to run.
+#[derive(Clone, Debug)]
+pub struct Planned<U> {
+    /// The unit key (see [`crate::log::unit_key`]).
+    pub key: Hash,
+    /// Upstream event ids the unit consumes.
+    pub upstream: Vec<Hash>,
+    /// A short human label for progress and errors.
+    pub label: String,
+    /// What the stage needs to run it.
+    pub unit: U,
+}
+
+/// Why a stage could not plan or run a unit.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("unit {label} failed: {message}")]
+    Unit { label: String, message: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A pipeline stage.
+pub trait Stage: Send + Sync + 'static {
+    /// The event body this stage appends.
+    type Body: EventBody;
+    /// What one unit carries from planning to running.
+    type Unit: Send + 'static;
+
+    /// The units this invocation should produce, committed or not.
+    fn plan(&self, store: &Store) -> Result<Vec<Planned<Self::Unit>>, StageError>;
+
+    /// Runs one unit. An `Err` leaves the unit uncommitted (a re-run retries it).
+    fn run(&self, unit: Self::Unit) -> impl Future<Output = Result<Self::Body, StageError>> + Send;
+
+    /// Hash of the configuration, recorded in every segment's metadata.
+    fn config_hash(&self) -> Option<Hash> {
+        None
+    }
+}

@@ -1,0 +1,202 @@
+//! Runs a [`Stage`]: plan, skip what is committed, run the rest, commit in batches.
+//!
+//! Invariants: a unit's event is committed at most once per log (the commit
+//! protocol drops units a concurrent run committed first); every finished unit
+//! is committed before `run_stage` returns; a unit that failed is not committed,
+//! so the next run retries it; a killed run loses only units still in flight or
+//! waiting for the next batch.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinSet;
+
+use super::{Planned, Stage, StageError};
+use crate::log::{Committed, Event, EventBody, Head, Provenance, StageLog};
+use crate::reporter::Reporter;
+use crate::store::Store;
+
+/// How to run a stage; none of it changes results.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Units in flight at once.
+    pub concurrency: usize,
+    /// Commit when this many events are waiting…
+    pub batch_events: usize,
+    /// …or when the oldest has waited this long.
+    pub batch_interval: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            concurrency: 2,
+            batch_events: 256,
+            batch_interval: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What one run of a stage did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct RunSummary {
+    pub stage: String,
+    pub planned: u64,
+    pub skipped: u64,
+    pub ran: u64,
+    pub commits: Vec<Committed>,
+    /// Units that failed (label, error); they stay uncommitted.
+    pub failed: Vec<(String, String)>,
+}
+
+impl RunSummary {
+    /// Events this run appended.
+    pub fn appended(&self) -> u64 {
+        self.commits.iter().map(|c| c.events).sum()
+    }
+}
+
+/// Runs `stage` over `store`.
+pub async fn run_stage<S: Stage>(
+    store: &Store,
+    stage: Arc<S>,
+    options: &RunOptions,
+    reporter: &dyn Reporter,
+) -> Result<RunSummary, StageError> {
+    let log = StageLog::new(store, S::Body::STAGE)?;
+    let (committed, head) = log.unit_keys(0, None)?;
+    let planned = dedupe(stage.plan(store)?);
+    let mut summary = RunSummary {
+        stage: S::Body::STAGE.to_string(),
+        planned: planned.len() as u64,
+        ..Default::default()
+    };
+    let todo: Vec<_> = planned
+        .into_iter()
+        .filter(|p| !committed.contains(&p.key))
+        .collect();
+    summary.skipped = summary.planned - todo.len() as u64;
+    reporter.begin(S::Body::STAGE, todo.len() as u64);
+    let mut batcher = Batcher {
+        log,
+        head,
+        config: stage.config_hash(),
+        pending: Vec::new(),
+        since: None,
+    };
+    execute(stage, todo, options, reporter, &mut batcher, &mut summary).await?;
+    if let Some(c) = batcher.flush()? {
+        reporter.committed(&summary.stage, &c);
+        summary.commits.push(c);
+    }
+    reporter.end();
+    Ok(summary)
+}
+
+fn dedupe<U>(planned: Vec<Planned<U>>) -> Vec<Planned<U>> {
+    let mut seen = HashSet::new();
+    planned.into_iter().filter(|p| seen.insert(p.key)).collect()
+}
+
+type Finished<B> = (String, Result<Event<B>, StageError>);
+
+async fn execute<S: Stage>(
+    stage: Arc<S>,
+    todo: Vec<Planned<S::Unit>>,
+    options: &RunOptions,
+    reporter: &dyn Reporter,
+    batcher: &mut Batcher<S::Body>,
+    summary: &mut RunSummary,
+) -> Result<(), StageError> {
+    let mut queue = todo.into_iter();
+    let mut running: JoinSet<Finished<S::Body>> = JoinSet::new();
+    loop {
+        while running.len() < options.concurrency.max(1) {
+            let Some(p) = queue.next() else { break };
+            reporter.unit_started(&p.label);
+            running.spawn(run_one(stage.clone(), p));
+        }
+        let Some(done) = next_or_deadline(&mut running, batcher, options).await else {
+            if running.is_empty() {
+                return Ok(());
+            }
+            commit_due(batcher, options, reporter, summary, true)?;
+            continue;
+        };
+        let (label, result) = done.map_err(|e| StageError::Other(format!("a unit task panicked: {e}")))?;
+        summary.ran += 1;
+        reporter.unit_finished(&label, result.is_ok());
+        match result {
+            Ok(event) => batcher.push(event),
+            Err(e) => summary.failed.push((label, e.to_string())),
+        }
+        commit_due(batcher, options, reporter, summary, false)?;
+    }
+}
+
+/// Waits for the next finished unit, or returns `None` when the batch is due.
+async fn next_or_deadline<B: EventBody>(
+    running: &mut JoinSet<Finished<B>>,
+    batcher: &Batcher<B>,
+    options: &RunOptions,
+) -> Option<Result<Finished<B>, tokio::task::JoinError>> {
+    let deadline = batcher.since.map(|t| t + options.batch_interval);
+    match deadline {
+        None => running.join_next().await,
+        Some(d) => tokio::select! {
+            done = running.join_next() => done,
+            _ = tokio::time::sleep_until(d.into()) => None,
+        },
+    }
+}
+
+fn commit_due<B: EventBody>(
+    batcher: &mut Batcher<B>,
+    options: &RunOptions,
+    reporter: &dyn Reporter,
+    summary: &mut RunSummary,
+    timer_fired: bool,
+) -> Result<(), StageError> {
+    if !(timer_fired || batcher.pending.len() >= options.batch_events.max(1)) {
+        return Ok(());
+    }
+    if let Some(c) = batcher.flush()? {
+        reporter.committed(&summary.stage, &c);
+        summary.commits.push(c);
+    }
+    Ok(())
+}
+
+async fn run_one<S: Stage>(stage: Arc<S>, p: Planned<S::Unit>) -> Finished<S::Body> {
+    let started = Instant::now();
+    let body = stage.run(p.unit).await;
+    let ms = started.elapsed().as_millis() as u64;
+    let event = body.and_then(|b| Ok(Event::new(p.key, p.upstream, b, Provenance::now(ms))?));
+    (p.label, event)
+}
+
+/// Events waiting to be committed.
+struct Batcher<B> {
+    log: StageLog,
+    head: Head,
+    config: Option<crate::store::Hash>,
+    pending: Vec<Event<B>>,
+    since: Option<Instant>,
+}
+
+impl<B: EventBody> Batcher<B> {
+    fn push(&mut self, e: Event<B>) {
+        self.since.get_or_insert_with(Instant::now);
+        self.pending.push(e);
+    }
+
+    fn flush(&mut self) -> Result<Option<Committed>, StageError> {
+        self.since = None;
+        if self.pending.is_empty() {
+            return Ok(None);
+        }
+        let events = std::mem::take(&mut self.pending);
+        Ok(self.log.commit(&mut self.head, events, self.config)?)
+    }
+}

@@ -1,0 +1,214 @@
+//! Content-addressed objects: `objects/blake3/ab/cd/<rest>`.
+//!
+//! `put` streams the bytes into a temp file in `objects/tmp/` while hashing
+//! them, fsyncs it, and renames it to its hash's path; if the target already
+//! exists, that is success (same name, same bytes). `get` re-hashes what it reads
+//! and refuses bytes that do not match their name. Objects are never modified or
+//! deleted.
+
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{Hash, HashingWriter};
+
+/// A failure reading or writing an object.
+#[derive(Debug, thiserror::Error)]
+pub enum ObjectError {
+    /// The filesystem refused.
+    #[error("object store I/O failed at {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The object does not exist.
+    #[error("object {hash} is missing ({path})")]
+    Missing { hash: Hash, path: PathBuf },
+    /// The bytes on disk do not hash to the object's name.
+    #[error("object {expected} is damaged: its content hashes to {actual} ({path})")]
+    Damaged {
+        expected: Hash,
+        actual: Hash,
+        path: PathBuf,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ObjectError + '_ {
+    move |source| ObjectError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The object area of a store.
+#[derive(Clone, Debug)]
+pub struct Objects {
+    root: PathBuf,
+}
+
+impl Objects {
+    pub(crate) fn new(root: PathBuf) -> Self {
+        Self { root }
+    }
+
+    /// Where the object named `hash` lives.
+    pub fn path(&self, hash: &Hash) -> PathBuf {
+        let hex = hash.to_hex();
+        self.root
+            .join("blake3")
+            .join(&hex[..2])
+            .join(&hex[2..4])
+            .join(&hex[4..])
+    }
+
+    /// Whether the object exists (not whether it is intact).
+    pub fn contains(&self, hash: &Hash) -> bool {
+        self.path(hash).is_file()
+    }
+
+    /// Stores `bytes`; returns their hash.
+    pub fn put(&self, bytes: &[u8]) -> Result<Hash, ObjectError> {
+        self.put_with(|w| w.write_all(bytes))
+    }
+
+    /// Stores what `write` writes; returns its hash.
+    pub fn put_with(
+        &self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<Hash, ObjectError> {
+        let tmp_dir = self.root.join("tmp");
+        fs::create_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
+        let tmp = tempfile::NamedTempFile::new_in(&tmp_dir).map_err(io_err(&tmp_dir))?;
+        let mut w = HashingWriter {
+            inner: io::BufWriter::new(tmp.as_file()),
+            hasher: blake3::Hasher::new(),
+        };
+        write(&mut w).map_err(io_err(tmp.path()))?;
+        w.flush().map_err(io_err(tmp.path()))?;
+        let hash = Hash::from(w.hasher.finalize());
+        drop(w);
+        tmp.as_file().sync_all().map_err(io_err(tmp.path()))?;
+        self.publish(tmp, &hash)?;
+        Ok(hash)
+    }
+
+    fn publish(&self, tmp: tempfile::NamedTempFile, hash: &Hash) -> Result<(), ObjectError> {
+        let path = self.path(hash);
+        if path.is_file() {
+            return Ok(());
+        }
+        let dir = path.parent().expect("object paths have parents");
+        fs::create_dir_all(dir).map_err(io_err(dir))?;
+        tmp.persist(&path).map_err(|e| ObjectError::Io {
+            path: path.clone(),
+            source: e.error,
+        })?;
+        sync_dir(dir).map_err(io_err(dir))
+    }
+
+    /// Reads an object, verifying its hash.
+    pub fn get(&self, hash: &Hash) -> Result<Vec<u8>, ObjectError> {
+        let path = self.path(hash);
+        let bytes = match fs::read(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(ObjectError::Missing { hash: *hash, path });
+            }
+            other => other.map_err(io_err(&path))?,
+        };
+        check(hash, Hash::of(&bytes), &path)?;
+        Ok(bytes)
+    }
+
+    /// Re-hashes an object on disk without keeping its bytes.
+    pub fn verify(&self, hash: &Hash) -> Result<(), ObjectError> {
+        let path = self.path(hash);
+        if !path.is_file() {
+            return Err(ObjectError::Missing { hash: *hash, path });
+        }
+        check(hash, hash_file(&path).map_err(io_err(&path))?, &path)
+    }
+
+    /// Every object name on disk, with the path it was found at.
+    ///
+    /// Names that are not well-formed hashes are returned as `Err(path)`.
+    pub fn list(&self) -> impl Iterator<Item = Result<(Hash, PathBuf), PathBuf>> {
+        walkdir::WalkDir::new(self.root.join("blake3"))
+            .min_depth(3)
+            .max_depth(3)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| parse_object_path(e.path()).ok_or_else(|| e.path().to_path_buf()))
+    }
+}
+
+fn parse_object_path(path: &Path) -> Option<(Hash, PathBuf)> {
+    let rest = path.file_name()?.to_str()?;
+    let cd = path.parent()?.file_name()?.to_str()?;
+    let ab = path.parent()?.parent()?.file_name()?.to_str()?;
+    let hash = format!("{ab}{cd}{rest}").parse().ok()?;
+    Some((hash, path.to_path_buf()))
+}
+
+fn check(expected: &Hash, actual: Hash, path: &Path) -> Result<(), ObjectError> {
+    if *expected == actual {
+        return Ok(());
+    }
+    Err(ObjectError::Damaged {
+        expected: *expected,
+        actual,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Hashes a file's content (memory-mapped, multi-threaded for large files).
+pub(crate) fn hash_file(path: &Path) -> io::Result<Hash> {
+    let mut hasher = blake3::Hasher::new();
+    let len = fs::metadata(path)?.len();
+    if len > 1 << 20 {
+        hasher.update_mmap_rayon(path)?;
+    } else {
+        let mut buf = Vec::with_capacity(len as usize);
+        File::open(path)?.read_to_end(&mut buf)?;
+        hasher.update(&buf);
+    }
+    Ok(hasher.finalize().into())
+}
+
+/// Makes a directory entry durable.
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_get_and_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let objects = Objects::new(dir.path().join("objects"));
+        let h = objects.put(b"hello").unwrap();
+        assert_eq!(h, Hash::of(b"hello"));
+        assert_eq!(objects.put(b"hello").unwrap(), h, "already exists is success");
+        assert_eq!(objects.get(&h).unwrap(), b"hello");
+        let listed: Vec<_> = objects.list().map(|r| r.unwrap().0).collect();
+        assert_eq!(listed, vec![h]);
+
+        fs::write(objects.path(&h), b"hellO").unwrap();
+        let err = objects.get(&h).unwrap_err().to_string();
+        assert!(err.contains(&h.to_hex()) && err.contains("damaged"), "{err}");
+        assert!(objects.verify(&h).is_err());
+    }
+
+    #[test]
+    fn missing_object_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let objects = Objects::new(dir.path().join("objects"));
+        let h = Hash::of(b"nope");
+        let err = objects.get(&h).unwrap_err().to_string();
+        assert!(err.contains("missing") && err.contains(&h.to_hex()), "{err}");
+    }
+}

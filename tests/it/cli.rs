@@ -1,0 +1,65 @@
+//! The command line itself: help text, global flags, exit codes, `log`, `verify`.
+
+use insta::assert_snapshot;
+
+use crate::common::{Workspace, run_echo};
+
+#[test]
+fn help() {
+    let ws = Workspace::new();
+    assert_snapshot!(ws.run(&["--help"]));
+    assert_snapshot!("help_query", ws.run(&["query", "--help"]));
+}
+
+#[test]
+fn unknown_flag_is_a_usage_error() {
+    let ws = Workspace::new();
+    let out = ws.ml2b().args(["log", "--bogus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn log_lists_segments_in_order() {
+    let ws = Workspace::new();
+    run_echo(&ws.store(), (0..25).collect(), 10);
+    assert_snapshot!(ws.run(&["log"]));
+    let json: serde_json::Value =
+        serde_json::from_slice(&ws.ml2b().args(["log", "--json"]).output().unwrap().stdout).unwrap();
+    let segments = json["stages"][0]["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 3);
+    for pair in segments.windows(2) {
+        assert_eq!(
+            pair[1]["parent"], pair[0]["hash"],
+            "the chain links each segment to the previous"
+        );
+    }
+    assert_eq!(json["stages"][0]["head"], segments[2]["hash"]);
+}
+
+#[test]
+fn log_rejects_a_bad_stage_name() {
+    let ws = Workspace::new();
+    assert_snapshot!(ws.run(&["log", "--stage", "../etc"]));
+}
+
+#[test]
+fn verify_a_healthy_store() {
+    let ws = Workspace::new();
+    run_echo(&ws.store(), (0..25).collect(), 10);
+    ws.store().objects().put(b"blob").unwrap();
+    assert_snapshot!(ws.run(&["verify"]));
+}
+
+#[test]
+fn store_flag_overrides_the_environment() {
+    let ws = Workspace::new();
+    run_echo(&ws.store(), (0..5).collect(), 10);
+    let other = ws.dir.path().join("elsewhere");
+    let out = ws
+        .ml2b()
+        .args(["--store", other.to_str().unwrap(), "--json", "verify"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["stages"].as_array().unwrap().len(), 0);
+}

@@ -1,0 +1,149 @@
+//! Shared test fixtures: a synthetic stage, a temp workspace, and a runner for
+//! the real `ml2b` binary with snapshot filters.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use ml2b::log::{EventBody, unit_key};
+use ml2b::reporter::NoReporter;
+use ml2b::stages::{Planned, RunOptions, RunSummary, Stage, StageError, run_stage};
+use ml2b::store::Store;
+use serde::{Deserialize, Serialize};
+
+/// The body of the synthetic `echo` stage: a pure function of its unit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Echo {
+    pub n: u64,
+    pub label: String,
+    pub value: f64,
+    pub tags: Vec<String>,
+    pub note: Option<String>,
+}
+
+impl EventBody for Echo {
+    const STAGE: &'static str = "echo";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+impl Echo {
+    pub fn of(n: u64) -> Self {
+        Self {
+            n,
+            label: format!("unit-{n}"),
+            value: n as f64 * 0.25,
+            tags: (0..n % 3).map(|i| format!("t{i}")).collect(),
+            note: (n % 2 == 0).then(|| "even".to_string()),
+        }
+    }
+}
+
+/// A stage whose units are the numbers it was given.
+pub struct EchoStage {
+    pub units: Vec<u64>,
+    pub sleep_us: u64,
+}
+
+impl Stage for EchoStage {
+    type Body = Echo;
+    type Unit = u64;
+
+    fn plan(&self, _store: &Store) -> Result<Vec<Planned<u64>>, StageError> {
+        self.units
+            .iter()
+            .map(|&n| {
+                Ok(Planned {
+                    key: unit_key(Echo::STAGE, Echo::SCHEMA_VERSION, &[], &n)?,
+                    upstream: vec![],
+                    label: format!("unit-{n}"),
+                    unit: n,
+                })
+            })
+            .collect()
+    }
+
+    async fn run(&self, n: u64) -> Result<Echo, StageError> {
+        if self.sleep_us > 0 {
+            tokio::time::sleep(std::time::Duration::from_micros(self.sleep_us)).await;
+        }
+        Ok(Echo::of(n))
+    }
+}
+
+/// Runs the echo stage in-process.
+pub fn run_echo(store: &Store, units: Vec<u64>, batch: usize) -> RunSummary {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let options = RunOptions {
+        concurrency: 4,
+        batch_events: batch,
+        ..Default::default()
+    };
+    let stage = Arc::new(EchoStage { units, sleep_us: 0 });
+    rt.block_on(run_stage(store, stage, &options, &NoReporter))
+        .unwrap()
+}
+
+/// A temp directory with a store inside.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn store_path(&self) -> PathBuf {
+        self.dir.path().join("store")
+    }
+
+    pub fn store(&self) -> Store {
+        Store::open(self.store_path())
+    }
+
+    /// The `ml2b` binary with `--store` pointing here.
+    pub fn ml2b(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ml2b"));
+        cmd.current_dir(self.dir.path())
+            .env("ML2B_STORE", self.store_path())
+            .env_remove("RUST_LOG");
+        cmd
+    }
+
+    /// Runs `ml2b args…` and renders its outcome for a snapshot.
+    pub fn run(&self, args: &[&str]) -> String {
+        let out = self.ml2b().args(args).output().unwrap();
+        render(&out, self.dir.path())
+    }
+}
+
+/// Renders exit status, stdout and stderr, with paths, hashes and times redacted.
+pub fn render(out: &Output, dir: &Path) -> String {
+    let text = format!(
+        "success: {}\nexit_code: {}\n----- stdout -----\n{}\n----- stderr -----\n{}",
+        out.status.success(),
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    redact(&text, dir)
+}
+
+pub fn redact(text: &str, dir: &Path) -> String {
+    let dir = dir.canonicalize().unwrap_or(dir.to_path_buf());
+    let mut s = text.replace(&dir.display().to_string(), "[TEMP]");
+    let rules = [
+        (r"\b[0-9a-f]{64}\b", "[HASH]"),
+        (r"\b[0-9a-f]{12}\b", "[SHORT]"),
+        (
+            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)",
+            "[TIME]",
+        ),
+    ];
+    for (re, with) in rules {
+        s = regex::Regex::new(re).unwrap().replace_all(&s, with).into_owned();
+    }
+    s
+}

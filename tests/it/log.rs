@@ -1,0 +1,368 @@
+//! Invariants of the event log: races, crashes, damage, idempotence, folding.
+
+use std::collections::{BTreeSet, HashSet};
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::time::Duration;
+
+use ml2b::log::EventBody;
+use ml2b::log::{Committed, Event, Head, Provenance, StageLog, State, unit_key};
+use ml2b::store::{Hash, Store};
+use proptest::prelude::*;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use crate::common::{Echo, Workspace, run_echo};
+use crate::worker::{WorkerSpec, spawn};
+
+fn echo_log(store: &Store) -> StageLog {
+    StageLog::new(store, Echo::STAGE).unwrap()
+}
+
+fn events(store: &Store) -> Vec<Event<Echo>> {
+    echo_log(store).read_events(0).unwrap()
+}
+
+fn ids(store: &Store) -> BTreeSet<Hash> {
+    events(store).iter().map(|e| e.id).collect()
+}
+
+fn assert_unique_units(store: &Store) -> HashSet<u64> {
+    let evs = events(store);
+    let keys: HashSet<Hash> = evs.iter().map(|e| e.unit_key).collect();
+    assert_eq!(keys.len(), evs.len(), "a unit key was committed twice");
+    evs.iter().map(|e| e.body.n).collect()
+}
+
+#[test]
+fn idempotent_rerun_appends_nothing() {
+    let ws = Workspace::new();
+    let store = ws.store();
+    let first = run_echo(&store, (0..100).collect(), 16);
+    assert_eq!(first.appended(), 100);
+    assert_eq!(first.commits.len(), 7);
+    let segments = echo_log(&store).list().unwrap().len();
+    let second = run_echo(&store, (0..100).collect(), 16);
+    assert_eq!((second.appended(), second.skipped), (0, 100));
+    assert_eq!(echo_log(&store).list().unwrap().len(), segments);
+    let third = run_echo(&store, (50..150).collect(), 16);
+    assert_eq!((third.appended(), third.skipped), (50, 50));
+    assert_eq!(assert_unique_units(&store).len(), 150);
+}
+
+#[test]
+fn events_round_trip_through_parquet() {
+    let ws = Workspace::new();
+    let store = ws.store();
+    run_echo(&store, (0..10).collect(), 4);
+    let mut got = events(&store);
+    got.sort_by_key(|e| e.body.n);
+    for (n, e) in got.iter().enumerate() {
+        assert_eq!(e.body, Echo::of(n as u64));
+        assert_eq!(
+            e.id,
+            Event::compute_id(&e.unit_key, &e.upstream, &e.body).unwrap()
+        );
+    }
+}
+
+#[test]
+fn deterministic_stage_rederives_identical_ids() {
+    let (a, b) = (Workspace::new(), Workspace::new());
+    run_echo(&a.store(), (0..40).collect(), 7);
+    run_echo(&b.store(), (0..40).rev().collect(), 3);
+    assert_eq!(ids(&a.store()), ids(&b.store()));
+}
+
+/// Reads every `COMMIT {json}` line a worker printed.
+fn commits_of(out: &[u8]) -> Vec<Committed> {
+    #[derive(serde::Deserialize)]
+    struct C {
+        version: u64,
+        hash: Hash,
+        events: u64,
+        duplicates: u64,
+    }
+    BufReader::new(out)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|l| l.strip_prefix("COMMIT ").map(str::to_string))
+        .map(|j| {
+            let c: C = serde_json::from_str(&j).unwrap();
+            Committed {
+                version: c.version,
+                hash: c.hash,
+                events: c.events,
+                duplicates: c.duplicates,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn race_of_eight_writers_loses_nothing() {
+    let ws = Workspace::new();
+    let store = ws.store();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let mut all_units = HashSet::new();
+    for round in 0..3u64 {
+        let units: Vec<u64> = (round * 300..round * 300 + 300).collect();
+        all_units.extend(units.iter().copied());
+        let mut planned = HashSet::new();
+        let children: Vec<_> = (0..8)
+            .map(|_| {
+                let mut mine = units.clone();
+                mine.shuffle(&mut rng);
+                mine.truncate(200);
+                planned.extend(mine.iter().copied());
+                spawn(&WorkerSpec {
+                    store: &ws.store_path(),
+                    units: &mine,
+                    batch: 5,
+                    sleep_us: 50,
+                })
+            })
+            .collect();
+        let mut commits = Vec::new();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "worker failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            commits.extend(commits_of(&out.stdout));
+        }
+        let log = echo_log(&store);
+        let refs = log.list().expect("versions are contiguous");
+        for c in &commits {
+            let r = &refs[c.version as usize];
+            assert_eq!(
+                log.check(r).unwrap(),
+                c.hash,
+                "committed segment {} was replaced",
+                c.version
+            );
+        }
+        let versions: HashSet<u64> = commits.iter().map(|c| c.version).collect();
+        assert_eq!(versions.len(), commits.len(), "two writers claim one version");
+        assert_eq!(versions.len(), refs.len(), "every segment has exactly one writer");
+        let committed = assert_unique_units(&store);
+        assert!(
+            planned.iter().all(|u| committed.contains(u)),
+            "a planned unit was lost"
+        );
+    }
+    let out = ws.ml2b().arg("verify").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let committed = assert_unique_units(&store);
+    assert!(committed.is_subset(&all_units));
+}
+
+#[test]
+fn sigkill_while_committing_never_exposes_a_partial_segment() {
+    let ws = Workspace::new();
+    let store = ws.store();
+    let units: Vec<u64> = (0..3000).collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let mut kills = 0;
+    while kills < 60 {
+        let mut child = spawn(&WorkerSpec {
+            store: &ws.store_path(),
+            units: &units,
+            batch: 3,
+            sleep_us: 200,
+        });
+        std::thread::sleep(Duration::from_millis(rng.random_range(5..120)));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+        // Whatever is visible must be whole: listing, chain and rows all read.
+        assert_unique_units(&store);
+    }
+    let mut child = spawn(&WorkerSpec {
+        store: &ws.store_path(),
+        units: &units,
+        batch: 3,
+        sleep_us: 0,
+    });
+    child.wait().unwrap();
+    let reference = Workspace::new();
+    run_echo(&reference.store(), units.clone(), 64);
+    assert_eq!(ids(&store), ids(&reference.store()));
+    assert_eq!(assert_unique_units(&store).len(), units.len());
+    let out = ws.ml2b().arg("verify").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+fn flip_byte(path: &std::path::Path, at: usize) {
+    let mut bytes = fs::read(path).unwrap();
+    bytes[at] ^= 0x20;
+    fs::write(path, bytes).unwrap();
+}
+
+/// A store with two logs (`echo`, 4 segments; `other`, 3 segments) and a blob.
+fn damaged_fixture(ws: &Workspace) -> Hash {
+    let store = ws.store();
+    run_echo(&store, (0..40).collect(), 10);
+    commit_other(&store, 3);
+    store.objects().put(b"a prompt blob").unwrap()
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Other {
+    x: i64,
+}
+
+impl EventBody for Other {
+    const STAGE: &'static str = "other";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+fn commit_other(store: &Store, segments: i64) {
+    let log = StageLog::new(store, Other::STAGE).unwrap();
+    let mut head = log.head().unwrap();
+    for x in 0..segments {
+        let key = unit_key(Other::STAGE, 1, &[], &x).unwrap();
+        let e = Event::new(key, vec![], Other { x }, Provenance::now(0)).unwrap();
+        log.commit(&mut head, vec![e], None).unwrap().unwrap();
+    }
+}
+
+#[test]
+fn verify_names_every_damaged_file() {
+    let ws = Workspace::new();
+    let blob = damaged_fixture(&ws);
+    let store = ws.store();
+    let echo = echo_log(&store).list().unwrap();
+    let other = StageLog::new(&store, "other").unwrap().list().unwrap();
+    assert_eq!((echo.len(), other.len()), (4, 3));
+
+    let ok = ws.ml2b().arg("verify").output().unwrap();
+    assert!(ok.status.success());
+
+    let truncated = &echo[1].path;
+    let len = fs::metadata(truncated).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(truncated)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let flipped = &echo[2].path;
+    flip_byte(flipped, 200);
+    flip_byte(&store.objects().path(&blob), 3);
+    fs::remove_file(&other[1].path).unwrap();
+
+    let out = ws.ml2b().arg("verify").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for damaged in [truncated, flipped, &store.objects().path(&blob), &other[1].path] {
+        assert!(
+            stdout.contains(&damaged.display().to_string()),
+            "{} not named in:\n{stdout}",
+            damaged.display()
+        );
+    }
+    assert!(String::from_utf8_lossy(&out.stderr).contains("verification failed"));
+}
+
+#[test]
+fn no_command_reads_damaged_data() {
+    let ws = Workspace::new();
+    damaged_fixture(&ws);
+    let store = ws.store();
+    let echo = echo_log(&store).list().unwrap();
+    flip_byte(&echo[3].path, 100);
+    let target = echo[3].path.display().to_string();
+    for args in [
+        vec!["query", "SELECT count(*) FROM echo"],
+        vec!["log"],
+        vec!["log", "--stage", "echo"],
+    ] {
+        let out = ws.ml2b().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&target) && stderr.contains("damaged"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(echo_log(&store).read_events::<Echo>(0).is_err());
+}
+
+#[test]
+fn a_gap_is_refused_by_readers_and_writers() {
+    let ws = Workspace::new();
+    damaged_fixture(&ws);
+    let store = ws.store();
+    let other = StageLog::new(&store, "other").unwrap();
+    fs::remove_file(&other.list().unwrap()[1].path).unwrap();
+    let err = other.head().unwrap_err().to_string();
+    assert!(
+        err.contains("00000000000000000001.parquet") && err.contains("gap"),
+        "{err}"
+    );
+    let out = ws.ml2b().args(["query", "SELECT * FROM other"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn a_segment_renamed_to_another_version_is_refused() {
+    let ws = Workspace::new();
+    let store = ws.store();
+    commit_other(&store, 2);
+    let log = StageLog::new(&store, "other").unwrap();
+    let refs = log.list().unwrap();
+    fs::remove_file(&refs[1].path).unwrap();
+    fs::hard_link(&refs[0].path, &refs[1].path).unwrap();
+    let err = log.read_events::<Other>(0).unwrap_err().to_string();
+    assert!(err.contains("00000000000000000001.parquet"), "{err}");
+}
+
+fn fold_whole(store: &Store) -> State<Echo> {
+    let mut s = State::default();
+    s.apply(echo_log(store).read_events(0).unwrap());
+    s
+}
+
+fn fold_pieces(store: &Store, cuts: &[u64]) -> State<Echo> {
+    let log = echo_log(store);
+    let mut s = State::default();
+    for (i, &from) in cuts.iter().enumerate() {
+        let to = cuts.get(i + 1).copied().unwrap_or(u64::MAX);
+        s.apply(log.read_range::<Echo>(from, to).unwrap());
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+
+    #[test]
+    fn folding_in_pieces_equals_folding_whole(
+        batches in prop::collection::vec(prop::collection::vec(0u64..60, 1..12), 1..8),
+        cut_seed in any::<u64>(),
+    ) {
+        let ws = Workspace::new();
+        let store = ws.store();
+        let log = echo_log(&store);
+        let mut head = Head::default();
+        let mut seen = HashSet::new();
+        for batch in &batches {
+            let fresh: Vec<_> = batch.iter().copied().filter(|n| seen.insert(*n)).collect();
+            let evs: Vec<_> = fresh.iter().map(|&n| {
+                let key = unit_key(Echo::STAGE, 1, &[], &n).unwrap();
+                Event::new(key, vec![], Echo::of(n), Provenance::now(0)).unwrap()
+            }).collect();
+            log.commit(&mut head, evs, None).unwrap();
+        }
+        let n = log.list().unwrap().len() as u64;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(cut_seed);
+        let mut cuts: Vec<u64> = (1..n).filter(|_| rng.random_bool(0.5)).collect();
+        cuts.insert(0, 0);
+        prop_assert_eq!(fold_whole(&store), fold_pieces(&store, &cuts));
+    }
+}

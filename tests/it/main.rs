@@ -1,0 +1,11 @@
+//! The integration tests: one binary that drives the library and the real
+//! `ml2b` executable in temp workspaces.
+//!
+//! Some tests re-execute this binary as a worker process (see `worker`): the
+//! race and crash tests need several real processes writing one store.
+
+mod cli;
+mod common;
+mod log;
+mod query;
+mod worker;
