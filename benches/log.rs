@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use ml2b::log::{Event, EventBody, Head, Provenance, StageLog, unit_key};
+use ml2b::log::{Event, EventBody, Provenance, StageLog, View, unit_key};
 use ml2b::store::{Hash, KeyHasher, Store};
 use serde::{Deserialize, Serialize};
 
@@ -47,7 +47,7 @@ fn event(i: u64, provenance: &Provenance) -> Event<Small> {
 
 fn append(store: &Store, start: u64, n: u64, batch: u64) -> f64 {
     let log = StageLog::new(store, Small::STAGE).unwrap();
-    let mut head: Head = log.head().unwrap();
+    let mut view: View = log.view().unwrap();
     let provenance = Provenance::now(0);
     let t = Instant::now();
     let mut i = start;
@@ -55,7 +55,7 @@ fn append(store: &Store, start: u64, n: u64, batch: u64) -> f64 {
         let events: Vec<_> = (i..(i + batch).min(start + n))
             .map(|j| event(j, &provenance))
             .collect();
-        log.commit(&mut head, events, None).unwrap();
+        log.commit(&mut view, events, None).unwrap();
         i += batch;
     }
     t.elapsed().as_secs_f64()

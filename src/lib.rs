@@ -34,7 +34,13 @@ pub fn init_tracing(verbose: u8) {
 /// Prints an error and its cause chain on stderr, once.
 pub fn print_error(err: &anyhow::Error) {
     eprintln!("error: {err}");
+    let mut last = err.to_string();
     for cause in err.chain().skip(1) {
-        eprintln!("  caused by: {cause}");
+        // Some libraries repeat their inner error in their own message; say it once.
+        let text = cause.to_string();
+        if !last.contains(&text) {
+            eprintln!("  caused by: {text}");
+        }
+        last = text;
     }
 }

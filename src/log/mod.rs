@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub use event::{Event, EventBody, Provenance, unit_key};
 pub use fold::State;
-pub use stage_log::{Committed, Head, SegmentRef, StageLog};
+pub use stage_log::{Committed, Head, SegmentRef, StageLog, View};
 
 use crate::store::{Hash, ObjectError, Store};
 

@@ -9,7 +9,8 @@
 //!  link(object, log/<stage>/{seq:020}.parquet)           (put-if-absent)
 //!        ├─ ok ────► fsync(log dir); committed
 //!        └─ exists ► read the segments committed since, verify their chain,
-//!                    drop our events whose unit keys they hold, retry at the new head
+//!                    add their unit keys to the writer's view, retry at the new head
+//!                    with the events whose units are still uncommitted
 //! ```
 //! Readers list only the published names; a staging file or an orphan object
 //! from a lost race is never visible. Every read re-hashes the segment and
@@ -43,6 +44,21 @@ pub struct Head {
     pub next: u64,
     /// Hash of the last segment, if any.
     pub hash: Option<Hash>,
+}
+
+/// A writer's view of a log: its head and every unit key committed up to it.
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    pub head: Head,
+    pub units: HashSet<Hash>,
+}
+
+/// Removes events whose units are known or repeated; returns how many.
+fn drop_known<B>(events: &mut Vec<Event<B>>, known: &HashSet<Hash>) -> u64 {
+    let before = events.len();
+    let mut seen = HashSet::new();
+    events.retain(|e| !known.contains(&e.unit_key) && seen.insert(e.unit_key));
+    (before - events.len()) as u64
 }
 
 /// A successful commit.
@@ -274,44 +290,56 @@ impl StageLog {
         Ok(Head { next, hash: prev })
     }
 
-    /// Commits `events` after `head`, resolving races (see the module docs).
+    /// A writer's view of the log as it is now.
+    pub fn view(&self) -> Result<View, LogError> {
+        let (units, head) = self.unit_keys(0, None)?;
+        Ok(View { head, units })
+    }
+
+    /// Catches `view` up with segments committed since it was taken.
+    pub fn refresh(&self, view: &mut View) -> Result<(), LogError> {
+        let (theirs, head) = self.unit_keys(view.head.next, view.head.hash)?;
+        view.units.extend(theirs);
+        view.head = head;
+        Ok(())
+    }
+
+    /// Commits `events` after `view`'s head, resolving races (see the module docs).
     ///
-    /// On return `head` is the new head. Events whose unit keys a concurrent
-    /// writer committed first are dropped; `None` means nothing was left.
+    /// Events whose unit keys the view already holds — committed earlier, or by
+    /// a concurrent writer that won a race — are dropped, as are repeats within
+    /// `events`; `None` means nothing was left. On return `view` includes the
+    /// new segment.
     pub fn commit<B: EventBody>(
         &self,
-        head: &mut Head,
+        view: &mut View,
         mut events: Vec<Event<B>>,
         config: Option<Hash>,
     ) -> Result<Option<Committed>, LogError> {
         let mut duplicates = 0;
         fs::create_dir_all(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
-        while !events.is_empty() {
-            match self.try_publish(head, &events, config)? {
-                Some(hash) => {
-                    let version = head.next;
-                    *head = Head {
-                        next: version + 1,
-                        hash: Some(hash),
-                    };
-                    let n = events.len() as u64;
-                    return Ok(Some(Committed {
-                        version,
-                        hash,
-                        events: n,
-                        duplicates,
-                    }));
-                }
-                None => {
-                    let (theirs, new_head) = self.unit_keys(head.next, head.hash)?;
-                    let before = events.len();
-                    events.retain(|e| !theirs.contains(&e.unit_key));
-                    duplicates += (before - events.len()) as u64;
-                    *head = new_head;
-                }
+        loop {
+            duplicates += drop_known(&mut events, &view.units);
+            if events.is_empty() {
+                return Ok(None);
             }
+            if let Some(hash) = self.try_publish(&view.head, &events, config)? {
+                let version = view.head.next;
+                view.head = Head {
+                    next: version + 1,
+                    hash: Some(hash),
+                };
+                view.units.extend(events.iter().map(|e| e.unit_key));
+                let n = events.len() as u64;
+                return Ok(Some(Committed {
+                    version,
+                    hash,
+                    events: n,
+                    duplicates,
+                }));
+            }
+            self.refresh(view)?;
         }
-        Ok(None)
     }
 
     /// One publish attempt; `None` when the version was taken.

@@ -24,7 +24,7 @@ use crate::store::Store;
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
     /// The statement is not valid SQL or refers to something that does not exist.
-    #[error("invalid query: {0}")]
+    #[error("invalid query")]
     Invalid(#[source] DataFusionError),
     /// The engine failed while running a valid query.
     #[error("query failed")]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 use super::{Planned, Stage, StageError};
-use crate::log::{Committed, Event, EventBody, Head, Provenance, StageLog};
+use crate::log::{Committed, Event, EventBody, Provenance, StageLog, View};
 use crate::reporter::Reporter;
 use crate::store::Store;
 
@@ -65,7 +65,7 @@ pub async fn run_stage<S: Stage>(
     reporter: &dyn Reporter,
 ) -> Result<RunSummary, StageError> {
     let log = StageLog::new(store, S::Body::STAGE)?;
-    let (committed, head) = log.unit_keys(0, None)?;
+    let view = log.view()?;
     let planned = dedupe(stage.plan(store)?);
     let mut summary = RunSummary {
         stage: S::Body::STAGE.to_string(),
@@ -74,13 +74,13 @@ pub async fn run_stage<S: Stage>(
     };
     let todo: Vec<_> = planned
         .into_iter()
-        .filter(|p| !committed.contains(&p.key))
+        .filter(|p| !view.units.contains(&p.key))
         .collect();
     summary.skipped = summary.planned - todo.len() as u64;
     reporter.begin(S::Body::STAGE, todo.len() as u64);
     let mut batcher = Batcher {
         log,
-        head,
+        view,
         config: stage.config_hash(),
         pending: Vec::new(),
         since: None,
@@ -114,6 +114,12 @@ async fn execute<S: Stage>(
     loop {
         while running.len() < options.concurrency.max(1) {
             let Some(p) = queue.next() else { break };
+            if batcher.view.units.contains(&p.key) {
+                // A concurrent run committed it since we planned.
+                summary.skipped += 1;
+                reporter.unit_finished(&p.label, true);
+                continue;
+            }
             reporter.unit_started(&p.label);
             running.spawn(run_one(stage.clone(), p));
         }
@@ -179,7 +185,7 @@ async fn run_one<S: Stage>(stage: Arc<S>, p: Planned<S::Unit>) -> Finished<S::Bo
 /// Events waiting to be committed.
 struct Batcher<B> {
     log: StageLog,
-    head: Head,
+    view: View,
     config: Option<crate::store::Hash>,
     pending: Vec<Event<B>>,
     since: Option<Instant>,
@@ -197,6 +203,6 @@ impl<B: EventBody> Batcher<B> {
             return Ok(None);
         }
         let events = std::mem::take(&mut self.pending);
-        Ok(self.log.commit(&mut self.head, events, self.config)?)
+        Ok(self.log.commit(&mut self.view, events, self.config)?)
     }
 }
