@@ -27,6 +27,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "ML2B_STORE",
+        hide_env_values = true,
         default_value = "store",
         value_name = "DIR"
     )]
