@@ -53,6 +53,14 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Run a read-only SQL query over the stage logs (one table per stage).
     Query(QueryArgs),
+    /// Score hypotheses against references: sacreBLEU-exact BLEU (and chrF).
+    Bleu(BleuArgs),
+    /// Inter-rater agreement of a ratings table: Gwet's AC1/AC2 and friends.
+    Agreement(AgreementArgs),
+    /// Grade one prediction file against its answers with a competition metric.
+    Score(ScoreArgs),
+    /// Performance-profile statistics (AUP, win rate) from performance ratios.
+    Aup(AupArgs),
 }
 
 #[derive(Debug, Args)]
@@ -88,4 +96,74 @@ pub enum QueryFormat {
     Csv,
     Json,
     Parquet,
+}
+
+#[derive(Debug, Args)]
+pub struct BleuArgs {
+    /// Hypotheses, one segment per line.
+    #[arg(long, value_name = "FILE")]
+    pub hyp: PathBuf,
+    /// A reference stream, one segment per line; repeat for several references.
+    #[arg(long = "ref", value_name = "FILE", required = true)]
+    pub refs: Vec<PathBuf>,
+    /// Tokenizer: 13a, intl, zh, char or none.
+    #[arg(long, default_value = "13a", value_name = "T")]
+    pub tokenize: String,
+    /// Lowercase every segment first.
+    #[arg(long)]
+    pub lowercase: bool,
+    /// Smoothing: exp, floor, add-k or none (default: exp for corpus BLEU).
+    #[arg(long, value_name = "M")]
+    pub smooth: Option<String>,
+    /// The value for floor or add-k smoothing (default: sacreBLEU's).
+    #[arg(long, value_name = "X")]
+    pub smooth_value: Option<f64>,
+    /// Average only over n-gram orders that have matches (always on with --sentence).
+    #[arg(long)]
+    pub effective_order: bool,
+    /// Score every segment separately, in input order.
+    #[arg(long)]
+    pub sentence: bool,
+    /// Also compute chrF.
+    #[arg(long)]
+    pub chrf: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AgreementArgs {
+    /// CSV with a header: subject id, then one column per rater; empty cell = missing.
+    #[arg(long, value_name = "FILE.csv")]
+    pub ratings: PathBuf,
+    /// The full rating scale, comma-separated (default: the values seen).
+    #[arg(long, value_delimiter = ',', value_name = "C,C,…")]
+    pub categories: Option<Vec<String>>,
+    /// Weights for AC2 and friends: identity, linear, quadratic, ordinal, …
+    #[arg(long, default_value = "identity", value_name = "W")]
+    pub weights: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// The metric, e.g. roc_auc, log_loss, rmse, f1_macro, qwk, map@3, rmse_multi.
+    #[arg(long, value_name = "M")]
+    pub metric: String,
+    /// Answers (CSV or Parquet): the id column plus the target column(s).
+    #[arg(long, value_name = "FILE")]
+    pub answers: PathBuf,
+    /// Predictions (CSV or Parquet): the id column plus targets or class probabilities.
+    #[arg(long, value_name = "FILE")]
+    pub predictions: PathBuf,
+    /// The id column in both files.
+    #[arg(long, default_value = "id", value_name = "C")]
+    pub id_col: String,
+}
+
+#[derive(Debug, Args)]
+pub struct AupArgs {
+    /// CSV with columns model, language, competition, r.
+    #[arg(long, value_name = "FILE")]
+    pub ratios: PathBuf,
+    /// ml2b (this project's definitions) or ml2b-code (the original AUP_stats.py).
+    #[arg(long, default_value = "ml2b", value_name = "C")]
+    pub convention: String,
 }

@@ -1,9 +1,13 @@
 //! One module per command. Each takes resolved settings and returns an exit status.
 
+mod agreement;
+mod aup;
+mod bleu;
 mod log;
 mod query;
 mod reporters;
 mod run;
+mod score;
 mod verify;
 
 use std::process::ExitCode;
@@ -36,16 +40,48 @@ impl From<ExitStatus> for ExitCode {
 #[error("{0}")]
 pub struct InputError(pub String);
 
+/// Parses a flag's value, or fails as an input error naming the flag.
+pub(crate) fn parse_flag<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, InputError>
+where
+    T::Err: std::fmt::Display,
+{
+    value
+        .parse()
+        .map_err(|e| InputError(format!("invalid value for {flag}: {e}")))
+}
+
+/// Prints a report: JSON with `--json`, else its human form.
+pub(crate) fn print_report<T: serde::Serialize + std::fmt::Display>(
+    settings: &GlobalSettings,
+    report: &T,
+) -> anyhow::Result<()> {
+    if settings.printer.json {
+        settings.printer.json(report)
+    } else {
+        println!("{report}");
+        Ok(())
+    }
+}
+
 /// The exit status an error maps to.
 pub fn status_of(err: &anyhow::Error) -> ExitStatus {
-    let input = err.chain().any(|c| {
-        c.is::<InputError>() || matches!(c.downcast_ref(), Some(crate::query::QueryError::Invalid(_)))
-    });
-    if input {
+    if err.chain().any(is_input_error) {
         ExitStatus::Usage
     } else {
         ExitStatus::Failure
     }
+}
+
+fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    use crate::metrics::{aup::AupError, grading::GradeError, text_report::TextStatsError};
+    e.is::<InputError>()
+        || e.is::<AupError>()
+        || matches!(e.downcast_ref(), Some(crate::query::QueryError::Invalid(_)))
+        || matches!(e.downcast_ref::<TextStatsError>(), Some(t) if t.is_bad_input())
+        || matches!(
+            e.downcast_ref(),
+            Some(GradeError::UnknownMetric(_) | GradeError::Read(_) | GradeError::Answers { .. })
+        )
 }
 
 /// Runs the parsed command line.
@@ -56,6 +92,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Verify(_) => verify::verify(&settings),
         Command::Query(args) => query::query(&settings, &args.query, args.format, args.out.as_deref()),
+        Command::Bleu(args) => bleu::bleu(&settings, &args),
+        Command::Agreement(args) => agreement::agreement(&settings, &args),
+        Command::Score(args) => score::score(&settings, &args),
+        Command::Aup(args) => aup::aup(&settings, &args),
     }
 }
 

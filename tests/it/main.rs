@@ -8,4 +8,5 @@ mod cli;
 mod common;
 mod log;
 mod query;
+mod stats;
 mod worker;

@@ -1,0 +1,596 @@
+//! Scoring a submission file against an answers file.
+//!
+//! Answers: an id column (default `id`) plus the target column(s); for `wmae` also a weight
+//! column (default `weight`). Predictions: the id column plus
+//! * one column per target (regression, labels), matched by name, or the single non-id
+//!   column for a single-target metric;
+//! * for `roc_auc*` and `log_loss`, one column per class named by its label, or, for a binary
+//!   task, a single column with the probability of the positive (larger) label;
+//! * for `map@K`, `f1_samples` and `fbeta_micro`, one column of space-separated labels
+//!   (ranked for map@K; Kaggle's convention), the answers likewise.
+//!
+//! Checks, in order, each failure naming what and where (rows are 1-based data rows of the
+//! predictions file, header not counted): the id column exists; the row count equals the
+//! answers'; ids are non-empty, unique and exactly the answer ids; the needed columns exist
+//! (the class columns are exactly the answer classes); values are numbers, not empty, finite,
+//! probabilities in [0, 1], rows of multiclass AUC scores sum to 1. Predictions are then put
+//! in answer order. A submission failing a check is [`Score::Invalid`], never truncated or
+//! padded; a problem with the answers themselves, an unreadable file or an undefined metric
+//! is a [`GradeError`].
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use arrow::array::{Array, ArrayRef, AsArray, UInt32Array};
+use arrow::buffer::ScalarBuffer;
+use arrow::compute::{cast, take};
+use arrow::datatypes::{DataType, Float64Type};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use super::align::{IdFault, Order, align, gather, gather_owned};
+use super::labels::{self, Label, LabelColumn, LabelError, LabelLists, LabelPairs};
+use super::probabilistic::ClassScores;
+use super::registry::{InputKind, Metric, UnknownMetric};
+use super::table::{ReadError, Table, read_table};
+use super::{MetricError, classification, kappa, probabilistic, ranking, regression};
+
+/// Column names and other per-competition settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GradeOptions {
+    /// The id column of both files.
+    pub id_col: String,
+    /// The weight column of the answers (weighted metrics only).
+    pub weight_col: String,
+    /// The target columns of the answers; `None`: every answers column but the id (and weight).
+    pub targets: Option<Vec<String>>,
+}
+
+impl Default for GradeOptions {
+    fn default() -> Self {
+        Self {
+            id_col: "id".into(),
+            weight_col: "weight".into(),
+            targets: None,
+        }
+    }
+}
+
+/// Why a submission is invalid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Invalid {
+    #[error("expected {expected} rows, got {got}")]
+    RowCount { expected: usize, got: usize },
+    #[error("missing column `{0}`")]
+    MissingColumn(String),
+    #[error("expected {} class columns ({}), got {} ({})", expected.len(), expected.join(", "), got.len(), got.join(", "))]
+    ClassColumns { expected: Vec<String>, got: Vec<String> },
+    #[error("expected exactly one target column besides the id, found {}", found.join(", "))]
+    TargetColumns { found: Vec<String> },
+    #[error("id `{id}` in column `{column}` appears at rows {first} and {second}")]
+    DuplicateId {
+        column: String,
+        id: String,
+        first: usize,
+        second: usize,
+    },
+    #[error("{count} ids of the answers are missing from column `{column}`, first `{first}`{}", unknown.as_ref().map(|u| format!("; unknown id `{u}`")).unwrap_or_default())]
+    MissingIds {
+        column: String,
+        count: usize,
+        first: String,
+        unknown: Option<String>,
+    },
+    #[error("column `{column}` row {row}: empty value")]
+    EmptyValue { column: String, row: usize },
+    #[error("column `{column}` row {row}: `{value}` is not a number")]
+    NotNumeric {
+        column: String,
+        row: usize,
+        value: String,
+    },
+    #[error("column `{column}` row {row}: {value} is not finite")]
+    NotFinite { column: String, row: usize, value: f64 },
+    #[error("column `{column}` row {row}: probability {value} is outside [0, 1]")]
+    OutOfRange { column: String, row: usize, value: f64 },
+    #[error("row {row}: class scores sum to {sum}, not 1")]
+    RowSum { row: usize, sum: f64 },
+    #[error("column `{column}` row {row}: `{value}` is not a class label")]
+    NotALabel {
+        column: String,
+        row: usize,
+        value: String,
+    },
+    #[error("{0}")]
+    Metric(String),
+}
+
+/// The outcome of grading a readable submission.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Score {
+    Valid { metric: String, score: f64 },
+    Invalid { reason: Invalid },
+}
+
+impl Serialize for Score {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Valid { metric, score } => {
+                let mut s = serializer.serialize_struct("Score", 3)?;
+                s.serialize_field("metric", metric)?;
+                s.serialize_field("score", score)?;
+                s.serialize_field("valid", &true)?;
+                s.end()
+            }
+            Self::Invalid { reason } => {
+                let mut s = serializer.serialize_struct("Score", 2)?;
+                s.serialize_field("valid", &false)?;
+                s.serialize_field("reason", &reason.to_string())?;
+                s.end()
+            }
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Valid { metric, score } => write!(f, "{metric} = {score}"),
+            Self::Invalid { reason } => write!(f, "invalid submission: {reason}"),
+        }
+    }
+}
+
+/// Why grading could not produce a [`Score`].
+#[derive(Debug, thiserror::Error)]
+pub enum GradeError {
+    #[error(transparent)]
+    UnknownMetric(#[from] UnknownMetric),
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error("answers file {} is unusable", path.display())]
+    Answers {
+        path: PathBuf,
+        #[source]
+        reason: Invalid,
+    },
+    #[error("cannot compute {metric} on these answers")]
+    Metric {
+        metric: String,
+        #[source]
+        source: MetricError,
+    },
+}
+
+/// Scores `predictions` against `answers` with default options but the id column.
+pub fn score_files(
+    metric: &str,
+    answers: &Path,
+    predictions: &Path,
+    id_col: &str,
+) -> Result<Score, GradeError> {
+    let options = GradeOptions {
+        id_col: id_col.to_string(),
+        ..GradeOptions::default()
+    };
+    score_files_with(metric, answers, predictions, &options)
+}
+
+/// Scores `predictions` against `answers`.
+pub fn score_files_with(
+    metric: &str,
+    answers: &Path,
+    predictions: &Path,
+    options: &GradeOptions,
+) -> Result<Score, GradeError> {
+    let metric: Metric = metric.parse()?;
+    // The two files are independent: decode them on two threads.
+    let (answers, predictions) = std::thread::scope(|s| {
+        let answers = s.spawn(|| read_table(answers));
+        let predictions = read_table(predictions);
+        (answers.join().expect("reader thread does not panic"), predictions)
+    });
+    score_tables(metric, &answers?, &predictions?, options)
+}
+
+/// Scores tables already read.
+pub fn score_tables(
+    metric: Metric,
+    answers: &Table,
+    predictions: &Table,
+    options: &GradeOptions,
+) -> Result<Score, GradeError> {
+    match grade(metric, answers, predictions, options) {
+        Ok(score) => Ok(Score::Valid {
+            metric: metric.to_string(),
+            score,
+        }),
+        Err(Fault::Invalid(reason)) => Ok(Score::Invalid { reason }),
+        Err(Fault::Grade(error)) => Err(error),
+    }
+}
+
+/// A failed grading, before it is split into an invalid submission and an error.
+enum Fault {
+    Invalid(Invalid),
+    Grade(GradeError),
+}
+
+impl From<Invalid> for Fault {
+    fn from(reason: Invalid) -> Self {
+        Self::Invalid(reason)
+    }
+}
+
+/// The aligned pair of tables.
+struct Context<'a> {
+    metric: Metric,
+    answers: &'a Table,
+    predictions: &'a Table,
+    options: &'a GradeOptions,
+    order: Order,
+}
+
+fn grade(metric: Metric, answers: &Table, predictions: &Table, options: &GradeOptions) -> Result<f64, Fault> {
+    let ctx = Context::new(metric, answers, predictions, options)?;
+    match metric.input_kind() {
+        InputKind::Values | InputKind::WeightedValues => ctx.grade_values(),
+        InputKind::MultiValues => ctx.grade_multi(),
+        InputKind::Labels => ctx.grade_labels(),
+        InputKind::LabelLists => ctx.grade_lists(),
+        InputKind::Probabilities => ctx.grade_probabilities(),
+    }
+}
+
+impl<'a> Context<'a> {
+    fn new(
+        metric: Metric,
+        answers: &'a Table,
+        predictions: &'a Table,
+        options: &'a GradeOptions,
+    ) -> Result<Self, Fault> {
+        let id = &options.id_col;
+        let answer_ids = answers
+            .column(id)
+            .ok_or_else(|| answers_fault(answers, Invalid::MissingColumn(id.clone())))?;
+        let pred_ids = predictions
+            .column(id)
+            .ok_or_else(|| Invalid::MissingColumn(id.clone()))?;
+        if answers.rows() != predictions.rows() {
+            return Err(Invalid::RowCount {
+                expected: answers.rows(),
+                got: predictions.rows(),
+            }
+            .into());
+        }
+        let order = align(answer_ids, pred_ids, id).map_err(|fault| match fault {
+            IdFault::Answers(reason) => answers_fault(answers, reason),
+            IdFault::Predictions(reason) => Fault::Invalid(reason),
+        })?;
+        Ok(Self {
+            metric,
+            answers,
+            predictions,
+            options,
+            order,
+        })
+    }
+
+    /// Answer target columns.
+    fn targets(&self) -> Vec<String> {
+        if let Some(targets) = &self.options.targets {
+            return targets.clone();
+        }
+        let weighted = self.metric.input_kind() == InputKind::WeightedValues;
+        let skip = |n: &String| *n == self.options.id_col || (weighted && *n == self.options.weight_col);
+        self.answers
+            .names()
+            .iter()
+            .filter(|n| !skip(n))
+            .cloned()
+            .collect()
+    }
+
+    fn single_target(&self) -> Result<String, Fault> {
+        match self.targets().as_slice() {
+            [one] => Ok(one.clone()),
+            found => Err(answers_fault(
+                self.answers,
+                Invalid::TargetColumns {
+                    found: found.to_vec(),
+                },
+            )),
+        }
+    }
+
+    fn answer_column(&self, name: &str) -> Result<&'a ArrayRef, Fault> {
+        self.answers
+            .column(name)
+            .ok_or_else(|| answers_fault(self.answers, Invalid::MissingColumn(name.to_string())))
+    }
+
+    /// Non-id prediction columns.
+    fn prediction_columns(&self) -> Vec<&'a String> {
+        self.predictions
+            .names()
+            .iter()
+            .filter(|n| **n != self.options.id_col)
+            .collect()
+    }
+
+    /// The prediction column for `target`: same name, or the only non-id column.
+    fn prediction_for(&self, target: &str) -> Result<(&'a str, &'a ArrayRef), Fault> {
+        if let Some(column) = self.predictions.column(target) {
+            let name = self
+                .predictions
+                .names()
+                .iter()
+                .find(|n| *n == target)
+                .map(String::as_str)
+                .unwrap_or_default();
+            return Ok((name, column));
+        }
+        match self.prediction_columns().as_slice() {
+            [only] => Ok((
+                only.as_str(),
+                self.predictions.column(only).expect("listed column"),
+            )),
+            _ => Err(Invalid::MissingColumn(target.to_string()).into()),
+        }
+    }
+
+    fn metric_fault(&self, error: MetricError) -> Fault {
+        match error {
+            MetricError::BadPrediction { .. } => Fault::Invalid(Invalid::Metric(error.to_string())),
+            source => Fault::Grade(GradeError::Metric {
+                metric: self.metric.to_string(),
+                source,
+            }),
+        }
+    }
+
+    fn grade_values(&self) -> Result<f64, Fault> {
+        let target = self.single_target()?;
+        let y_true =
+            numeric(self.answer_column(&target)?, &target).map_err(|r| answers_fault(self.answers, r))?;
+        let (name, column) = self.prediction_for(&target)?;
+        let y_pred = ordered(numeric(column, name)?, &self.order);
+        let weights = match self.metric.input_kind() {
+            InputKind::WeightedValues => {
+                let w = &self.options.weight_col;
+                Some(numeric(self.answer_column(w)?, w).map_err(|r| answers_fault(self.answers, r))?)
+            }
+            _ => None,
+        };
+        regression::score_values(self.metric, &y_true, &y_pred, weights.as_deref())
+            .map_err(|e| self.metric_fault(e))
+    }
+
+    fn grade_multi(&self) -> Result<f64, Fault> {
+        let (mut truths, mut preds) = (Vec::new(), Vec::new());
+        for target in self.targets() {
+            truths.push(
+                numeric(self.answer_column(&target)?, &target).map_err(|r| answers_fault(self.answers, r))?,
+            );
+            let column = self
+                .predictions
+                .column(&target)
+                .ok_or_else(|| Invalid::MissingColumn(target.clone()))?;
+            preds.push(ordered(numeric(column, &target)?, &self.order));
+        }
+        let truths: Vec<&[f64]> = truths.iter().map(|t| t.as_ref()).collect();
+        let preds: Vec<&[f64]> = preds.iter().map(|p| p.as_ref()).collect();
+        regression::score_multi(self.metric, &truths, &preds).map_err(|e| self.metric_fault(e))
+    }
+
+    fn answer_labels(&self, target: &str) -> Result<LabelColumn, Fault> {
+        labels::label_column(self.answer_column(target)?.as_ref())
+            .map_err(|e| answers_fault(self.answers, label_invalid(target, e)))
+    }
+
+    fn grade_labels(&self) -> Result<f64, Fault> {
+        let target = self.single_target()?;
+        let y_true = self.answer_labels(&target)?;
+        let (name, column) = self.prediction_for(&target)?;
+        let y_pred = labels::label_column(column.as_ref()).map_err(|e| label_invalid(name, e))?;
+        let pairs = LabelPairs::encode(y_true, reorder_labels(y_pred, &self.order));
+        let result = match self.metric {
+            Metric::Qwk(form) => kappa::quadratic_weighted_kappa(&pairs, form),
+            metric => classification::score_labels(metric, &pairs),
+        };
+        result.map_err(|e| self.metric_fault(e))
+    }
+
+    fn grade_lists(&self) -> Result<f64, Fault> {
+        let target = self.single_target()?;
+        let y_true = labels::list_column(self.answer_column(&target)?.as_ref())
+            .map_err(|e| answers_fault(self.answers, list_err(&target)(e)))?;
+        let (name, column) = self.prediction_for(&target)?;
+        let y_pred = gather_owned(
+            labels::list_column(column.as_ref()).map_err(list_err(name))?,
+            &self.order,
+        );
+        let lists = LabelLists::encode(&y_true, &y_pred);
+        let result = match self.metric {
+            Metric::Map(form) => ranking::mean_average_precision(&lists, form),
+            Metric::FbetaMicro(beta) => classification::fbeta_micro(&lists, beta),
+            _ => classification::f1_samples(&lists),
+        };
+        result.map_err(|e| self.metric_fault(e))
+    }
+
+    fn grade_probabilities(&self) -> Result<f64, Fault> {
+        let target = self.single_target()?;
+        let (classes, mut codes) = labels::encode_columns(&[self.answer_labels(&target)?]);
+        let y_true = codes.pop().unwrap_or_default();
+        if classes.len() < 2 {
+            let one_class =
+                MetricError::undefined("roc_auc/log_loss", "only one class present in the answers");
+            return Err(self.metric_fault(one_class));
+        }
+        let names = self.class_columns(&classes)?;
+        let mut columns = Vec::with_capacity(names.len());
+        for name in &names {
+            let values = numeric(self.predictions.column(name).expect("checked column"), name)?;
+            self.check_probabilities(name, &values)?;
+            columns.push(values);
+        }
+        self.check_row_sums(&columns)?;
+        let columns: Vec<Cow<[f64]>> = columns.iter().map(|c| gather(c, &self.order)).collect();
+        let slices: Vec<&[f64]> = columns.iter().map(|c| c.as_ref()).collect();
+        let input = ClassScores {
+            y_true: &y_true,
+            n_classes: classes.len(),
+            columns: &slices,
+        };
+        probabilistic::score_probabilities(self.metric, &input).map_err(|e| self.metric_fault(e))
+    }
+
+    /// Prediction columns in class order: one per class, or one for a binary task.
+    fn class_columns(&self, classes: &[Label]) -> Result<Vec<String>, Fault> {
+        let got: Vec<String> = self.prediction_columns().into_iter().cloned().collect();
+        if got.len() == 1 && classes.len() == 2 {
+            return Ok(got);
+        }
+        let expected: Vec<String> = classes.iter().map(Label::to_string).collect();
+        let mut sorted_got = got.clone();
+        sorted_got.sort();
+        let mut sorted_expected = expected.clone();
+        sorted_expected.sort();
+        if sorted_got != sorted_expected {
+            return Err(Invalid::ClassColumns { expected, got }.into());
+        }
+        Ok(expected)
+    }
+
+    fn needs_probabilities(&self) -> bool {
+        matches!(
+            self.metric,
+            Metric::LogLoss | Metric::RocAucOvr(_) | Metric::RocAucOvo(_)
+        )
+    }
+
+    fn check_probabilities(&self, column: &str, values: &[f64]) -> Result<(), Invalid> {
+        if !self.needs_probabilities() {
+            return Ok(());
+        }
+        match values.iter().position(|p| !(0.0..=1.0).contains(p)) {
+            Some(row) => Err(Invalid::OutOfRange {
+                column: column.to_string(),
+                row: row + 1,
+                value: values[row],
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn check_row_sums(&self, columns: &[ScalarBuffer<f64>]) -> Result<(), Invalid> {
+        if !matches!(self.metric, Metric::RocAucOvr(_) | Metric::RocAucOvo(_)) || columns.len() < 3 {
+            return Ok(());
+        }
+        for row in 0..columns[0].len() {
+            let sum: f64 = columns.iter().map(|c| c[row]).sum();
+            if (1.0 - sum).abs() > 1e-8 + 1e-5 * sum.abs() {
+                return Err(Invalid::RowSum { row: row + 1, sum });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn answers_fault(answers: &Table, reason: Invalid) -> Fault {
+    Fault::Grade(GradeError::Answers {
+        path: answers.path.clone(),
+        reason,
+    })
+}
+
+fn list_err(column: &str) -> impl Fn(LabelError) -> Invalid + '_ {
+    move |e| label_invalid(column, e)
+}
+
+fn label_invalid(column: &str, error: LabelError) -> Invalid {
+    let column = column.to_string();
+    match error {
+        LabelError::Null { row } => Invalid::EmptyValue { column, row: row + 1 },
+        LabelError::Continuous { row, value } => Invalid::NotALabel {
+            column,
+            row: row + 1,
+            value: value.to_string(),
+        },
+        LabelError::Type(dt) => Invalid::NotALabel {
+            column,
+            row: 1,
+            value: format!("{dt}"),
+        },
+    }
+}
+
+fn reorder_labels(column: LabelColumn, order: &Order) -> LabelColumn {
+    match (column, order) {
+        (column, None) => column,
+        (LabelColumn::Int(v), order) => LabelColumn::Int(gather(&v, order).into_owned()),
+        (LabelColumn::Text(a), Some(order)) => {
+            let indices = UInt32Array::from(order.clone());
+            let taken = take(&a, &indices, None).expect("indices are in bounds");
+            LabelColumn::Text(taken.as_string::<i32>().clone())
+        }
+    }
+}
+
+/// A column as finite `f64` values (shares the Arrow buffer when it already holds `f64`).
+fn numeric(array: &ArrayRef, column: &str) -> Result<ScalarBuffer<f64>, Invalid> {
+    if let Some(row) = array
+        .logical_nulls()
+        .and_then(|n| n.iter().position(|valid| !valid))
+    {
+        return Err(Invalid::EmptyValue {
+            column: column.to_string(),
+            row: row + 1,
+        });
+    }
+    let values = match array.data_type() {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            ScalarBuffer::from(parse_text(array, column)?)
+        }
+        _ => cast(array, &DataType::Float64)
+            .map_err(|_| Invalid::NotNumeric {
+                column: column.to_string(),
+                row: 1,
+                value: array.data_type().to_string(),
+            })?
+            .as_primitive::<Float64Type>()
+            .values()
+            .clone(),
+    };
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(row) => Err(Invalid::NotFinite {
+            column: column.to_string(),
+            row: row + 1,
+            value: values[row],
+        }),
+        None => Ok(values),
+    }
+}
+
+/// `values` in answer order, without a copy when already in order.
+fn ordered(values: ScalarBuffer<f64>, order: &Order) -> ScalarBuffer<f64> {
+    match order {
+        None => values,
+        Some(_) => ScalarBuffer::from(gather(&values, order).into_owned()),
+    }
+}
+
+fn parse_text(array: &ArrayRef, column: &str) -> Result<Vec<f64>, Invalid> {
+    let text = cast(array, &DataType::Utf8).expect("text casts to Utf8");
+    let text = text.as_string::<i32>();
+    let parse = |(row, cell): (usize, Option<&str>)| {
+        let cell = cell.unwrap_or("").trim();
+        cell.parse::<f64>().map_err(|_| Invalid::NotNumeric {
+            column: column.to_string(),
+            row: row + 1,
+            value: cell.to_string(),
+        })
+    };
+    text.iter().enumerate().map(parse).collect()
+}

@@ -1,0 +1,218 @@
+//! Reading an answers or predictions file (CSV with a header row, or Parquet) into named
+//! Arrow columns.
+//!
+//! The format follows the extension (`.parquet`/`.pq` → Parquet, anything else → CSV) unless
+//! the file starts with Parquet's `PAR1` magic. CSV types are inferred from every record, so
+//! that a non-numeric value late in a file turns the column into text (reported later as a
+//! validation failure with its row) instead of a parse error. pandas' index columns
+//! (`__index_level_N__`) are dropped. Errors name the file.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, RecordBatch};
+use arrow::compute::concat;
+use arrow::csv::ReaderBuilder;
+use arrow::csv::reader::Format;
+use arrow::error::ArrowError;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::errors::ParquetError;
+
+/// Why a file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot open {}", path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot parse CSV file {}", path.display())]
+    Csv {
+        path: PathBuf,
+        #[source]
+        source: ArrowError,
+    },
+    #[error("cannot read Parquet file {}", path.display())]
+    Parquet {
+        path: PathBuf,
+        #[source]
+        source: ParquetError,
+    },
+    #[error("cannot decode Parquet file {}", path.display())]
+    ParquetBatch {
+        path: PathBuf,
+        #[source]
+        source: ArrowError,
+    },
+    #[error("{}: column `{name}` appears twice", path.display())]
+    DuplicateColumn { path: PathBuf, name: String },
+}
+
+/// A file's columns, all of the same length.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub path: PathBuf,
+    names: Vec<String>,
+    columns: Vec<ArrayRef>,
+    rows: usize,
+}
+
+impl Table {
+    /// Column names in file order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Number of data rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<&ArrayRef> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| &self.columns[i])
+    }
+
+    /// Builds a table from named columns (all the same length).
+    pub fn from_columns(path: PathBuf, named: Vec<(String, ArrayRef)>) -> Result<Self, ReadError> {
+        let rows = named.first().map_or(0, |(_, c)| c.len());
+        let mut table = Self {
+            path,
+            names: Vec::new(),
+            columns: Vec::new(),
+            rows,
+        };
+        for (name, column) in named {
+            if table.names.contains(&name) {
+                return Err(ReadError::DuplicateColumn {
+                    path: table.path,
+                    name,
+                });
+            }
+            table.names.push(name);
+            table.columns.push(column);
+        }
+        Ok(table)
+    }
+}
+
+fn open(path: &Path) -> Result<File, ReadError> {
+    File::open(path).map_err(|source| ReadError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn is_parquet(path: &Path, file: &mut File) -> Result<bool, ReadError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if ext == "parquet" || ext == "pq" {
+        return Ok(true);
+    }
+    let mut magic = [0u8; 4];
+    let io = |source| ReadError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let n = file.read(&mut magic).map_err(io)?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(n == 4 && &magic == b"PAR1")
+}
+
+/// Reads a CSV or Parquet file.
+pub fn read_table(path: &Path) -> Result<Table, ReadError> {
+    let mut file = open(path)?;
+    let batches = if is_parquet(path, &mut file)? {
+        read_parquet(path, file)?
+    } else {
+        read_csv(path, file)?
+    };
+    from_batches(path, batches)
+}
+
+fn read_csv(
+    path: &Path,
+    mut file: File,
+) -> Result<(Arc<arrow::datatypes::Schema>, Vec<RecordBatch>), ReadError> {
+    let csv_err = |source| ReadError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    let format = Format::default().with_header(true);
+    let (schema, _) = format.infer_schema(&mut file, None).map_err(csv_err)?;
+    file.seek(SeekFrom::Start(0)).map_err(|source| ReadError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let schema = Arc::new(schema);
+    let reader = ReaderBuilder::new(schema.clone())
+        .with_format(format)
+        .with_batch_size(1 << 16)
+        .build(file)
+        .map_err(csv_err)?;
+    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(csv_err)?;
+    Ok((schema, batches))
+}
+
+fn read_parquet(
+    path: &Path,
+    file: File,
+) -> Result<(Arc<arrow::datatypes::Schema>, Vec<RecordBatch>), ReadError> {
+    let pq_err = |source| ReadError::Parquet {
+        path: path.to_path_buf(),
+        source,
+    };
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(pq_err)?;
+    let schema = builder.schema().clone();
+    // One batch for the whole file: the columns need no concatenation (no second copy).
+    let rows = builder.metadata().file_metadata().num_rows().max(1) as usize;
+    let reader = builder.with_batch_size(rows).build().map_err(pq_err)?;
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| ReadError::ParquetBatch {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok((schema, batches))
+}
+
+fn from_batches(
+    path: &Path,
+    (schema, batches): (Arc<arrow::datatypes::Schema>, Vec<RecordBatch>),
+) -> Result<Table, ReadError> {
+    let mut named = Vec::new();
+    for (i, field) in schema.fields().iter().enumerate() {
+        if field.name().starts_with("__index_level_") {
+            continue;
+        }
+        let column = concat_column(path, &batches, i, field.data_type())?;
+        named.push((field.name().clone(), column));
+    }
+    Table::from_columns(path.to_path_buf(), named)
+}
+
+fn concat_column(
+    path: &Path,
+    batches: &[RecordBatch],
+    i: usize,
+    dt: &arrow::datatypes::DataType,
+) -> Result<ArrayRef, ReadError> {
+    let parts: Vec<&dyn arrow::array::Array> = batches.iter().map(|b| b.column(i).as_ref()).collect();
+    match parts.as_slice() {
+        [] => Ok(arrow::array::new_empty_array(dt)),
+        [one] => Ok(arrow::array::make_array(one.to_data())),
+        many => concat(many).map_err(|source| ReadError::Csv {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
