@@ -40,7 +40,7 @@ fn event(i: u64, provenance: &Provenance) -> Event<Small> {
         model: MODELS[(i % 4) as usize].to_string(),
         language: LANGS[(i % 14) as usize].to_string(),
         score: (i % 1000) as f64 / 1000.0,
-        ok: i % 7 != 0,
+        ok: !i.is_multiple_of(7),
     };
     Event::new(key, vec![], body, provenance.clone()).unwrap()
 }

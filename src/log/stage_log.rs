@@ -284,8 +284,7 @@ impl StageLog {
         }
         let next = refs
             .iter()
-            .filter(|r| range.contains(&r.version))
-            .last()
+            .rfind(|r| range.contains(&r.version))
             .map_or(from, |r| r.version + 1);
         Ok(Head { next, hash: prev })
     }

@@ -33,7 +33,7 @@ impl Echo {
             label: format!("unit-{n}"),
             value: n as f64 * 0.25,
             tags: (0..n % 3).map(|i| format!("t{i}")).collect(),
-            note: (n % 2 == 0).then(|| "even".to_string()),
+            note: n.is_multiple_of(2).then(|| "even".to_string()),
         }
     }
 }
