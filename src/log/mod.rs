@@ -16,6 +16,7 @@
 
 pub mod event;
 pub mod fold;
+pub mod index;
 pub mod segment;
 pub mod stage_log;
 pub mod verify;

@@ -21,12 +21,14 @@ use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use chrono::Utc;
 
 use super::LogError;
 use super::event::{self, Event, EventBody, host_name};
+use super::index::{self, KeyIndex};
 use super::segment::{self, SegmentBytes, SegmentMeta};
 use crate::store::{Hash, Store, hash_file, sync_dir};
 
@@ -46,18 +48,45 @@ pub struct Head {
     pub hash: Option<Hash>,
 }
 
+/// Folder of the derived key indexes, beside `log/`.
+pub const INDEX_DIR: &str = "index";
+
+/// Keys read past the newest index before a new index is written.
+const REINDEX_MIN: usize = 50_000;
+
 /// A writer's view of a log: its head and every unit key committed up to it.
+///
+/// The keys are a verified [`KeyIndex`] of older segments plus a set of the
+/// keys committed after it.
 #[derive(Clone, Debug, Default)]
 pub struct View {
     pub head: Head,
-    pub units: HashSet<Hash>,
+    base: Option<Arc<KeyIndex>>,
+    recent: HashSet<Hash>,
+}
+
+impl View {
+    /// Whether the unit is committed.
+    pub fn contains(&self, key: &Hash) -> bool {
+        self.recent.contains(key) || self.base.as_ref().is_some_and(|b| b.contains(key))
+    }
+
+    /// Number of committed units.
+    pub fn len(&self) -> usize {
+        self.recent.len() + self.base.as_ref().map_or(0, |b| b.len())
+    }
+
+    /// Whether no unit is committed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Removes events whose units are known or repeated; returns how many.
-fn drop_known<B>(events: &mut Vec<Event<B>>, known: &HashSet<Hash>) -> u64 {
+fn drop_known<B>(events: &mut Vec<Event<B>>, view: &View) -> u64 {
     let before = events.len();
     let mut seen = HashSet::new();
-    events.retain(|e| !known.contains(&e.unit_key) && seen.insert(e.unit_key));
+    events.retain(|e| !view.contains(&e.unit_key) && seen.insert(e.unit_key));
     (before - events.len()) as u64
 }
 
@@ -290,15 +319,74 @@ impl StageLog {
     }
 
     /// A writer's view of the log as it is now.
+    ///
+    /// Reads only the segments after the newest valid key index, and writes a
+    /// new index when that tail has grown large, so the cost follows what was
+    /// committed since the last index rather than the size of the log.
     pub fn view(&self) -> Result<View, LogError> {
-        let (units, head) = self.unit_keys(0, None)?;
-        Ok(View { head, units })
+        let base = self.load_index()?;
+        let (from, parent) = base.as_ref().map_or((0, None), |b| (b.next, Some(b.head)));
+        let (recent, head) = self.unit_keys(from, parent)?;
+        let view = View {
+            head,
+            base: base.map(Arc::new),
+            recent,
+        };
+        self.maybe_reindex(view)
+    }
+
+    fn index_dir(&self) -> PathBuf {
+        self.store.root().join(INDEX_DIR).join(&self.stage)
+    }
+
+    /// The newest index that matches this log, if any.
+    fn load_index(&self) -> Result<Option<KeyIndex>, LogError> {
+        let refs = self.list()?;
+        for (next, path) in index::candidates(&self.index_dir()) {
+            let Some(last) = next.checked_sub(1).and_then(|v| refs.get(v as usize)) else {
+                continue;
+            };
+            match KeyIndex::open(&path) {
+                Ok(Some(idx)) if idx.next == next && Some(idx.head) == self.check(last).ok() => {
+                    return Ok(Some(idx));
+                }
+                _ => tracing::warn!("ignoring stale or damaged key index {}", path.display()),
+            }
+        }
+        Ok(None)
+    }
+
+    fn maybe_reindex(&self, view: View) -> Result<View, LogError> {
+        let indexed = view.base.as_ref().map_or(0, |b| b.len());
+        let Some(head) = view.head.hash else {
+            return Ok(view);
+        };
+        if view.recent.len() < REINDEX_MIN.max(indexed / 8) {
+            return Ok(view);
+        }
+        let dir = self.index_dir();
+        let written = index::write(&dir, view.head.next, head, view.base.as_deref(), &view.recent)
+            .and_then(|path| KeyIndex::open(&path));
+        match written {
+            Ok(Some(idx)) => {
+                index::prune(&dir, idx.next);
+                Ok(View {
+                    head: view.head,
+                    base: Some(Arc::new(idx)),
+                    recent: HashSet::new(),
+                })
+            }
+            _ => {
+                tracing::warn!("could not write a key index in {}", dir.display());
+                Ok(view)
+            }
+        }
     }
 
     /// Catches `view` up with segments committed since it was taken.
     pub fn refresh(&self, view: &mut View) -> Result<(), LogError> {
         let (theirs, head) = self.unit_keys(view.head.next, view.head.hash)?;
-        view.units.extend(theirs);
+        view.recent.extend(theirs);
         view.head = head;
         Ok(())
     }
@@ -318,7 +406,7 @@ impl StageLog {
         let mut duplicates = 0;
         fs::create_dir_all(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
         loop {
-            duplicates += drop_known(&mut events, &view.units);
+            duplicates += drop_known(&mut events, view);
             if events.is_empty() {
                 return Ok(None);
             }
@@ -328,7 +416,7 @@ impl StageLog {
                     next: version + 1,
                     hash: Some(hash),
                 };
-                view.units.extend(events.iter().map(|e| e.unit_key));
+                view.recent.extend(events.iter().map(|e| e.unit_key));
                 let n = events.len() as u64;
                 return Ok(Some(Committed {
                     version,

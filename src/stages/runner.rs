@@ -72,10 +72,7 @@ pub async fn run_stage<S: Stage>(
         planned: planned.len() as u64,
         ..Default::default()
     };
-    let todo: Vec<_> = planned
-        .into_iter()
-        .filter(|p| !view.units.contains(&p.key))
-        .collect();
+    let todo: Vec<_> = planned.into_iter().filter(|p| !view.contains(&p.key)).collect();
     summary.skipped = summary.planned - todo.len() as u64;
     reporter.begin(S::Body::STAGE, todo.len() as u64);
     let mut batcher = Batcher {
@@ -114,7 +111,7 @@ async fn execute<S: Stage>(
     loop {
         while running.len() < options.concurrency.max(1) {
             let Some(p) = queue.next() else { break };
-            if batcher.view.units.contains(&p.key) {
+            if batcher.view.contains(&p.key) {
                 // A concurrent run committed it since we planned.
                 summary.skipped += 1;
                 reporter.unit_finished(&p.label, true);

@@ -5,10 +5,12 @@
 //!   objects/blake3/ab/cd/<60 more hex>   immutable blobs, named by their BLAKE3 hash
 //!   objects/tmp/                         staging files (invisible to readers)
 //!   log/<stage>/{v:020}.parquet          committed event segments (see `crate::log`)
+//!   index/<stage>/{next:020}.keys        derived, disposable index of committed unit
+//!                                        keys (see `crate::log::index`)
 //! ```
 //!
 //! Invariants: nothing under `objects/blake3` or `log/` is ever modified or
-//! deleted; every name under `objects/blake3` is the hash of its content; a
+//! deleted (`index/` is a cache, checked on load and rebuilt at will); every name under `objects/blake3` is the hash of its content; a
 //! segment under `log/` is a hard link to the object holding its bytes, so the
 //! segment's hash is its content address. Several processes may write one store
 //! at once: every publish is atomic (rename or hard link).

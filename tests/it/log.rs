@@ -371,3 +371,44 @@ proptest! {
         prop_assert_eq!(fold_whole(&store), fold_pieces(&store, &cuts));
     }
 }
+
+#[test]
+fn planning_reads_only_past_the_key_index() {
+    let ws = Workspace::new();
+    let store = ws.store();
+    let log = echo_log(&store);
+    let events = |range: std::ops::Range<u64>| -> Vec<Event<Echo>> {
+        range
+            .map(|n| {
+                let key = unit_key(Echo::STAGE, 1, &[], &n).unwrap();
+                Event::new(key, vec![], Echo::of(n), Provenance::now(0)).unwrap()
+            })
+            .collect()
+    };
+    let mut view = View::default();
+    log.commit(&mut view, events(0..60_000), None).unwrap();
+    let index_dir = ws.store_path().join("index").join("echo");
+    assert!(!index_dir.exists());
+    let view = log.view().unwrap();
+    assert_eq!(view.len(), 60_000);
+    let written: Vec<_> = fs::read_dir(&index_dir).unwrap().collect();
+    assert_eq!(written.len(), 1, "a large tail is indexed");
+
+    let mut view2 = log.view().unwrap();
+    log.commit(&mut view2, events(59_990..60_100), None)
+        .unwrap()
+        .unwrap();
+    let view3 = log.view().unwrap();
+    assert_eq!(view3.len(), 60_100);
+    let key = |n: u64| unit_key(Echo::STAGE, 1, &[], &n).unwrap();
+    assert!(view3.contains(&key(0)) && view3.contains(&key(60_099)) && !view3.contains(&key(60_100)));
+
+    // A damaged index is ignored, not trusted.
+    let idx = fs::read_dir(&index_dir).unwrap().next().unwrap().unwrap().path();
+    flip_byte(&idx, 100);
+    let view4 = log.view().unwrap();
+    assert_eq!(view4.len(), 60_100);
+    assert!(view4.contains(&key(12_345)));
+    let summary = run_echo(&store, (60_000..60_200).collect(), 64);
+    assert_eq!((summary.skipped, summary.appended()), (100, 100));
+}
