@@ -117,7 +117,7 @@ pub fn candidates(dir: &Path) -> Vec<(u64, PathBuf)> {
             Some((name, e.path()))
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|c| std::cmp::Reverse(c.0));
     found
 }
 
