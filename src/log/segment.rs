@@ -23,7 +23,8 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 
 use super::LogError;
 use crate::store::Hash;
@@ -103,7 +104,16 @@ impl SegmentMeta {
 }
 
 fn writer_properties(meta: &SegmentMeta) -> WriterProperties {
-    WriterProperties::builder()
+    let mut builder = WriterProperties::builder();
+    // Hash columns are unique random hex: a dictionary or min/max statistics
+    // would cost time and buy nothing.
+    for col in ["event_id", "unit_key", "upstream.list.item"] {
+        let path = ColumnPath::from(col.split('.').map(str::to_string).collect::<Vec<_>>());
+        builder = builder
+            .set_column_dictionary_enabled(path.clone(), false)
+            .set_column_statistics_enabled(path, EnabledStatistics::None);
+    }
+    builder
         .set_compression(Compression::SNAPPY)
         .set_created_by(format!("ml2b {}", meta.ml2b_version))
         .set_key_value_metadata(Some(meta.to_key_values()))
