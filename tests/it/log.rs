@@ -187,6 +187,13 @@ fn sigkill_while_committing_never_exposes_a_partial_segment() {
         // Whatever is visible must be whole: listing, chain and rows all read.
         assert_unique_units(&store);
     }
+    // The kills landed mid-run: some units were committed, not all.
+    let before = assert_unique_units(&store).len();
+    assert!(
+        before > 0 && before < units.len(),
+        "{before} of {} committed before the last run",
+        units.len()
+    );
     let mut child = spawn(&WorkerSpec {
         store: &ws.store_path(),
         units: &units,
