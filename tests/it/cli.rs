@@ -63,3 +63,22 @@ fn store_flag_overrides_the_environment() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["stages"].as_array().unwrap().len(), 0);
 }
+
+#[test]
+fn run_on_an_empty_store_says_what_is_missing() {
+    let ws = Workspace::new();
+    assert_snapshot!(ws.run(&["run"]));
+}
+
+#[test]
+fn run_names_the_run_by_its_heads() {
+    let ws = Workspace::new();
+    run_echo(&ws.store(), (0..5).collect(), 10);
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&ws.ml2b().arg("--json").args(args).output().unwrap().stdout).unwrap()
+    };
+    let (run, log) = (json(&["run"]), json(&["log"]));
+    assert_eq!(run["run"], log["run"], "run and log agree on the run hash");
+    run_echo(&ws.store(), (5..6).collect(), 10);
+    assert_ne!(json(&["run"])["run"], run["run"], "a new segment changes the run hash");
+}
