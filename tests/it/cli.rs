@@ -80,5 +80,9 @@ fn run_names_the_run_by_its_heads() {
     let (run, log) = (json(&["run"]), json(&["log"]));
     assert_eq!(run["run"], log["run"], "run and log agree on the run hash");
     run_echo(&ws.store(), (5..6).collect(), 10);
-    assert_ne!(json(&["run"])["run"], run["run"], "a new segment changes the run hash");
+    assert_ne!(
+        json(&["run"])["run"],
+        run["run"],
+        "a new segment changes the run hash"
+    );
 }
