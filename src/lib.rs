@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod commands;
 pub mod log;
+pub mod manifest;
 pub mod metrics;
 pub mod query;
 pub mod reporter;
