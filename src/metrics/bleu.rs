@@ -22,7 +22,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::corpus::{CorpusError, check_streams, map_segments, segment_refs};
-use super::ngram_count::{Interner, NgramCounts, TOKEN_BITS};
+use super::ngram_count::{Interner, Ngrams, TOKEN_BITS};
 use super::tokenize::Tokenizer;
 use super::tokenize::pystr::{py_lower, py_rstrip, py_split};
 
@@ -257,15 +257,14 @@ impl Bleu {
         stats.sys_len = hyp_words.len() as u64;
         stats.ref_len = closest_ref_len(hyp_words.len(), ref_words.iter().map(Vec::len)) as u64;
         let order = self.opts.max_ngram_order;
-        let hyp_grams = NgramCounts::all_orders(&hyp_words, order, TOKEN_BITS);
+        let hyp_grams = Ngrams::new(&hyp_words, order, TOKEN_BITS);
         let ref_grams: Vec<_> = ref_words
             .iter()
-            .map(|r| NgramCounts::all_orders(r, order, TOKEN_BITS))
+            .map(|r| Ngrams::new(r, order, TOKEN_BITS))
             .collect();
-        for (n, hyp_n) in hyp_grams.iter().enumerate() {
-            let caps = max_ref_counts(hyp_n, ref_grams.iter().map(|r| &r[n]));
-            stats.correct[n] = hyp_n.clipped(&caps);
-            stats.total[n] = hyp_n.total();
+        for n in 1..=order {
+            stats.correct[n - 1] = hyp_grams.clipped(&ref_grams, n);
+            stats.total[n - 1] = hyp_grams.total(n);
         }
         stats
     }
@@ -355,20 +354,6 @@ impl Bleu {
         }
         eff_order
     }
-}
-
-/// For each distinct hypothesis n-gram, its maximum count over the references.
-fn max_ref_counts<'r>(hyp: &NgramCounts<'_>, refs: impl Iterator<Item = &'r NgramCounts<'r>>) -> Vec<u32> {
-    let mut caps = Vec::new();
-    for reference in refs {
-        let counts = hyp.counts_in(reference);
-        if caps.is_empty() {
-            caps = counts;
-        } else {
-            caps.iter_mut().zip(counts).for_each(|(c, r)| *c = (*c).max(r));
-        }
-    }
-    caps
 }
 
 /// `BLEU._get_closest_ref_len`: nearest length, the shorter one on ties.

@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::bleu::SACREBLEU_VERSION;
 use super::corpus::{CorpusError, check_streams, map_segments, segment_refs};
-use super::ngram_count::{CHAR_BITS, Interner, NgramCounts, TOKEN_BITS, char_symbols};
+use std::borrow::Cow;
+
+use super::ngram_count::{CHAR_BITS, Interner, Ngrams, TOKEN_BITS, char_symbols};
 use super::tokenize::pystr::{is_py_whitespace, py_lower, py_split};
 
 const EPS: f64 = 1e-16;
@@ -143,9 +145,9 @@ impl Chrf {
 
     fn prepare(&self, segment: &str) -> Prepared {
         let text = if self.opts.lowercase {
-            py_lower(segment)
+            Cow::Owned(py_lower(segment))
         } else {
-            segment.to_owned()
+            Cow::Borrowed(segment)
         };
         let keep = |c: &char| self.opts.whitespace || !is_py_whitespace(*c);
         let chars = char_symbols(text.chars().filter(keep));
@@ -160,9 +162,10 @@ impl Chrf {
     /// `CHRF._compute_segment_statistics`: the best reference's statistics.
     pub fn segment_stats(&self, hyp: &str, refs: &[&str]) -> ChrfStats {
         let hyp = self.prepare(hyp);
+        let hyp_chars = Ngrams::new(&hyp.chars, self.opts.char_order, CHAR_BITS);
         let mut best: Option<(f64, ChrfStats)> = None;
         for reference in refs {
-            let stats = self.pair_stats(&hyp, &self.prepare(reference));
+            let stats = self.pair_stats(&hyp, &hyp_chars, &self.prepare(reference));
             let f = self.f_score(&stats);
             if best.as_ref().is_none_or(|(best_f, _)| f > *best_f) {
                 best = Some((f, stats));
@@ -171,18 +174,18 @@ impl Chrf {
         best.map_or_else(|| ChrfStats(vec![[0; 3]; self.opts.order()]), |(_, s)| s)
     }
 
-    fn pair_stats(&self, hyp: &Prepared, reference: &Prepared) -> ChrfStats {
-        let char_order = self.opts.char_order;
-        let mut stats = match_stats(&hyp.chars, &reference.chars, char_order, CHAR_BITS);
-        let mut interner = Interner::default();
-        let hyp_words = interner.ids(hyp.words.iter().map(String::as_str));
-        let ref_words = interner.ids(reference.words.iter().map(String::as_str));
-        stats.extend(match_stats(
-            &hyp_words,
-            &ref_words,
-            self.opts.word_order,
-            TOKEN_BITS,
-        ));
+    fn pair_stats(&self, hyp: &Prepared, hyp_chars: &Ngrams<'_>, reference: &Prepared) -> ChrfStats {
+        let (char_order, word_order) = (self.opts.char_order, self.opts.word_order);
+        let ref_chars = Ngrams::new(&reference.chars, char_order, CHAR_BITS);
+        let mut stats: Vec<_> = match_stats(hyp_chars, &ref_chars, char_order).collect();
+        if word_order > 0 {
+            let mut interner = Interner::default();
+            let hyp_words = interner.ids(hyp.words.iter().map(String::as_str));
+            let ref_words = interner.ids(reference.words.iter().map(String::as_str));
+            let hyp_words = Ngrams::new(&hyp_words, word_order, TOKEN_BITS);
+            let ref_words = Ngrams::new(&ref_words, word_order, TOKEN_BITS);
+            stats.extend(match_stats(&hyp_words, &ref_words, word_order));
+        }
         ChrfStats(stats)
     }
 
@@ -274,14 +277,17 @@ fn f_beta(factor: f64, prec_sum: f64, rec_sum: f64, eff_order: usize) -> f64 {
 }
 
 /// `CHRF._get_match_statistics` for orders `1..=max_n`.
-fn match_stats(hyp: &[u32], reference: &[u32], max_n: usize, bits: u32) -> Vec<[u64; 3]> {
-    let hyp_grams = NgramCounts::all_orders(hyp, max_n, bits);
-    let ref_grams = NgramCounts::all_orders(reference, max_n, bits);
-    let order = |(h, r): (&NgramCounts<'_>, &NgramCounts<'_>)| {
-        let hyp_count = if r.is_empty() { 0 } else { h.total() };
-        [hyp_count, r.total(), h.matches(r)]
+fn match_stats<'a>(
+    hyp: &'a Ngrams<'_>,
+    reference: &'a Ngrams<'_>,
+    max_n: usize,
+) -> impl Iterator<Item = [u64; 3]> + 'a {
+    let order = |n: usize| {
+        let n_ref = reference.total(n);
+        let n_hyp = if n_ref == 0 { 0 } else { hyp.total(n) };
+        [n_hyp, n_ref, hyp.clipped(std::slice::from_ref(reference), n)]
     };
-    hyp_grams.iter().zip(&ref_grams).map(order).collect()
+    (1..=max_n).map(order)
 }
 
 /// `CHRF._remove_punctuation`: split one ASCII punctuation mark off the end

@@ -10,6 +10,7 @@ pub mod pystr;
 mod regexp;
 mod zh;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -90,18 +91,25 @@ impl FromStr for Tokenizer {
 /// `Tokenizer13a.__call__`: mteval's entity and line-break handling, then
 /// the v13a rules on the line padded with one space on each side.
 fn tokenize_13a(line: &str) -> String {
-    let mut line = line
-        .replace("<skipped>", "")
-        .replace("-\n", "")
-        .replace('\n', " ");
+    let mut line = Cow::Borrowed(line);
+    for (from, to) in [("<skipped>", ""), ("-\n", ""), ("\n", " ")] {
+        line = replace(line, from, to);
+    }
     if line.contains('&') {
-        line = line
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">");
+        for (from, to) in [("&quot;", "\""), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">")] {
+            line = replace(line, from, to);
+        }
     }
     regexp::post_tokenize_13a(&format!(" {line} "))
+}
+
+/// `text.replace(from, to)`, copying only when `from` occurs.
+fn replace<'a>(text: Cow<'a, str>, from: &str, to: &str) -> Cow<'a, str> {
+    if text.contains(from) {
+        Cow::Owned(text.replace(from, to))
+    } else {
+        text
+    }
 }
 
 /// `TokenizerChar.__call__`: `' '.join(line)`.
