@@ -61,6 +61,68 @@ pub enum Command {
     Score(ScoreArgs),
     /// Performance-profile statistics (AUP, win rate) from performance ratios.
     Aup(AupArgs),
+    /// Rebuild every competition's public and private files from its source.
+    Prepare(PrepareArgs),
+    /// Import competitions: the original ML2B release or MLE-bench-style folders.
+    Import(ImportArgs),
+}
+
+/// Where the benchmark's manifests and data live.
+#[derive(Debug, Args)]
+pub struct RootArgs {
+    /// The benchmark root: holds `manifests/` and `data/`.
+    #[arg(long, env = "ML2B_ROOT", default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct PrepareArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Only these competitions (default: all).
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+    /// Rebuild in memory and compare with the manifests and the files on disk; write nothing.
+    #[arg(long, conflicts_with = "update_manifest")]
+    pub check: bool,
+    /// Record the rebuilt files' checksums and measurements in the manifests.
+    #[arg(long)]
+    pub update_manifest: bool,
+}
+
+/// The layouts `ml2b import` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    /// The original release: competitions/competitions.json, tasks/<Language>.csv, data/<id>/.
+    Ml2b,
+    /// MLE-bench prepared folders: <id>/prepared/{public,private}/ and description.md.
+    MleBench,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The layout of DIR.
+    #[arg(value_enum)]
+    pub format: ImportFormat,
+    /// The folder to import from.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Only these competitions (default: every one found).
+    #[arg(long = "only", value_name = "ID")]
+    pub only: Vec<String>,
+    /// mle-bench: the metric (a key of `ml2b score --metric`); default: from each folder's
+    /// config.yaml `grader.name` where it is a known metric.
+    #[arg(long, value_name = "M")]
+    pub metric: Option<String>,
+    /// Licence to record for the imported data (the source rarely says).
+    #[arg(
+        long,
+        default_value = "unknown: see the original competition's rules",
+        value_name = "TEXT"
+    )]
+    pub licence: String,
 }
 
 #[derive(Debug, Args)]

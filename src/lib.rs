@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod competition;
 pub mod log;
 pub mod manifest;
 pub mod metrics;

@@ -3,7 +3,9 @@
 mod agreement;
 mod aup;
 mod bleu;
+mod import;
 mod log;
+mod prepare;
 mod query;
 mod reporters;
 mod run;
@@ -73,9 +75,15 @@ pub fn status_of(err: &anyhow::Error) -> ExitStatus {
 }
 
 fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    use crate::competition::prepare::PrepareError;
     use crate::metrics::{aup::AupError, grading::GradeError, text_report::TextStatsError};
     e.is::<InputError>()
         || e.is::<AupError>()
+        || e.is::<crate::manifest::ManifestError>()
+        || matches!(
+            e.downcast_ref(),
+            Some(PrepareError::Csv { .. } | PrepareError::Data { .. } | PrepareError::Manifest(_))
+        )
         || matches!(e.downcast_ref(), Some(crate::query::QueryError::Invalid(_)))
         || matches!(e.downcast_ref::<TextStatsError>(), Some(t) if t.is_bad_input())
         || matches!(
@@ -96,6 +104,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Agreement(args) => agreement::agreement(&settings, &args),
         Command::Score(args) => score::score(&settings, &args),
         Command::Aup(args) => aup::aup(&settings, &args),
+        Command::Prepare(args) => prepare::prepare(&settings, &args),
+        Command::Import(args) => import::import(&settings, &args),
     }
 }
 

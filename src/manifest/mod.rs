@@ -4,11 +4,17 @@
 //! Every manifest is parsed with unknown keys rejected, and every error names
 //! the file, the line and the key (or field) that is wrong.
 
+pub mod competition;
 pub mod languages;
+pub mod models;
+pub mod task;
 
 use std::path::{Path, PathBuf};
 
+pub use competition::CompetitionManifest;
 pub use languages::{Language, Languages, Tier};
+pub use models::{Model, Models};
+pub use task::TaskText;
 
 /// A manifest that cannot be used.
 #[derive(Debug, thiserror::Error)]

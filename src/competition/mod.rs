@@ -1,0 +1,204 @@
+//! The benchmark's competitions: manifests plus their data folders.
+//!
+//! A benchmark root holds `manifests/competitions/<id>.toml` and `data/<id>/` (layout
+//! below; see also `data/README.md`). The bundled root is the repository itself.
+//! ```text
+//! data/<id>/source/…            raw data the split is rebuilt from (holdout rule)
+//! data/<id>/public/train.csv    id + features + target(s) (+ weight)
+//! data/<id>/public/test.csv     id + features
+//! data/<id>/public/sample_submission.csv
+//! data/<id>/private/answers.csv id + target(s) (+ weight): only the grader reads it
+//! data/<id>/tasks/<code>.toml   the task text per language (manifest::task)
+//! data/<id>/back/<code>.toml    English back-translation of tasks/<code>.toml
+//! data/<id>/solution/{modular,mono}.py   the reference solution (the baseline)
+//! ```
+//! Invariants checked by [`Benchmark::load`]: every manifest is valid and named after its
+//! id; ids are unique; every competition's language list names known languages, includes
+//! English, and each has a valid task text. Loading never writes anything.
+
+pub mod prepare;
+pub mod split;
+pub mod terms;
+
+use std::path::{Path, PathBuf};
+
+use crate::manifest::{CompetitionManifest, Languages, ManifestError, TaskText};
+
+/// One competition: its manifest and where its data lives.
+#[derive(Clone, Debug)]
+pub struct Competition {
+    pub manifest: CompetitionManifest,
+    /// `manifests/competitions/<id>.toml`.
+    pub manifest_path: PathBuf,
+    /// `data/<id>/`.
+    pub dir: PathBuf,
+}
+
+impl Competition {
+    /// The competition id.
+    pub fn id(&self) -> &str {
+        &self.manifest.id
+    }
+
+    /// The languages with a task text: the manifest's list, or all of `languages`.
+    pub fn languages<'a>(&'a self, languages: &'a Languages) -> Vec<&'a str> {
+        if self.manifest.languages.is_empty() {
+            languages.all().iter().map(|l| l.code.as_str()).collect()
+        } else {
+            self.manifest.languages.iter().map(String::as_str).collect()
+        }
+    }
+
+    /// `data/<id>/tasks/<code>.toml`.
+    pub fn task_path(&self, code: &str) -> PathBuf {
+        self.dir.join("tasks").join(format!("{code}.toml"))
+    }
+
+    /// `data/<id>/back/<code>.toml`.
+    pub fn back_path(&self, code: &str) -> PathBuf {
+        self.dir.join("back").join(format!("{code}.toml"))
+    }
+
+    /// The task text in `code`.
+    pub fn task(&self, code: &str) -> Result<TaskText, ManifestError> {
+        TaskText::load(&self.task_path(code))
+    }
+
+    /// The English back-translation of the `code` text, if there is one.
+    pub fn back_translation(&self, code: &str) -> Result<Option<TaskText>, ManifestError> {
+        let path = self.back_path(code);
+        if path.exists() {
+            TaskText::load(&path).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A file of the public or private side.
+    pub fn file(&self, side: Side, name: &str) -> PathBuf {
+        self.dir.join(side.dir()).join(name)
+    }
+
+    /// `data/<id>/solution/<mode>.py`.
+    pub fn solution(&self, mode: &str) -> PathBuf {
+        self.dir.join("solution").join(format!("{mode}.py"))
+    }
+
+    fn check_languages(&self, languages: &Languages) -> Result<(), ManifestError> {
+        let bad = |field: &str, message: String| ManifestError::Invalid {
+            path: self.manifest_path.clone(),
+            field: field.into(),
+            message,
+        };
+        for code in &self.manifest.languages {
+            if !languages.all().iter().any(|l| &l.code == code) {
+                return Err(bad(
+                    "languages",
+                    format!("`{code}` is not a language of languages.toml"),
+                ));
+            }
+        }
+        let list = self.languages(languages);
+        if !list.contains(&"en") {
+            return Err(bad(
+                "languages",
+                "English (`en`) is required: it is the original".into(),
+            ));
+        }
+        for code in list {
+            let path = self.task_path(code);
+            if !path.exists() {
+                return Err(bad(
+                    "languages",
+                    format!("`{code}` has no task text: {} is missing", path.display()),
+                ));
+            }
+            self.task(code)?;
+        }
+        Ok(())
+    }
+}
+
+/// The public or private side of a competition's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Public,
+    Private,
+}
+
+impl Side {
+    /// The folder under `data/<id>/`.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Self::Public => "public",
+            Self::Private => "private",
+        }
+    }
+}
+
+/// Every competition under a benchmark root, in id order.
+#[derive(Clone, Debug)]
+pub struct Benchmark {
+    pub root: PathBuf,
+    pub languages: Languages,
+    pub competitions: Vec<Competition>,
+}
+
+impl Benchmark {
+    /// Loads and checks every manifest under `root` (see the module docs).
+    pub fn load(root: &Path) -> Result<Self, ManifestError> {
+        let languages = Languages::load(&root.join("manifests/languages.toml"))?;
+        let dir = root.join("manifests/competitions");
+        let mut paths = Vec::new();
+        let entries = std::fs::read_dir(&dir).map_err(|source| ManifestError::Read {
+            path: dir.clone(),
+            source,
+        })?;
+        for entry in entries {
+            let path = entry
+                .map_err(|source| ManifestError::Read {
+                    path: dir.clone(),
+                    source,
+                })?
+                .path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        let mut competitions = Vec::with_capacity(paths.len());
+        for manifest_path in paths {
+            let manifest = CompetitionManifest::load(&manifest_path)?;
+            let competition = Competition {
+                dir: root.join("data").join(&manifest.id),
+                manifest,
+                manifest_path,
+            };
+            competition.check_languages(&languages)?;
+            competitions.push(competition);
+        }
+        Ok(Self {
+            root: root.to_path_buf(),
+            languages,
+            competitions,
+        })
+    }
+
+    /// The competitions named in `ids` (all when empty), or an error naming an unknown id.
+    pub fn select(&self, ids: &[String]) -> Result<Vec<&Competition>, String> {
+        if ids.is_empty() {
+            return Ok(self.competitions.iter().collect());
+        }
+        ids.iter()
+            .map(|id| {
+                self.competitions.iter().find(|c| c.id() == id).ok_or_else(|| {
+                    format!(
+                        "no competition `{id}` under {}",
+                        self.root.join("manifests/competitions").display()
+                    )
+                })
+            })
+            .collect()
+    }
+}

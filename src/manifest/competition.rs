@@ -1,0 +1,570 @@
+//! `manifests/competitions/<id>.toml`: everything ml2b knows about one competition.
+//!
+//! On-disk format (TOML, unknown keys rejected):
+//! ```toml
+//! id = "ames-housing"            # lowercase letters, digits and '-'; the file stem
+//! title = "Ames Housing Prices"
+//! domain = "tabular"             # tabular | text | image
+//! task = "regression"            # binary | multiclass | regression | multi-target-regression | multilabel
+//! visibility = "public"          # public | private (the paper's leakage-resistant set)
+//! translation = "machine"        # machine | human | none: who wrote the 13 translations
+//! languages = ["en", "fr"]       # optional: the languages with a task text (default: all 14)
+//! [metric]
+//! name = "rmsle"                 # a key of the grading registry (`ml2b score --metric`)
+//! direction = "minimize"         # minimize | maximize; must agree with the metric's own
+//! [columns]
+//! id = "id"
+//! targets = ["Sale_Price"]
+//! weight = "weight"              # only for weighted metrics
+//! [source]                       # the raw data the splits are rebuilt from
+//! file = "source/ames.csv"       # relative to data/<id>/
+//! blake3 = "…"
+//! origin = "…"; licence = "…"; citation = "…"
+//! [split]
+//! rule = "holdout"               # holdout: seeded, see competition::split | given: files as imported
+//! test_fraction = 0.2
+//! seed = 42
+//! stratify = false
+//! [files.public]                 # name under data/<id>/public/ → blake3
+//! [files.private]                # name under data/<id>/private/ → blake3 (only the grader reads these)
+//! [characteristics]              # checked by `ml2b prepare --check`
+//! rows = 2930; features = 73; classes = 0
+//! domain_terms = ["sale price"]; domain_term_density = 0.05
+//! [gates]                        # translate-validate
+//! min_bleu = 0.35; min_ac1 = 0.8
+//! [baseline]                     # the reference solution's score on the private answers
+//! score = 0.12; expected = [0.10, 0.16]
+//! ```
+//! Invariants checked on load, each failure naming the file and the field: the id is the
+//! file stem; the metric is known and its direction agrees with the manifest's (an original
+//! release's wrong direction is fixed on import, never accepted here); a weight column is
+//! given exactly for weighted metrics; multi-target metrics have two or more targets; hashes
+//! are 64 hex digits; the split is well-formed; paths stay inside the competition folder.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path};
+
+use serde::{Deserialize, Serialize};
+
+use super::ManifestError;
+use crate::metrics::grading::{Direction, InputKind, Metric};
+
+/// One competition manifest.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompetitionManifest {
+    pub id: String,
+    pub title: String,
+    pub domain: Domain,
+    pub task: TaskType,
+    pub visibility: Visibility,
+    pub translation: Translation,
+    /// The languages (ISO codes) with a task text in `data/<id>/tasks/`; default: all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
+    pub metric: MetricSpec,
+    pub columns: Columns,
+    pub source: Source,
+    pub split: Split,
+    #[serde(default)]
+    pub files: Files,
+    pub characteristics: Characteristics,
+    #[serde(default)]
+    pub gates: Gates,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
+    /// How an imported competition differs from its original (one line per fix).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub import_notes: Vec<String>,
+}
+
+/// What the data is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Domain {
+    Tabular,
+    Text,
+    Image,
+}
+
+/// What is predicted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskType {
+    Binary,
+    Multiclass,
+    Regression,
+    MultiTargetRegression,
+    Multilabel,
+}
+
+impl TaskType {
+    /// Classification tasks are split stratified by default and have classes.
+    pub fn is_classification(self) -> bool {
+        matches!(self, Self::Binary | Self::Multiclass)
+    }
+}
+
+/// The paper's public (on Kaggle) or private (leakage-resistant) competitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    Public,
+    Private,
+}
+
+/// Who translated the task texts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Translation {
+    /// Machine translation; never claimed to be human-validated.
+    Machine,
+    /// Human translation (an imported release that says so).
+    Human,
+    /// Only the English text exists.
+    None,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricSpec {
+    pub name: String,
+    pub direction: Direction,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Columns {
+    #[serde(default = "default_id")]
+    pub id: String,
+    pub targets: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<String>,
+}
+
+fn default_id() -> String {
+    "id".into()
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// Relative to `data/<id>/`; empty for `split.rule = "given"`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub file: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub blake3: String,
+    pub origin: String,
+    pub licence: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub citation: String,
+}
+
+/// How the source is split into public and private files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitRule {
+    /// A seeded holdout (`competition::split`).
+    Holdout,
+    /// The public and private files are given (imported prepared folders).
+    Given,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Split {
+    pub rule: SplitRule,
+    #[serde(default = "default_fraction")]
+    pub test_fraction: f64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub stratify: bool,
+}
+
+fn default_fraction() -> f64 {
+    0.2
+}
+fn default_seed() -> u64 {
+    42
+}
+
+/// File name → blake3 hex, per side.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Files {
+    #[serde(default)]
+    pub public: BTreeMap<String, String>,
+    #[serde(default)]
+    pub private: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Characteristics {
+    #[serde(default)]
+    pub rows: u64,
+    #[serde(default)]
+    pub features: u64,
+    #[serde(default)]
+    pub classes: u64,
+    #[serde(default)]
+    pub domain_terms: Vec<String>,
+    #[serde(default)]
+    pub domain_term_density: f64,
+}
+
+/// translate-validate's thresholds (BLEU on the 0–1 scale).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gates {
+    #[serde(default = "default_min_bleu")]
+    pub min_bleu: f64,
+    #[serde(default = "default_min_ac1")]
+    pub min_ac1: f64,
+}
+
+fn default_min_bleu() -> f64 {
+    0.35
+}
+fn default_min_ac1() -> f64 {
+    0.80
+}
+
+impl Default for Gates {
+    fn default() -> Self {
+        Self {
+            min_bleu: default_min_bleu(),
+            min_ac1: default_min_ac1(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// The reference solution's score when the manifest was written.
+    pub score: f64,
+    /// `[low, high]`: where any run of the reference solution must land.
+    pub expected: [f64; 2],
+}
+
+impl CompetitionManifest {
+    /// Loads and checks a competition manifest.
+    pub fn load(path: &Path) -> Result<Self, ManifestError> {
+        let manifest: Self = super::load(path)?;
+        manifest.check(path)?;
+        Ok(manifest)
+    }
+
+    /// Parses and checks the text of a competition manifest.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ManifestError> {
+        let manifest: Self = super::parse(path, text)?;
+        manifest.check(path)?;
+        Ok(manifest)
+    }
+
+    /// The parsed metric (checked on load).
+    pub fn metric(&self) -> Metric {
+        self.metric.name.parse().expect("checked on load")
+    }
+
+    /// Every file the grader alone may read, relative to `data/<id>/`.
+    pub fn private_paths(&self) -> impl Iterator<Item = String> + '_ {
+        self.files.private.keys().map(|name| format!("private/{name}"))
+    }
+
+    /// Checks every invariant in the module docs.
+    pub fn check(&self, path: &Path) -> Result<(), ManifestError> {
+        let bad = |field: &str, message: String| ManifestError::Invalid {
+            path: path.to_path_buf(),
+            field: field.to_string(),
+            message,
+        };
+        check_id(&self.id).map_err(|m| bad("id", m))?;
+        if path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .is_some_and(|stem| stem != self.id)
+        {
+            return Err(bad("id", format!("`{}` differs from the file name", self.id)));
+        }
+        if self.title.trim().is_empty() {
+            return Err(bad("title", "is empty".into()));
+        }
+        self.check_metric().map_err(|(f, m)| bad(f, m))?;
+        self.check_source_and_split().map_err(|(f, m)| bad(f, m))?;
+        self.check_files().map_err(|(f, m)| bad(f, m))?;
+        self.check_gates_and_baseline().map_err(|(f, m)| bad(f, m))
+    }
+
+    fn check_metric(&self) -> Result<(), (&'static str, String)> {
+        let metric: Metric = self
+            .metric
+            .name
+            .parse()
+            .map_err(|e| ("metric.name", format!("{e}")))?;
+        if metric.direction() != self.metric.direction {
+            return Err((
+                "metric.direction",
+                format!(
+                    "`{}` is {}d, not {}d",
+                    self.metric.name,
+                    direction_word(metric.direction()),
+                    direction_word(self.metric.direction)
+                ),
+            ));
+        }
+        let cols = &self.columns;
+        if cols.id.is_empty() {
+            return Err(("columns.id", "is empty".into()));
+        }
+        if cols.targets.is_empty() || cols.targets.iter().any(|t| t.is_empty()) {
+            return Err((
+                "columns.targets",
+                "needs at least one non-empty column name".into(),
+            ));
+        }
+        let mut seen = vec![cols.id.as_str()];
+        for t in cols.targets.iter().chain(&cols.weight) {
+            if seen.contains(&t.as_str()) {
+                return Err(("columns", format!("column `{t}` is named twice")));
+            }
+            seen.push(t);
+        }
+        let kind = metric.input_kind();
+        match (kind, &cols.weight) {
+            (InputKind::WeightedValues, None) => {
+                return Err(("columns.weight", format!("`{metric}` needs a weight column")));
+            }
+            (k, Some(_)) if k != InputKind::WeightedValues => {
+                return Err(("columns.weight", format!("`{metric}` takes no weight column")));
+            }
+            _ => {}
+        }
+        let multi = kind == InputKind::MultiValues;
+        if multi != (cols.targets.len() > 1) {
+            return Err((
+                "columns.targets",
+                format!(
+                    "`{metric}` needs {} target column",
+                    if multi { "more than one" } else { "exactly one" }
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_source_and_split(&self) -> Result<(), (&'static str, String)> {
+        if self.source.origin.trim().is_empty() {
+            return Err(("source.origin", "is empty: say where the data comes from".into()));
+        }
+        if self.source.licence.trim().is_empty() {
+            return Err((
+                "source.licence",
+                "is empty: say under which licence the data is shared".into(),
+            ));
+        }
+        match self.split.rule {
+            SplitRule::Holdout => {
+                check_relative(&self.source.file).map_err(|m| ("source.file", m))?;
+                if !self.source.blake3.is_empty() {
+                    check_hash(&self.source.blake3).map_err(|m| ("source.blake3", m))?;
+                }
+                let f = self.split.test_fraction;
+                if !(f > 0.0 && f < 1.0) {
+                    return Err((
+                        "split.test_fraction",
+                        format!("{f} is not strictly between 0 and 1"),
+                    ));
+                }
+                if self.split.stratify && !self.task.is_classification() {
+                    return Err((
+                        "split.stratify",
+                        "only a classification task can be stratified".into(),
+                    ));
+                }
+            }
+            SplitRule::Given => {
+                if !self.source.file.is_empty() {
+                    return Err(("source.file", "a given split has no source file to split".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_files(&self) -> Result<(), (&'static str, String)> {
+        for (side, files) in [
+            ("files.public", &self.files.public),
+            ("files.private", &self.files.private),
+        ] {
+            for (name, hash) in files {
+                check_relative(name).map_err(|m| (side, format!("`{name}`: {m}")))?;
+                check_hash(hash).map_err(|m| (side, format!("`{name}`: {m}")))?;
+            }
+        }
+        if self.split.rule == SplitRule::Given && self.files.private.is_empty() {
+            return Err((
+                "files.private",
+                "a given split needs its private answers file".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_gates_and_baseline(&self) -> Result<(), (&'static str, String)> {
+        if !(0.0..=1.0).contains(&self.gates.min_bleu) {
+            return Err(("gates.min_bleu", "BLEU gates are on the 0-1 scale".into()));
+        }
+        if !(-1.0..=1.0).contains(&self.gates.min_ac1) {
+            return Err(("gates.min_ac1", "AC1 lies in [-1, 1]".into()));
+        }
+        if let Some(b) = &self.baseline {
+            let [lo, hi] = b.expected;
+            if !(lo <= hi) || !b.score.is_finite() {
+                return Err(("baseline.expected", format!("[{lo}, {hi}] is not a range")));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn direction_word(d: Direction) -> &'static str {
+    match d {
+        Direction::Maximize => "maximize",
+        Direction::Minimize => "minimize",
+    }
+}
+
+/// A competition id: lowercase ASCII letters, digits and inner '-' or '_'.
+pub fn check_id(id: &str) -> Result<(), String> {
+    let ok = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        && !id.starts_with(['-', '_'])
+        && !id.ends_with(['-', '_']);
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{id}` is not a competition id (lowercase letters, digits, '-' and '_')"
+        ))
+    }
+}
+
+/// A 64-digit lowercase hex blake3 hash.
+pub fn check_hash(hash: &str) -> Result<(), String> {
+    if hash.len() == 64
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        Ok(())
+    } else {
+        Err(format!("`{hash}` is not a blake3 hash (64 lowercase hex digits)"))
+    }
+}
+
+/// A relative path that stays inside its folder.
+fn check_relative(path: &str) -> Result<(), String> {
+    let p = Path::new(path);
+    if path.is_empty() || !p.components().all(|c| matches!(c, Component::Normal(_))) {
+        return Err(format!(
+            "`{path}` must be a relative path inside the competition folder"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+id = "toy"
+title = "Toy"
+domain = "tabular"
+task = "binary"
+visibility = "public"
+translation = "machine"
+[metric]
+name = "roc_auc"
+direction = "maximize"
+[columns]
+targets = ["y"]
+[source]
+file = "source/toy.csv"
+blake3 = "0000000000000000000000000000000000000000000000000000000000000000"
+origin = "made up"
+licence = "CC0-1.0"
+[split]
+rule = "holdout"
+stratify = true
+[characteristics]
+rows = 10
+"#;
+
+    fn parse(text: &str) -> Result<CompetitionManifest, ManifestError> {
+        CompetitionManifest::parse(Path::new("manifests/competitions/toy.toml"), text)
+    }
+
+    #[test]
+    fn a_good_manifest_parses_with_defaults() {
+        let m = parse(GOOD).unwrap();
+        assert_eq!(m.columns.id, "id");
+        assert_eq!(m.split.seed, 42);
+        assert_eq!(m.gates.min_bleu, 0.35);
+        assert_eq!(m.metric(), Metric::RocAuc);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_field() {
+        let cases = [
+            (GOOD.replace("name = \"roc_auc\"\n", ""), "missing field `name`"),
+            (
+                GOOD.replace("\"maximize\"", "\"upward\""),
+                "unknown variant `upward`",
+            ),
+            (GOOD.replace("\"maximize\"", "\"minimize\""), "metric.direction"),
+            (
+                GOOD.replace("roc_auc", "roc_auk"),
+                "metric.name: unknown metric `roc_auk`",
+            ),
+            (GOOD.replace("0000000000", "zz"), "source.blake3"),
+            (
+                GOOD.replace("title = \"Toy\"", "title = \"Toy\"\ncolour = 1"),
+                "unknown field `colour`",
+            ),
+            (
+                GOOD.replace("\"source/toy.csv\"", "\"../toy.csv\""),
+                "source.file",
+            ),
+            (
+                GOOD.replace("id = \"toy\"", "id = \"other\""),
+                "differs from the file name",
+            ),
+            (GOOD.replace("rows = 10", "rows = \"ten\""), "invalid type"),
+        ];
+        for (text, want) in cases {
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.starts_with("manifests/competitions/toy.toml"), "{err}");
+            assert!(err.contains(want), "{err} lacks {want}");
+        }
+    }
+
+    #[test]
+    fn weights_and_targets_must_fit_the_metric() {
+        let wmae = GOOD
+            .replace("roc_auc", "wmae")
+            .replace("\"maximize\"", "\"minimize\"")
+            .replace("binary", "regression")
+            .replace("stratify = true", "");
+        assert!(parse(&wmae).unwrap_err().to_string().contains("columns.weight"));
+        let multi = GOOD
+            .replace("roc_auc", "rmse_multi")
+            .replace("\"maximize\"", "\"minimize\"");
+        assert!(parse(&multi).unwrap_err().to_string().contains("more than one"));
+    }
+}

@@ -1,0 +1,143 @@
+//! `manifests/models.toml`: the models a run can generate code with.
+//!
+//! On-disk format (TOML, unknown keys rejected): one `[[model]]` table per model with
+//! `name` (how runs and tables call it), `provider` (`openai` for any OpenAI-compatible
+//! chat API — OpenAI, vLLM, Ollama, llama.cpp server, OpenRouter —, `anthropic`,
+//! `reference` for a competition's reference solution, `replay` for responses recorded in
+//! another store), `endpoint` (base URL; none for `reference`/`replay`), `model` (the
+//! provider's model id), `api_key_env` (the environment variable holding the key; the key
+//! itself never appears in a manifest) and prices in US dollars per million input and
+//! output tokens. Invariants: names are unique; HTTP providers have an http(s) endpoint and
+//! a model id; prices are finite and not negative.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::ManifestError;
+
+/// Who answers a model's requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    Openai,
+    Anthropic,
+    Reference,
+    Replay,
+}
+
+impl Provider {
+    fn is_http(self) -> bool {
+        matches!(self, Self::Openai | Self::Anthropic)
+    }
+}
+
+/// One model.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Model {
+    pub name: String,
+    pub provider: Provider,
+    #[serde(default)]
+    pub endpoint: String,
+    #[serde(default)]
+    pub model: String,
+    #[serde(default)]
+    pub api_key_env: String,
+    #[serde(default)]
+    pub usd_per_mtok_input: f64,
+    #[serde(default)]
+    pub usd_per_mtok_output: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    model: Vec<Model>,
+}
+
+/// The models of `models.toml`, in file order.
+#[derive(Clone, Debug)]
+pub struct Models {
+    pub list: Vec<Model>,
+}
+
+impl Models {
+    /// Loads and checks `models.toml`.
+    pub fn load(path: &Path) -> Result<Self, ManifestError> {
+        let file: File = super::load(path)?;
+        check(path, &file.model)?;
+        Ok(Self { list: file.model })
+    }
+
+    /// The model called `name`.
+    pub fn get(&self, name: &str) -> Option<&Model> {
+        self.list.iter().find(|m| m.name == name)
+    }
+}
+
+fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
+    let mut names = HashSet::new();
+    for (i, m) in models.iter().enumerate() {
+        let bad = |field: &str, message: String| ManifestError::Invalid {
+            path: path.to_path_buf(),
+            field: format!("model[{i}].{field}"),
+            message,
+        };
+        if m.name.trim().is_empty() {
+            return Err(bad("name", "is empty".into()));
+        }
+        if !names.insert(m.name.as_str()) {
+            return Err(bad("name", format!("`{}` is named twice", m.name)));
+        }
+        if m.provider.is_http() {
+            if !(m.endpoint.starts_with("http://") || m.endpoint.starts_with("https://")) {
+                return Err(bad("endpoint", format!("`{}` is not an http(s) URL", m.endpoint)));
+            }
+            if m.model.trim().is_empty() {
+                return Err(bad(
+                    "model",
+                    "an HTTP provider needs the provider's model id".into(),
+                ));
+            }
+        }
+        for (field, price) in [
+            ("usd_per_mtok_input", m.usd_per_mtok_input),
+            ("usd_per_mtok_output", m.usd_per_mtok_output),
+        ] {
+            if !(price.is_finite() && price >= 0.0) {
+                return Err(bad(field, format!("{price} is not a price")));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_models_manifest_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/models.toml");
+        let models = Models::load(&path).unwrap();
+        assert_eq!(models.get("reference").unwrap().provider, Provider::Reference);
+    }
+
+    #[test]
+    fn bad_models_name_the_field() {
+        let path = Path::new("models.toml");
+        let parse = |text: &str| -> String {
+            let file: File = crate::manifest::parse(path, text).unwrap();
+            check(path, &file.model).unwrap_err().to_string()
+        };
+        let no_url = "[[model]]\nname = \"m\"\nprovider = \"openai\"\nmodel = \"x\"\n";
+        assert_eq!(
+            parse(no_url),
+            "models.toml: model[0].endpoint: `` is not an http(s) URL"
+        );
+        let twice = "[[model]]\nname = \"r\"\nprovider = \"reference\"\n[[model]]\nname = \"r\"\nprovider = \"replay\"\n";
+        assert!(parse(twice).contains("model[1].name: `r` is named twice"));
+    }
+}

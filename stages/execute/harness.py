@@ -1,0 +1,174 @@
+"""Runs one submission (MONO_PREDICT or MODULAR_PREDICT) on a competition's public files
+and writes its predictions as a submission CSV that `ml2b score` grades.
+
+    python harness.py --code code.py --mode modular|mono --spec spec.json \
+        --train public/train.csv --test public/test.csv --out predictions.csv \
+        [--result result.json]
+
+spec.json (written by ml2b from the competition manifest):
+    {"id": "id", "targets": ["y"], "kind": "values" | "labels" | "probabilities" | "ranked",
+     "k": 3}
+`kind` says what the submission returns, one row per row of test.csv, in order:
+    values         1-D floats, or (n, len(targets)) for several targets;
+    labels         1-D labels;
+    probabilities  binary: 1-D P(larger label) (or (n, 2), whose last column is used);
+                   multiclass: (n, classes) in sorted class order;
+    ranked         (n, k) labels best first, or 1-D space-separated strings.
+
+The submission is loaded as the original ML2B loads it (`python/ast_parser.py`): only
+imports, function and class definitions, `if` blocks and constant-like assignments at the
+top level are kept; everything else at the top level is ignored. The original contract
+passes `data` (train.csv, target included) and `X_val` (test.csv) as DataFrames.
+
+Exit 0 and result {"success": true, ...} when the predictions were written; exit 1 with
+{"success": false, "errors": [...], "tracebacks": [...]} otherwise. Nothing but the
+predictions file and the result file is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+
+class SubmissionError(Exception):
+    """The submission broke the contract (as opposed to crashing inside its own code)."""
+
+
+def constant_like(node: ast.stmt) -> bool:
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return False
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return isinstance(node.value, ast.Constant)
+    name = targets[0].id
+    lowered = name.lower()
+    return (
+        name.isupper()
+        or name.startswith("_")
+        or any(w in lowered for w in ("config", "setting", "default"))
+        or isinstance(node.value, ast.Constant)
+    )
+
+
+KEPT = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.If)
+
+
+def load_submission(path: Path) -> dict:
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source, filename=str(path))
+    tree.body = [n for n in tree.body if isinstance(n, KEPT) or constant_like(n)]
+    namespace: dict = {"__name__": "submission", "__file__": str(path)}
+    exec(compile(tree, str(path), "exec"), namespace)
+    return namespace
+
+
+def call(namespace: dict, mode: str, data, x_val):
+    def need(name: str):
+        fn = namespace.get(name)
+        if not callable(fn):
+            raise SubmissionError(f"Submission code does not have the {name} function")
+        return fn
+
+    if mode == "mono":
+        return need("train_and_predict")(data, x_val)
+    train, prepare_val, predict = need("train"), need("prepare_val"), need("predict")
+    train_output = train(data)
+    return predict(train_output, prepare_val(train_output, x_val))
+
+
+def to_frame(pred, spec: dict, test, classes: list):
+    import numpy as np
+    import pandas as pd
+
+    n = len(test)
+    targets = spec["targets"]
+    kind = spec["kind"]
+    if isinstance(pred, (pd.DataFrame, pd.Series)):
+        pred = pred.to_numpy()
+    arr = np.asarray(pred, dtype=object if kind in ("labels", "ranked") else None)
+    if arr.shape[:1] != (n,):
+        raise SubmissionError(f"predictions have shape {arr.shape}; expected {n} rows, one per row of test.csv")
+    out = pd.DataFrame({spec["id"]: test[spec["id"]].to_numpy()})
+    if kind == "values":
+        arr = arr.astype(float)
+        if len(targets) == 1:
+            out[targets[0]] = arr.reshape(n, -1)[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
+            if arr.ndim == 2 and arr.shape[1] != 1:
+                raise SubmissionError(f"predictions have shape {arr.shape}; expected ({n},)")
+        else:
+            if arr.ndim != 2 or arr.shape[1] != len(targets):
+                raise SubmissionError(f"predictions have shape {arr.shape}; expected ({n}, {len(targets)})")
+            for j, t in enumerate(targets):
+                out[t] = arr[:, j]
+    elif kind == "labels":
+        out[targets[0]] = arr.reshape(n) if arr.ndim == 2 and arr.shape[1] == 1 else arr
+    elif kind == "probabilities":
+        arr = arr.astype(float)
+        if len(classes) == 2:
+            out[targets[0]] = arr[:, -1] if arr.ndim == 2 else arr
+        else:
+            if arr.ndim != 2 or arr.shape[1] != len(classes):
+                raise SubmissionError(f"predictions have shape {arr.shape}; expected ({n}, {len(classes)})")
+            for j, c in enumerate(classes):
+                out[str(c)] = arr[:, j]
+    elif kind == "ranked":
+        k = spec.get("k", 3)
+        rows = []
+        for row in arr:
+            if isinstance(row, str):
+                rows.append(row)
+            else:
+                rows.append(" ".join(str(x) for x in list(row)[:k]))
+        out[targets[0]] = rows
+    else:
+        raise ValueError(f"unknown kind {kind!r} in spec")
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--code", required=True, type=Path)
+    ap.add_argument("--mode", required=True, choices=["modular", "mono"])
+    ap.add_argument("--spec", required=True, type=Path)
+    ap.add_argument("--train", required=True, type=Path)
+    ap.add_argument("--test", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--result", type=Path)
+    args = ap.parse_args()
+
+    result: dict = {"success": False, "errors": [], "tracebacks": []}
+    started = time.monotonic()
+    try:
+        import pandas as pd
+
+        spec = json.loads(args.spec.read_text(encoding="utf-8"))
+        data = pd.read_csv(args.train)
+        test = pd.read_csv(args.test)
+        target = spec["targets"][0]
+        classes = sorted(data[target].dropna().unique().tolist()) if spec["kind"] == "probabilities" else []
+        namespace = load_submission(args.code)
+        pred = call(namespace, args.mode, data, test.copy())
+        frame = to_frame(pred, spec, test, classes)
+        frame.to_csv(args.out, index=False, lineterminator="\n")
+        result.update(success=True, rows=len(frame))
+    except SubmissionError as e:
+        result["errors"].append(str(e))
+    except Exception as e:  # noqa: BLE001 - the submission's own failure is reported, not raised
+        result["errors"].append(f"{type(e).__name__}: {e}")
+        result["tracebacks"].append(traceback.format_exc())
+    result["seconds"] = round(time.monotonic() - started, 3)
+    text = json.dumps(result)
+    if args.result:
+        args.result.write_text(text, encoding="utf-8")
+    print(text, file=sys.stderr if not result["success"] else sys.stdout)
+    return 0 if result["success"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
