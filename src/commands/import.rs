@@ -1,10 +1,37 @@
-//! `ml2b import`: bring competitions from another layout (see `competition::import`).
+//! `ml2b import`: bring competitions from the original ML2B release or from MLE-bench
+//! prepared folders into the benchmark root (`competition::import`). All or nothing: a
+//! competition that cannot be imported fails the whole import and nothing is written.
+//! Output: one line per imported competition and its import notes, or with `--json`
+//! `[{"id", "languages", "metric", "notes"}]`.
 
 use super::ExitStatus;
-use crate::cli::ImportArgs;
+use crate::cli::{ImportArgs, ImportFormat};
+use crate::competition::import::{self, ml2b, mle_bench};
+use crate::manifest::Languages;
 use crate::settings::GlobalSettings;
 
 /// Runs `ml2b import`.
-pub fn import(_settings: &GlobalSettings, _args: &ImportArgs) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("import is not built yet")
+pub fn import(settings: &GlobalSettings, args: &ImportArgs) -> anyhow::Result<ExitStatus> {
+    let root = &args.root.root;
+    let drafts = match args.format {
+        ImportFormat::Ml2b => {
+            let languages = Languages::load(&root.join("manifests/languages.toml"))?;
+            ml2b::read(&args.dir, &languages, &args.only, &args.licence)?
+        }
+        ImportFormat::MleBench => {
+            mle_bench::read(&args.dir, &args.only, args.metric.as_deref(), &args.licence)?
+        }
+    };
+    let imported = import::install(root, drafts)?;
+    if settings.printer.json {
+        settings.printer.json(&imported)?;
+    } else {
+        for c in &imported {
+            println!("{:<40} {:<12} {}", c.id, c.metric, c.languages.join(" "));
+            for note in &c.notes {
+                println!("  note: {note}");
+            }
+        }
+    }
+    Ok(ExitStatus::Success)
 }

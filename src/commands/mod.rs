@@ -82,6 +82,15 @@ fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
         || e.is::<crate::manifest::ManifestError>()
         || matches!(
             e.downcast_ref(),
+            Some(
+                crate::competition::import::ImportError::Invalid { .. }
+                    | crate::competition::import::ImportError::Several(_)
+                    | crate::competition::import::ImportError::Exists { .. }
+                    | crate::competition::import::ImportError::Manifest(_)
+            )
+        )
+        || matches!(
+            e.downcast_ref(),
             Some(PrepareError::Csv { .. } | PrepareError::Data { .. } | PrepareError::Manifest(_))
         )
         || matches!(e.downcast_ref(), Some(crate::query::QueryError::Invalid(_)))

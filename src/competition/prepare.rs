@@ -533,15 +533,17 @@ fn side_map(m: &CompetitionManifest, side: Side) -> &BTreeMap<String, String> {
 /// Writes the built files whose bytes differ from the disk. Refuses, writing nothing, when
 /// the manifest records other checksums (or another source) unless `update_manifest`, which
 /// then records the new checksums and characteristics in the manifest (its layout and
-/// comments kept).
+/// comments kept). A fresh manifest (no source checksum, no files) is recorded as built.
 pub fn write(c: &Competition, built: &Built, update_manifest: bool) -> Result<Vec<String>, PrepareError> {
     let check = check(c, built);
+    let m = &c.manifest;
+    let fresh = m.source.blake3.is_empty() && m.files.public.is_empty() && m.files.private.is_empty();
     let recorded_differs = check
         .files
         .iter()
         .any(|f| f.recorded.as_ref().is_some_and(|r| *r != f.blake3))
         || !check.problems.is_empty();
-    if recorded_differs && !update_manifest {
+    if recorded_differs && !update_manifest && !fresh {
         let mut lines: Vec<String> = check
             .files
             .iter()
@@ -569,7 +571,7 @@ pub fn write(c: &Competition, built: &Built, update_manifest: bool) -> Result<Ve
             written.push(fc.path.clone());
         }
     }
-    if update_manifest || check.files.iter().any(|f| f.recorded.is_none()) {
+    if update_manifest || fresh || check.files.iter().any(|f| f.recorded.is_none()) {
         record(c, built)?;
     }
     Ok(written)

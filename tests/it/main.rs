@@ -6,6 +6,7 @@
 
 mod cli;
 mod common;
+mod competitions;
 mod log;
 mod query;
 mod stats;

@@ -1,0 +1,41 @@
+"""Ames Housing reference solution (MODULAR_PREDICT): gradient boosting on log(1 + price)."""
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingRegressor
+
+TARGET = "Sale_Price"
+DROP = ["id", TARGET]
+SEED = 0
+
+
+def _encode(X: pd.DataFrame, categories: dict) -> pd.DataFrame:
+    X = X.copy()
+    for col, levels in categories.items():
+        X[col] = pd.Categorical(X[col], categories=levels)  # unseen levels become missing
+    return X
+
+
+def train(data: pd.DataFrame) -> Any:
+    X = data.drop(columns=DROP)
+    categories = {c: sorted(X[c].dropna().unique()) for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])}
+    model = HistGradientBoostingRegressor(
+        learning_rate=0.05, max_iter=600, max_leaf_nodes=15, min_samples_leaf=10,
+        l2_regularization=1.0, early_stopping=False, categorical_features="from_dtype", random_state=SEED,
+    )
+    model.fit(_encode(X, categories), np.log1p(data[TARGET]))
+    return {"model": model, "categories": categories, "columns": list(X.columns)}
+
+
+def prepare_val(train_output: Any, X_val: pd.DataFrame) -> Any:
+    return _encode(X_val[train_output["columns"]], train_output["categories"])
+
+
+def predict(train_output: Any, prepare_val_output: Any) -> np.ndarray:
+    return np.expm1(train_output["model"].predict(prepare_val_output))
+
+
+def run(data, X_val):
+    train_output = train(data)
+    return predict(train_output, prepare_val(train_output, X_val))

@@ -1,0 +1,45 @@
+"""Chicago ridership reference solution (MODULAR_PREDICT): gradient boosting (absolute loss)
+on calendar features (weekday, month, year, US federal holidays), lagged station counts and weather."""
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pandas.tseries.holiday import USFederalHolidayCalendar
+from sklearn.ensemble import HistGradientBoostingRegressor
+
+TARGET = "ridership"
+SEED = 0
+
+
+def _features(X: pd.DataFrame) -> pd.DataFrame:
+    X = X.drop(columns=["id", TARGET], errors="ignore").copy()
+    date = pd.to_datetime(X.pop("date"))
+    holidays = USFederalHolidayCalendar().holidays(start="2000-01-01", end="2017-12-31")
+    X["dow"] = date.dt.dayofweek
+    X["month"] = date.dt.month
+    X["year"] = date.dt.year
+    X["dayofyear"] = date.dt.dayofyear
+    X["holiday"] = date.isin(holidays).astype(int)
+    return X
+
+
+def train(data: pd.DataFrame) -> Any:
+    model = HistGradientBoostingRegressor(
+        loss="absolute_error", learning_rate=0.05, max_iter=600, max_leaf_nodes=31,
+        min_samples_leaf=20, early_stopping=False, random_state=SEED,
+    )
+    model.fit(_features(data), data[TARGET])
+    return model
+
+
+def prepare_val(train_output: Any, X_val: pd.DataFrame) -> Any:
+    return _features(X_val)
+
+
+def predict(train_output: Any, prepare_val_output: Any) -> np.ndarray:
+    return train_output.predict(prepare_val_output)
+
+
+def run(data, X_val):
+    train_output = train(data)
+    return predict(train_output, prepare_val(train_output, X_val))

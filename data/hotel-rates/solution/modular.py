@@ -1,0 +1,46 @@
+"""Hotel rates reference solution (MODULAR_PREDICT): gradient boosting (absolute loss, weighted by
+the evaluation weight) on the booking features plus calendar features of the arrival date."""
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingRegressor
+
+TARGET = "avg_price_per_room"
+WEIGHT = "weight"
+SEED = 0
+
+
+def _features(X: pd.DataFrame, categories: dict) -> pd.DataFrame:
+    X = X.drop(columns=["id", TARGET, WEIGHT], errors="ignore").copy()
+    date = pd.to_datetime(X.pop("arrival_date"))
+    X["month"] = date.dt.month
+    X["dayofyear"] = date.dt.dayofyear
+    X["dow"] = date.dt.dayofweek
+    for col, levels in categories.items():
+        X[col] = pd.Categorical(X[col], categories=levels)  # unseen levels become missing
+    return X
+
+
+def train(data: pd.DataFrame) -> Any:
+    raw = data.drop(columns=["id", TARGET, WEIGHT, "arrival_date"])
+    categories = {c: sorted(raw[c].dropna().unique()) for c in raw.columns if not pd.api.types.is_numeric_dtype(raw[c])}
+    model = HistGradientBoostingRegressor(
+        loss="absolute_error", learning_rate=0.05, max_iter=800, max_leaf_nodes=63,
+        min_samples_leaf=20, early_stopping=False, categorical_features="from_dtype", random_state=SEED,
+    )
+    model.fit(_features(data, categories), data[TARGET], sample_weight=data[WEIGHT])
+    return {"model": model, "categories": categories}
+
+
+def prepare_val(train_output: Any, X_val: pd.DataFrame) -> Any:
+    return _features(X_val, train_output["categories"])
+
+
+def predict(train_output: Any, prepare_val_output: Any) -> np.ndarray:
+    return train_output["model"].predict(prepare_val_output)
+
+
+def run(data, X_val):
+    train_output = train(data)
+    return predict(train_output, prepare_val(train_output, X_val))
