@@ -182,7 +182,7 @@ fn build_holdout(c: &Competition, domain_term_density: f64) -> Result<Built, Pre
     })?;
     let source_blake3 = blake3::hash(&source_bytes).to_hex().to_string();
     let table = Table::parse(&source_path, &decompressed(&source_path, source_bytes)?)?;
-    if table.header.iter().any(|h| *h == m.columns.id) {
+    if table.header.contains(&m.columns.id) {
         return Err(PrepareError::Data {
             path: source_path,
             message: format!(

@@ -422,7 +422,7 @@ impl CompetitionManifest {
         }
         if let Some(b) = &self.baseline {
             let [lo, hi] = b.expected;
-            if !(lo <= hi) || !b.score.is_finite() {
+            if lo.is_nan() || hi.is_nan() || lo > hi || !b.score.is_finite() {
                 return Err(("baseline.expected", format!("[{lo}, {hi}] is not a range")));
             }
         }
