@@ -47,6 +47,8 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Run the benchmark: every available stage in order, then print the run's hash.
     Run(RunArgs),
+    /// Run one stage of the pipeline.
+    Stage(StageArgs),
     /// List committed segments: version, hash, parent, event count, time.
     Log(LogArgs),
     /// Re-hash every segment and object and check every hash chain.
@@ -126,7 +128,35 @@ pub struct ImportArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct StageArgs {
+    #[command(subcommand)]
+    pub stage: StageCommand,
+}
+
+/// The stages `ml2b stage` runs.
+#[derive(Debug, Subcommand)]
+pub enum StageCommand {
+    /// Back-translation BLEU/chrF and human-rating AC1 of every translated task text, gated.
+    TranslateValidate(TranslateValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TranslateValidateArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Only this competition (repeatable; default: all).
+    #[arg(long = "competition", value_name = "ID")]
+    pub competitions: Vec<String>,
+    /// Only this language code (repeatable; default: all).
+    #[arg(long = "language", value_name = "CODE")]
+    pub languages: Vec<String>,
+}
 
 #[derive(Debug, Args)]
 pub struct LogArgs {

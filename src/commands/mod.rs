@@ -10,6 +10,7 @@ mod query;
 mod reporters;
 mod run;
 mod score;
+mod stage;
 mod verify;
 
 use std::process::ExitCode;
@@ -105,7 +106,8 @@ fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     let settings = GlobalSettings::resolve(&cli.global);
     match cli.command {
-        Command::Run(_) => run::run(&settings),
+        Command::Run(args) => run::run(&settings, &args),
+        Command::Stage(args) => stage::stage(&settings, &args),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Verify(_) => verify::verify(&settings),
         Command::Query(args) => query::query(&settings, &args.query, args.format, args.out.as_deref()),

@@ -11,6 +11,7 @@
 //! in flight and a re-run appends only what is missing.
 
 pub mod runner;
+pub mod translate_validate;
 
 use std::future::Future;
 

@@ -15,7 +15,7 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
@@ -232,7 +232,7 @@ domain_terms = ["widgets"]
 "#;
 
 /// A benchmark root with one small competition, prepared.
-fn toy() -> Workspace {
+pub(crate) fn toy() -> Workspace {
     let ws = Workspace::new();
     let root = ws.dir.path();
     std::fs::create_dir_all(root.join("manifests/competitions")).unwrap();

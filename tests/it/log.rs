@@ -194,13 +194,15 @@ fn sigkill_while_committing_never_exposes_a_partial_segment() {
         "{before} of {} committed before the last run",
         units.len()
     );
-    let mut child = spawn(&WorkerSpec {
+    let child = spawn(&WorkerSpec {
         store: &ws.store_path(),
         units: &units,
         batch: 3,
         sleep_us: 0,
     });
-    child.wait().unwrap();
+    // Drain its pipes: the commits it prints can outgrow a pipe buffer.
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let reference = Workspace::new();
     run_echo(&reference.store(), units.clone(), 64);
     assert_eq!(ids(&store), ids(&reference.store()));

@@ -10,4 +10,5 @@ mod competitions;
 mod log;
 mod query;
 mod stats;
+mod translate_validate;
 mod worker;

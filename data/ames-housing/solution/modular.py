@@ -13,7 +13,8 @@ SEED = 0
 def _encode(X: pd.DataFrame, categories: dict) -> pd.DataFrame:
     X = X.copy()
     for col, levels in categories.items():
-        X[col] = pd.Categorical(X[col], categories=levels)  # unseen levels become missing
+        known = X[col].where(X[col].isin(levels))  # unseen levels become missing
+        X[col] = pd.Categorical(known, categories=levels)
     return X
 
 

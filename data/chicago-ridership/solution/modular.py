@@ -1,5 +1,5 @@
-"""Chicago ridership reference solution (MODULAR_PREDICT): gradient boosting (absolute loss)
-on calendar features (weekday, month, year, US federal holidays), lagged station counts and weather."""
+"""Chicago ridership reference solution (MODULAR_PREDICT): gradient boosting on
+calendar features (weekday, month, year, US federal holidays), lagged station counts and weather."""
 from typing import Any
 
 import numpy as np
@@ -15,17 +15,17 @@ def _features(X: pd.DataFrame) -> pd.DataFrame:
     X = X.drop(columns=["id", TARGET], errors="ignore").copy()
     date = pd.to_datetime(X.pop("date"))
     holidays = USFederalHolidayCalendar().holidays(start="2000-01-01", end="2017-12-31")
-    X["dow"] = date.dt.dayofweek
+    X["dow"] = date.dt.day_of_week
     X["month"] = date.dt.month
     X["year"] = date.dt.year
-    X["dayofyear"] = date.dt.dayofyear
+    X["dayofyear"] = date.dt.day_of_year
     X["holiday"] = date.isin(holidays).astype(int)
     return X
 
 
 def train(data: pd.DataFrame) -> Any:
     model = HistGradientBoostingRegressor(
-        loss="absolute_error", learning_rate=0.05, max_iter=600, max_leaf_nodes=31,
+        learning_rate=0.05, max_iter=600, max_leaf_nodes=31,
         min_samples_leaf=20, early_stopping=False, random_state=SEED,
     )
     model.fit(_features(data), data[TARGET])

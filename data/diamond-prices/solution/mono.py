@@ -14,7 +14,8 @@ def train_and_predict(data: pd.DataFrame, X_val: pd.DataFrame) -> np.ndarray:
     for col in CATEGORICAL:
         levels = sorted(X[col].dropna().unique())
         X[col] = pd.Categorical(X[col], categories=levels)
-        X_test[col] = pd.Categorical(X_test[col], categories=levels)  # unseen levels become missing
+        known = X_test[col].where(X_test[col].isin(levels))  # unseen levels become missing
+        X_test[col] = pd.Categorical(known, categories=levels)
     model = HistGradientBoostingRegressor(
         learning_rate=0.05, max_iter=500, max_leaf_nodes=31, min_samples_leaf=20,
         early_stopping=False, categorical_features="from_dtype", random_state=SEED,

@@ -1,0 +1,296 @@
+//! Stage 1, `translate_validate`: is each task text's translation faithful enough to use?
+//!
+//! One unit per (competition, non-English language). Its evidence:
+//! * **back-translation BLEU and chrF**: `data/<id>/back/<code>.toml` against the English
+//!   original `tasks/en.toml`, sacreBLEU-exact (13a tokenizer, exp smoothing; chrF with
+//!   sacreBLEU's defaults). The five fields (title, domain, metric, description, data card)
+//!   are the segments of one corpus score, so a field cannot silently shift onto another;
+//!   BLEU is recorded on the 0–1 scale of the paper's gate, chrF on sacreBLEU's 0–100;
+//! * **human agreement**: Gwet's AC1 over `manifests/annotations/<code>.csv` (subject id,
+//!   then one column per rater; ratings 1–5 of meaning preservation), where such a file
+//!   exists. ml2b never invents ratings: without a file the AC1 gate is not applied and the
+//!   event says so.
+//!
+//! Gate (the manifest's `[gates]`): BLEU ≥ `min_bleu` and, where ratings exist, AC1 ≥
+//! `min_ac1`; a missing back-translation fails. The unit key covers the blake3 of every
+//! input file, the gates and the metric signatures, so an edited text is checked anew and an
+//! unchanged one never twice. [`TranslateValidate::verdicts`] tells later stages which pairs
+//! to leave out.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Planned, Stage, StageError};
+use crate::competition::Benchmark;
+use crate::log::{EventBody, StageLog, State, unit_key};
+use crate::manifest::TaskText;
+use crate::metrics::agreement::Weights;
+use crate::metrics::bleu::{BleuOptions, corpus_bleu};
+use crate::metrics::chrf::{ChrfOptions, corpus_chrf};
+use crate::metrics::text_report::agreement_file;
+use crate::store::{Hash, Store};
+
+/// The rating scale of the annotation files.
+pub const RATING_SCALE: [&str; 5] = ["1", "2", "3", "4", "5"];
+
+/// One translation check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TranslationCheck {
+    pub competition: String,
+    pub language: String,
+    pub tier: String,
+    /// Who translated: machine, human or none (the manifest's `translation`).
+    pub translation: String,
+    pub english_blake3: String,
+    pub text_blake3: String,
+    pub back_blake3: Option<String>,
+    /// Back-translation corpus BLEU, 0–1.
+    pub bleu: Option<f64>,
+    pub bleu_signature: String,
+    /// Back-translation corpus chrF, 0–100.
+    pub chrf: Option<f64>,
+    pub chrf_signature: String,
+    pub ratings_blake3: Option<String>,
+    pub ac1: Option<f64>,
+    pub ac1_se: Option<f64>,
+    pub ac1_ci_low: Option<f64>,
+    pub ac1_ci_high: Option<f64>,
+    pub raters: Option<u32>,
+    pub subjects: Option<u32>,
+    pub min_bleu: f64,
+    pub min_ac1: f64,
+    pub passed: bool,
+    /// Why it failed, or which check was not applied.
+    pub reasons: Vec<String>,
+}
+
+impl EventBody for TranslationCheck {
+    const STAGE: &'static str = "translate_validate";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+/// Everything one unit needs, read at planning time.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    competition: String,
+    language: String,
+    tier: String,
+    translation: String,
+    english: TaskText,
+    english_blake3: String,
+    text_blake3: String,
+    back: Option<(TaskText, String)>,
+    ratings: Option<(PathBuf, String)>,
+    min_bleu: f64,
+    min_ac1: f64,
+}
+
+/// The stage over a benchmark root, optionally restricted.
+pub struct TranslateValidate {
+    pub bench: Benchmark,
+    /// Only these competitions (empty: all).
+    pub competitions: Vec<String>,
+    /// Only these language codes (empty: all).
+    pub languages: Vec<String>,
+}
+
+fn bleu_options() -> BleuOptions {
+    BleuOptions::default()
+}
+
+fn chrf_options() -> ChrfOptions {
+    ChrfOptions::default()
+}
+
+fn file_hash(path: &std::path::Path) -> Result<String, StageError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))?;
+    Ok(blake3::hash(&bytes).to_hex().to_string())
+}
+
+impl TranslateValidate {
+    fn units(&self) -> Result<Vec<Unit>, StageError> {
+        let manifest_err = |e: crate::manifest::ManifestError| StageError::Other(e.to_string());
+        let selected = self.bench.select(&self.competitions).map_err(StageError::Other)?;
+        let mut units = Vec::new();
+        for c in selected {
+            let english = c.task("en").map_err(manifest_err)?;
+            let english_blake3 = file_hash(&c.task_path("en"))?;
+            for code in c.languages(&self.bench.languages) {
+                if code == "en" || (!self.languages.is_empty() && !self.languages.iter().any(|l| l == code)) {
+                    continue;
+                }
+                let lang = self.bench.languages.resolve(code).expect("checked on load");
+                let back = match c.back_translation(code).map_err(manifest_err)? {
+                    Some(text) => Some((text, file_hash(&c.back_path(code))?)),
+                    None => None,
+                };
+                let ratings_path = self
+                    .bench
+                    .root
+                    .join("manifests/annotations")
+                    .join(format!("{code}.csv"));
+                let ratings = if ratings_path.is_file() {
+                    let hash = file_hash(&ratings_path)?;
+                    Some((ratings_path, hash))
+                } else {
+                    None
+                };
+                units.push(Unit {
+                    competition: c.id().to_string(),
+                    language: code.to_string(),
+                    tier: format!("{:?}", lang.tier).to_lowercase(),
+                    translation: format!("{:?}", c.manifest.translation).to_lowercase(),
+                    english: english.clone(),
+                    english_blake3: english_blake3.clone(),
+                    text_blake3: file_hash(&c.task_path(code))?,
+                    back,
+                    ratings,
+                    min_bleu: c.manifest.gates.min_bleu,
+                    min_ac1: c.manifest.gates.min_ac1,
+                });
+            }
+        }
+        Ok(units)
+    }
+}
+
+/// The unit key of a check: every input's hash, the gates and the metric signatures.
+pub fn key_of(unit: &Unit) -> Result<Hash, StageError> {
+    let params = serde_json::json!({
+        "competition": unit.competition,
+        "language": unit.language,
+        "english": unit.english_blake3,
+        "text": unit.text_blake3,
+        "back": unit.back.as_ref().map(|(_, h)| h),
+        "ratings": unit.ratings.as_ref().map(|(_, h)| h),
+        "min_bleu": unit.min_bleu,
+        "min_ac1": unit.min_ac1,
+        "bleu": bleu_options().signature(1),
+        "chrf": chrf_options().signature(1),
+    });
+    Ok(unit_key(
+        TranslationCheck::STAGE,
+        TranslationCheck::SCHEMA_VERSION,
+        &[],
+        &params,
+    )?)
+}
+
+impl Stage for TranslateValidate {
+    type Body = TranslationCheck;
+    type Unit = Unit;
+
+    fn plan(&self, _store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
+        self.units()?
+            .into_iter()
+            .map(|unit| {
+                Ok(Planned {
+                    key: key_of(&unit)?,
+                    upstream: Vec::new(),
+                    label: format!("{}/{}", unit.competition, unit.language),
+                    unit,
+                })
+            })
+            .collect()
+    }
+
+    async fn run(&self, unit: Unit) -> Result<TranslationCheck, StageError> {
+        check(unit)
+    }
+}
+
+/// Runs one check (pure: the same unit gives the same body).
+pub fn check(unit: Unit) -> Result<TranslationCheck, StageError> {
+    let label = format!("{}/{}", unit.competition, unit.language);
+    let fail = |message: String| StageError::Unit {
+        label: label.clone(),
+        message,
+    };
+    let mut reasons = Vec::new();
+    let (bleu, chrf) = match &unit.back {
+        Some((back, _)) => {
+            let hyps: Vec<&str> = back.fields().iter().map(|(_, v)| *v).collect();
+            let refs: Vec<&str> = unit.english.fields().iter().map(|(_, v)| *v).collect();
+            let bleu = corpus_bleu(&hyps, std::slice::from_ref(&refs), &bleu_options())
+                .map_err(|e| fail(e.to_string()))?;
+            let chrf = corpus_chrf(&hyps, &[refs], &chrf_options()).map_err(|e| fail(e.to_string()))?;
+            (Some(bleu.score / 100.0), Some(chrf.score))
+        }
+        None => {
+            reasons.push("no back-translation (back/<code>.toml) to score".to_string());
+            (None, None)
+        }
+    };
+    if let Some(b) = bleu
+        && b < unit.min_bleu
+    {
+        reasons.push(format!("back-translation BLEU {b:.4} < {}", unit.min_bleu));
+    }
+    let mut body = TranslationCheck {
+        competition: unit.competition.clone(),
+        language: unit.language.clone(),
+        tier: unit.tier.clone(),
+        translation: unit.translation.clone(),
+        english_blake3: unit.english_blake3.clone(),
+        text_blake3: unit.text_blake3.clone(),
+        back_blake3: unit.back.as_ref().map(|(_, h)| h.clone()),
+        bleu,
+        bleu_signature: bleu_options().signature(1),
+        chrf,
+        chrf_signature: chrf_options().signature(1),
+        ratings_blake3: None,
+        ac1: None,
+        ac1_se: None,
+        ac1_ci_low: None,
+        ac1_ci_high: None,
+        raters: None,
+        subjects: None,
+        min_bleu: unit.min_bleu,
+        min_ac1: unit.min_ac1,
+        passed: false,
+        reasons: Vec::new(),
+    };
+    if let Some((path, hash)) = &unit.ratings {
+        let categories: Vec<String> = RATING_SCALE.iter().map(|s| s.to_string()).collect();
+        let report =
+            agreement_file(path, Some(&categories), Weights::Identity).map_err(|e| fail(e.to_string()))?;
+        let ac1 = &report.agreement.ac1;
+        body.ratings_blake3 = Some(hash.clone());
+        body.ac1 = Some(ac1.coefficient);
+        body.ac1_se = Some(ac1.se);
+        body.ac1_ci_low = Some(ac1.ci[0]);
+        body.ac1_ci_high = Some(ac1.ci[1]);
+        body.raters = Some(report.raters as u32);
+        body.subjects = Some(report.subjects as u32);
+        if ac1.coefficient.is_nan() || ac1.coefficient < unit.min_ac1 {
+            reasons.push(format!("AC1 {:.4} < {}", ac1.coefficient, unit.min_ac1));
+        }
+    }
+    body.passed = reasons.is_empty();
+    if unit.ratings.is_none() {
+        reasons.push("no human ratings (manifests/annotations/<code>.csv): AC1 gate not applied".into());
+    }
+    body.reasons = reasons;
+    Ok(body)
+}
+
+impl TranslateValidate {
+    /// The verdict on the current texts of every pair this stage plans: `Some(passed)`, or
+    /// `None` when those texts have not been checked yet. Later stages leave out every pair
+    /// that is not `Some(true)` unless forced.
+    pub fn verdicts(&self, store: &Store) -> Result<BTreeMap<(String, String), Option<bool>>, StageError> {
+        let log = StageLog::new(store, TranslationCheck::STAGE)?;
+        let mut state = State::default();
+        state.apply(log.read_events::<TranslationCheck>(0)?);
+        self.plan(store)?
+            .into_iter()
+            .map(|p| {
+                let verdict = state.get(&p.key).map(|e| e.body.passed);
+                Ok(((p.unit.competition, p.unit.language), verdict))
+            })
+            .collect()
+    }
+}

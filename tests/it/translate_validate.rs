@@ -1,0 +1,104 @@
+//! The translate-validate stage over the bundled benchmark and over a toy root with
+//! hand-made back-translations and a ratings file built by the test.
+
+use crate::competitions::{toy, write};
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+#[test]
+fn every_bundled_translation_passes_its_bleu_gate_and_reruns_append_nothing() {
+    let ws = crate::common::Workspace::new();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let first = ws
+        .ml2b()
+        .args(["--json", "stage", "translate-validate", "--root", root])
+        .output()
+        .unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stdout)
+    );
+    let report = json(&first);
+    let checks = report["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 12 * 13);
+    for c in checks {
+        assert!(c["bleu"].as_f64().unwrap() >= 0.35, "{c}");
+        assert_eq!(c["ac1"], serde_json::Value::Null, "no invented ratings");
+        assert_eq!(
+            c["bleu_signature"],
+            "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+        );
+    }
+    let again = json(
+        &ws.ml2b()
+            .args(["--json", "stage", "translate-validate", "--root", root])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(again["summary"]["skipped"], 156);
+    assert_eq!(again["summary"]["commits"].as_array().unwrap().len(), 0);
+}
+
+fn back(ws: &crate::common::Workspace, code: &str, description: &str) {
+    let text = format!(
+        "title = \"Toy en\"\ndomain = \"d\"\nmetric = \"m\"\ndescription = \"{description}\"\ndata_card = \"c\"\n"
+    );
+    write(&ws.dir.path().join(format!("data/toy/back/{code}.toml")), &text);
+}
+
+#[test]
+fn gates_fail_on_a_bad_back_translation_missing_one_or_low_agreement() {
+    let ws = toy();
+    back(&ws, "fr", "Predict widgets (en).");
+    back(&ws, "es", "Something else entirely, nothing alike.");
+    let run = |args: &[&str]| {
+        ws.ml2b()
+            .args(["--json", "stage", "translate-validate"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--language", "fr"]);
+    assert!(out.status.success());
+    let fr = &json(&out)["checks"][0];
+    assert_eq!(fr["language"], "fr");
+    assert!(
+        (fr["bleu"].as_f64().unwrap() - 1.0).abs() < 1e-12,
+        "an identical back-translation: {fr}"
+    );
+
+    let out = run(&["--language", "es", "--language", "it"]);
+    assert_eq!(out.status.code(), Some(1), "a failing gate fails the stage");
+    let checks = json(&out)["checks"].as_array().unwrap().clone();
+    let reasons = |i: usize| checks[i]["reasons"].to_string();
+    assert!(
+        reasons(0).contains("BLEU") && reasons(0).contains("< 0.35"),
+        "{}",
+        reasons(0)
+    );
+    assert!(reasons(1).contains("no back-translation"), "{}", reasons(1));
+
+    // Ratings: four raters who mostly disagree on French.
+    let mut csv = String::from("subject,r1,r2,r3,r4\n");
+    for (i, row) in ["5,1,3,2", "1,5,2,4", "3,3,1,5", "2,4,5,1", "4,2,4,3"]
+        .iter()
+        .enumerate()
+    {
+        csv.push_str(&format!("s{i},{row}\n"));
+    }
+    write(&ws.dir.path().join("manifests/annotations/fr.csv"), &csv);
+    let out = run(&["--language", "fr"]);
+    assert_eq!(out.status.code(), Some(1));
+    let fr = &json(&out)["checks"][0];
+    assert!(fr["ac1"].as_f64().unwrap() < 0.8, "{fr}");
+    assert_eq!(
+        (fr["raters"].as_u64(), fr["subjects"].as_u64()),
+        (Some(4), Some(5))
+    );
+    assert!(fr["reasons"].to_string().contains("AC1"), "{fr}");
+    assert_eq!(json(&out)["summary"]["ran"], 1, "new ratings are a new unit");
+}
