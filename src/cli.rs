@@ -65,6 +65,8 @@ pub enum Command {
     Aup(AupArgs),
     /// Rebuild every competition's public and private files from its source.
     Prepare(PrepareArgs),
+    /// Execute one solution file in the sandbox and grade it (like MLE-bench's grade-sample).
+    GradeFile(GradeFileArgs),
     /// Import competitions: the original ML2B release or MLE-bench-style folders.
     Import(ImportArgs),
 }
@@ -90,6 +92,40 @@ pub struct PrepareArgs {
     /// Record the rebuilt files' checksums and measurements in the manifests.
     #[arg(long)]
     pub update_manifest: bool,
+}
+
+/// Sandbox backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendKind {
+    /// bubblewrap on this machine.
+    Local,
+}
+
+#[derive(Debug, Args)]
+pub struct GradeFileArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The solution's Python file.
+    #[arg(value_name = "FILE.py")]
+    pub file: PathBuf,
+    /// The competition it solves.
+    #[arg(long, value_name = "ID")]
+    pub competition: String,
+    /// Its submission format.
+    #[arg(long, value_enum, default_value = "modular")]
+    pub format: crate::sandbox::Format,
+    /// Where to run it.
+    #[arg(long, value_enum, default_value = "local")]
+    pub backend: BackendKind,
+    /// Wall-clock limit in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// Address-space limit in bytes.
+    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
+    pub memory: u64,
+    /// Keep the predictions and the harness's result record in this folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// The layouts `ml2b import` reads.

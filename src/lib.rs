@@ -14,6 +14,7 @@ pub mod manifest;
 pub mod metrics;
 pub mod query;
 pub mod reporter;
+pub mod sandbox;
 pub mod settings;
 pub mod stages;
 pub mod store;

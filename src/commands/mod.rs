@@ -3,6 +3,7 @@
 mod agreement;
 mod aup;
 mod bleu;
+mod grade_file;
 mod import;
 mod log;
 mod prepare;
@@ -83,6 +84,10 @@ fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
         || e.is::<crate::manifest::ManifestError>()
         || matches!(
             e.downcast_ref(),
+            Some(crate::sandbox::SandboxError::Unavailable(_))
+        )
+        || matches!(
+            e.downcast_ref(),
             Some(
                 crate::competition::import::ImportError::Invalid { .. }
                     | crate::competition::import::ImportError::Several(_)
@@ -116,6 +121,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Score(args) => score::score(&settings, &args),
         Command::Aup(args) => aup::aup(&settings, &args),
         Command::Prepare(args) => prepare::prepare(&settings, &args),
+        Command::GradeFile(args) => grade_file::grade_file(&settings, &args),
         Command::Import(args) => import::import(&settings, &args),
     }
 }

@@ -587,6 +587,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PrepareError> {
     std::fs::create_dir_all(dir).map_err(err)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
+    // Temp files are private (0600); data and manifests are for every user (the sandbox
+    // reads public files as an unprivileged user).
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .map_err(err)?;
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())

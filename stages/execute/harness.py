@@ -20,9 +20,14 @@ imports, function and class definitions, `if` blocks and constant-like assignmen
 top level are kept; everything else at the top level is ignored. The original contract
 passes `data` (train.csv, target included) and `X_val` (test.csv) as DataFrames.
 
-Exit 0 and result {"success": true, ...} when the predictions were written; exit 1 with
-{"success": false, "errors": [...], "tracebacks": [...]} otherwise. Nothing but the
-predictions file and the result file is written.
+Exit 0 and result {"success": true, "outcome": "ok", ...} when the predictions were
+written; exit 1 with {"success": false, "outcome": <why>, "errors": [...], "tracebacks":
+[...]} otherwise. `outcome` is one of ok, syntax_error, import_error, missing_function,
+signature_mismatch, runtime_error, out_of_memory, bad_predictions (the sandbox adds
+timeout, constraint_violation and sandbox_error). The result also lists the top-level
+statements the loader dropped ("dropped": [{"line", "statement"}]), the load and
+fit/predict times and the peak resident memory. Nothing but the predictions file and the
+result file is written.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ from pathlib import Path
 
 class SubmissionError(Exception):
     """The submission broke the contract (as opposed to crashing inside its own code)."""
+
+    def __init__(self, outcome: str, message: str):
+        super().__init__(message)
+        self.outcome = outcome
 
 
 def constant_like(node: ast.stmt) -> bool:
@@ -59,25 +68,48 @@ def constant_like(node: ast.stmt) -> bool:
 KEPT = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.If)
 
 
-def load_submission(path: Path) -> dict:
+def load_submission(path: Path, dropped: list) -> dict:
+    """Loads the kept top-level statements; appends each dropped one to `dropped`."""
     source = path.read_text(encoding="utf-8")
-    tree = ast.parse(source, filename=str(path))
-    tree.body = [n for n in tree.body if isinstance(n, KEPT) or constant_like(n)]
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as e:
+        raise SubmissionError("syntax_error", f"line {e.lineno}: {e.msg}") from None
+    kept = []
+    for node in tree.body:
+        if isinstance(node, KEPT) or constant_like(node):
+            kept.append(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            pass  # a docstring or bare literal: dropped too, but nothing is lost
+        else:
+            dropped.append({"line": node.lineno, "statement": type(node).__name__})
+    tree.body = kept
     namespace: dict = {"__name__": "submission", "__file__": str(path)}
-    exec(compile(tree, str(path), "exec"), namespace)
+    try:
+        exec(compile(tree, str(path), "exec"), namespace)
+    except ImportError as e:
+        raise SubmissionError("import_error", f"{type(e).__name__}: {e}") from None
     return namespace
 
 
 def call(namespace: dict, mode: str, data, x_val):
-    def need(name: str):
+    import inspect
+
+    def need(name: str, arity: int):
         fn = namespace.get(name)
         if not callable(fn):
-            raise SubmissionError(f"Submission code does not have the {name} function")
+            raise SubmissionError("missing_function", f"Submission code does not have the {name} function")
+        try:
+            inspect.signature(fn).bind(*([None] * arity))
+        except TypeError as e:
+            raise SubmissionError("signature_mismatch", f"{name} cannot take {arity} arguments: {e}") from None
+        except ValueError:
+            pass  # no signature to inspect (a builtin); let the call decide
         return fn
 
     if mode == "mono":
-        return need("train_and_predict")(data, x_val)
-    train, prepare_val, predict = need("train"), need("prepare_val"), need("predict")
+        return need("train_and_predict", 2)(data, x_val)
+    train, prepare_val, predict = need("train", 1), need("prepare_val", 2), need("predict", 2)
     train_output = train(data)
     return predict(train_output, prepare_val(train_output, x_val))
 
@@ -93,17 +125,17 @@ def to_frame(pred, spec: dict, test, classes: list):
         pred = pred.to_numpy()
     arr = np.asarray(pred, dtype=object if kind in ("labels", "ranked") else None)
     if arr.shape[:1] != (n,):
-        raise SubmissionError(f"predictions have shape {arr.shape}; expected {n} rows, one per row of test.csv")
+        raise SubmissionError("bad_predictions", f"predictions have shape {arr.shape}; expected {n} rows, one per row of test.csv")
     out = pd.DataFrame({spec["id"]: test[spec["id"]].to_numpy()})
     if kind == "values":
         arr = arr.astype(float)
         if len(targets) == 1:
             out[targets[0]] = arr.reshape(n, -1)[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
             if arr.ndim == 2 and arr.shape[1] != 1:
-                raise SubmissionError(f"predictions have shape {arr.shape}; expected ({n},)")
+                raise SubmissionError("bad_predictions", f"predictions have shape {arr.shape}; expected ({n},)")
         else:
             if arr.ndim != 2 or arr.shape[1] != len(targets):
-                raise SubmissionError(f"predictions have shape {arr.shape}; expected ({n}, {len(targets)})")
+                raise SubmissionError("bad_predictions", f"predictions have shape {arr.shape}; expected ({n}, {len(targets)})")
             for j, t in enumerate(targets):
                 out[t] = arr[:, j]
     elif kind == "labels":
@@ -114,7 +146,7 @@ def to_frame(pred, spec: dict, test, classes: list):
             out[targets[0]] = arr[:, -1] if arr.ndim == 2 else arr
         else:
             if arr.ndim != 2 or arr.shape[1] != len(classes):
-                raise SubmissionError(f"predictions have shape {arr.shape}; expected ({n}, {len(classes)})")
+                raise SubmissionError("bad_predictions", f"predictions have shape {arr.shape}; expected ({n}, {len(classes)})")
             for j, c in enumerate(classes):
                 out[str(c)] = arr[:, j]
     elif kind == "ranked":
@@ -128,7 +160,16 @@ def to_frame(pred, spec: dict, test, classes: list):
         out[targets[0]] = rows
     else:
         raise ValueError(f"unknown kind {kind!r} in spec")
+    if kind in ("values", "probabilities"):
+        numeric = out.drop(columns=[spec["id"]]).to_numpy(dtype=float)
+        if not np.isfinite(numeric).all():
+            raise SubmissionError("bad_predictions", "predictions contain NaN or infinite values")
     return out
+
+
+def trimmed_traceback(lines: int = 30) -> str:
+    text = traceback.format_exc().splitlines()
+    return "\n".join(text[-lines:])
 
 
 def main() -> int:
@@ -142,9 +183,10 @@ def main() -> int:
     ap.add_argument("--result", type=Path)
     args = ap.parse_args()
 
-    result: dict = {"success": False, "errors": [], "tracebacks": []}
+    result: dict = {"success": False, "outcome": "ok", "errors": [], "tracebacks": [], "dropped": []}
     started = time.monotonic()
     try:
+        import numpy as np  # noqa: F401 - imported before the submission, like the original
         import pandas as pd
 
         spec = json.loads(args.spec.read_text(encoding="utf-8"))
@@ -152,16 +194,32 @@ def main() -> int:
         test = pd.read_csv(args.test)
         target = spec["targets"][0]
         classes = sorted(data[target].dropna().unique().tolist()) if spec["kind"] == "probabilities" else []
-        namespace = load_submission(args.code)
+        namespace = load_submission(args.code, result["dropped"])
+        loaded = time.monotonic()
+        result["load_seconds"] = round(loaded - started, 3)
         pred = call(namespace, args.mode, data, test.copy())
-        frame = to_frame(pred, spec, test, classes)
+        result["fit_predict_seconds"] = round(time.monotonic() - loaded, 3)
+        try:
+            frame = to_frame(pred, spec, test, classes)
+        except (ValueError, TypeError) as e:
+            raise SubmissionError("bad_predictions", f"predictions cannot be read: {e}") from None
         frame.to_csv(args.out, index=False, lineterminator="\n")
         result.update(success=True, rows=len(frame))
     except SubmissionError as e:
+        result["outcome"] = e.outcome
         result["errors"].append(str(e))
+    except MemoryError as e:
+        result["outcome"] = "out_of_memory"
+        result["errors"].append(f"MemoryError: {e}")
+        result["tracebacks"].append(trimmed_traceback())
     except Exception as e:  # noqa: BLE001 - the submission's own failure is reported, not raised
+        result["outcome"] = "runtime_error"
         result["errors"].append(f"{type(e).__name__}: {e}")
-        result["tracebacks"].append(traceback.format_exc())
+        result["exception"] = type(e).__name__
+        result["tracebacks"].append(trimmed_traceback())
+    import resource
+
+    result["peak_memory_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     result["seconds"] = round(time.monotonic() - started, 3)
     text = json.dumps(result)
     if args.result:

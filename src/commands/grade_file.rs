@@ -1,0 +1,150 @@
+//! `ml2b grade-file FILE.py --competition ID`: execute one solution in the sandbox against
+//! the competition's public files and grade its predictions on the private answers.
+//!
+//! Prints the outcome, score and performance ratio r_p against each baseline (today the
+//! reference solution), or with `--json` `{"outcome", "score", "r_p", "findings",
+//! "stdout_tail", "stderr_tail", "detail", "wall_seconds", "invalid_reason"}`; `findings`
+//! are the top-level statements the loader dropped. Exit 0 when the solution ran and its
+//! predictions were valid, 1 otherwise.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::{ExitStatus, InputError};
+use crate::cli::GradeFileArgs;
+use crate::competition::contract::Spec;
+use crate::competition::{Benchmark, Side};
+use crate::metrics::aup::run_ratio;
+use crate::metrics::grading::{GradeOptions, Score, score_files_with};
+use crate::sandbox::local::Local;
+use crate::sandbox::{Backend, Job, Limits, Outcome, pyenv};
+use crate::settings::GlobalSettings;
+
+#[derive(Serialize)]
+struct Report {
+    outcome: Outcome,
+    score: Option<f64>,
+    r_p: BTreeMap<String, f64>,
+    findings: serde_json::Value,
+    stdout_tail: String,
+    stderr_tail: String,
+    detail: Option<String>,
+    wall_seconds: f64,
+    invalid_reason: Option<String>,
+}
+
+/// Runs `ml2b grade-file`.
+pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Result<ExitStatus> {
+    let root = &args.root.root;
+    let bench = Benchmark::load(root)?;
+    let c = bench
+        .select(std::slice::from_ref(&args.competition))
+        .map_err(InputError)?[0];
+    if !args.file.is_file() {
+        return Err(InputError(format!("{}: no such file", args.file.display())).into());
+    }
+    let backend = Local::new()?;
+    let python = pyenv::ensure(&root.join("stages/execute/requirements.txt"), || {
+        settings
+            .printer
+            .info("creating the Python environment solutions run in (first use; a minute or two)")
+    })?;
+    let job = Job {
+        python,
+        harness: root.join("stages/execute/harness.py"),
+        code: args.file.clone(),
+        format: args.format,
+        public_dir: c.dir.join("public"),
+        spec: Spec::of(&c.manifest),
+        limits: Limits {
+            wall: Duration::from_secs(args.timeout),
+            memory_bytes: args.memory,
+            ..Limits::default()
+        },
+    };
+    let scratch = tempfile::tempdir()?;
+    let out_dir = match &args.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            dir.clone()
+        }
+        None => scratch.path().to_path_buf(),
+    };
+    let run = backend.run(&job, &out_dir)?;
+    let mut report = Report {
+        outcome: run.outcome,
+        score: None,
+        r_p: BTreeMap::new(),
+        findings: run
+            .result
+            .get("dropped")
+            .cloned()
+            .unwrap_or(serde_json::Value::Array(vec![])),
+        stdout_tail: run.stdout_tail,
+        stderr_tail: run.stderr_tail,
+        detail: run.detail.or_else(|| {
+            run.result
+                .get("errors")
+                .and_then(|e| e.get(0))
+                .and_then(|e| e.as_str())
+                .map(str::to_string)
+        }),
+        wall_seconds: run.wall_seconds,
+        invalid_reason: None,
+    };
+    if let Some(predictions) = &run.predictions {
+        let m = &c.manifest;
+        let options = GradeOptions {
+            id_col: m.columns.id.clone(),
+            weight_col: m.columns.weight.clone().unwrap_or_else(|| "weight".into()),
+            targets: Some(m.columns.targets.clone()),
+        };
+        match score_files_with(
+            &m.metric.name,
+            &c.file(Side::Private, "answers.csv"),
+            predictions,
+            &options,
+        )? {
+            Score::Valid { score, .. } => {
+                report.score = Some(score);
+                if let Some(b) = &m.baseline {
+                    report.r_p.insert(
+                        "reference".into(),
+                        run_ratio(Some(score), b.score, m.metric.direction),
+                    );
+                }
+            }
+            Score::Invalid { reason } => {
+                report.outcome = Outcome::BadPredictions;
+                report.invalid_reason = Some(reason.to_string());
+            }
+        }
+    }
+    print(settings, &report)?;
+    Ok(if report.outcome == Outcome::Ok {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
+    if settings.printer.json {
+        return settings.printer.json(r);
+    }
+    let outcome = serde_json::to_value(r.outcome)?;
+    println!("outcome: {}", outcome.as_str().unwrap_or_default());
+    if let Some(score) = r.score {
+        println!("score: {score}");
+    }
+    for (baseline, ratio) in &r.r_p {
+        println!("r_p vs {baseline}: {ratio:.4}");
+    }
+    if let Some(d) = r.detail.as_ref().or(r.invalid_reason.as_ref()) {
+        println!("detail: {d}");
+    }
+    println!("wall: {:.2} s", r.wall_seconds);
+    Ok(())
+}

@@ -1,0 +1,416 @@
+//! The `local` backend: bubblewrap (`bwrap`), resource limits from `prlimit`, and, when ml2b
+//! runs as root, an unprivileged uid from `setpriv` (util-linux).
+//!
+//! The command is `prlimit --as --nproc --fsize --core=0 -- [setpriv --reuid=65534
+//! --regid=65534 --clear-groups --no-new-privs --] bwrap … -- python /sandbox/harness.py …`.
+//! Inside: every namespace unshared (no network: only a loopback of its own), a new session,
+//! a fresh `/proc`, a minimal `/dev`, the system's `/usr` and the managed Python environment
+//! read-only, `/etc` reduced to the dynamic loader's cache, `/tmp` a size-limited tmpfs, the
+//! harness, code and spec read-only under `/sandbox`, the competition's public files
+//! read-only at `/data`, and the output folder the only writable host path, at `/out`. The
+//! environment is cleared. The run is killed at the wall-clock limit; `--die-with-parent`
+//! and the pid namespace make every process of the run die with it. Memory is bounded by
+//! the address-space limit, processes by `RLIMIT_NPROC` (counted for the sandbox's uid),
+//! each written file by `RLIMIT_FSIZE`, and what the run leaves in `/out` is measured after
+//! it ends (over the limit: `constraint_violation`, and the outputs are deleted).
+
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{Backend, Execution, Job, Outcome, SandboxError, tail};
+
+/// The unprivileged uid and gid runs get when ml2b is root (`nobody`).
+const NOBODY: u32 = 65534;
+/// Bytes of stdout/stderr kept (the end of each).
+const TAIL: usize = 16 * 1024;
+
+/// The bubblewrap backend.
+#[derive(Clone, Debug)]
+pub struct Local {
+    bwrap: PathBuf,
+}
+
+impl Local {
+    /// Finds `bwrap`, `prlimit` and (as root) `setpriv`, or says how to install them.
+    pub fn new() -> Result<Self, SandboxError> {
+        let bwrap = which("bwrap").ok_or_else(|| {
+            SandboxError::Unavailable(
+                "the local sandbox needs bubblewrap: install it (Debian/Ubuntu: `apt-get install bubblewrap`, Fedora: `dnf install bubblewrap`) or use --backend docker".into(),
+            )
+        })?;
+        for tool in ["prlimit", "setpriv"] {
+            if which(tool).is_none() {
+                return Err(SandboxError::Unavailable(format!(
+                    "the local sandbox needs `{tool}` from util-linux (Debian: `apt-get install util-linux`)"
+                )));
+            }
+        }
+        Ok(Self { bwrap })
+    }
+
+    fn command(&self, job: &Job, stage: &Staged) -> Result<Command, SandboxError> {
+        let root = is_root();
+        let mut cmd = Command::new("prlimit");
+        let nproc = if root {
+            job.limits.processes
+        } else {
+            job.limits.processes + tasks_of(current_uid())
+        };
+        cmd.arg(format!("--as={}", job.limits.memory_bytes))
+            .arg(format!("--nproc={nproc}"))
+            .arg(format!("--fsize={}", job.limits.output_bytes))
+            .arg("--core=0")
+            .arg("--");
+        if root {
+            cmd.args([
+                "setpriv",
+                &format!("--reuid={NOBODY}"),
+                &format!("--regid={NOBODY}"),
+            ])
+            .args(["--clear-groups", "--no-new-privs", "--"]);
+        }
+        cmd.arg(&self.bwrap);
+        cmd.args([
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "sandbox",
+        ]);
+        cmd.args([
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            "/usr/bin:/bin",
+            "--setenv",
+            "HOME",
+            "/tmp",
+        ]);
+        for (k, v) in [
+            ("PYTHONDONTWRITEBYTECODE", "1"),
+            ("PYTHONHASHSEED", "0"),
+            ("MPLCONFIGDIR", "/tmp"),
+            ("OMP_NUM_THREADS", "2"),
+            ("OPENBLAS_NUM_THREADS", "2"),
+            ("MKL_NUM_THREADS", "2"),
+            ("LANG", "C.UTF-8"),
+        ] {
+            cmd.args(["--setenv", k, v]);
+        }
+        cmd.args(["--ro-bind", "/usr", "/usr"]);
+        for dir in ["/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"] {
+            match std::fs::symlink_metadata(dir) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    let target = std::fs::read_link(dir).map_err(io(format!("reading the link {dir}")))?;
+                    cmd.arg("--symlink").arg(target).arg(dir);
+                }
+                Ok(m) if m.is_dir() => {
+                    cmd.args(["--ro-bind", dir, dir]);
+                }
+                _ => {}
+            }
+        }
+        for file in ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime"] {
+            cmd.args(["--ro-bind-try", file, file]);
+        }
+        let venv = venv_root(&job.python);
+        cmd.arg("--ro-bind").arg(&venv).arg(&venv);
+        cmd.args(["--proc", "/proc", "--dev", "/dev"]);
+        cmd.args(["--size", &job.limits.output_bytes.to_string(), "--tmpfs", "/tmp"]);
+        cmd.arg("--ro-bind")
+            .arg(&stage.harness)
+            .arg("/sandbox/harness.py");
+        cmd.arg("--ro-bind").arg(&stage.code).arg("/sandbox/code.py");
+        cmd.arg("--ro-bind").arg(&stage.spec).arg("/sandbox/spec.json");
+        cmd.arg("--ro-bind").arg(&job.public_dir).arg("/data");
+        cmd.arg("--bind").arg(&stage.out).arg("/out");
+        cmd.args(["--chdir", "/tmp", "--"]);
+        cmd.arg(&job.python);
+        cmd.args([
+            "/sandbox/harness.py",
+            "--code",
+            "/sandbox/code.py",
+            "--mode",
+            job.format.harness_mode(),
+        ]);
+        cmd.args([
+            "--spec",
+            "/sandbox/spec.json",
+            "--train",
+            "/data/train.csv",
+            "--test",
+            "/data/test.csv",
+        ]);
+        cmd.args(["--out", "/out/predictions.csv", "--result", "/out/result.json"]);
+        cmd.env_clear().env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        Ok(cmd)
+    }
+}
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> SandboxError {
+    move |source| SandboxError::Io { what, source }
+}
+
+fn which(tool: &str) -> Option<PathBuf> {
+    ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"]
+        .iter()
+        .map(|d| Path::new(d).join(tool))
+        .find(|p| p.is_file())
+}
+
+fn current_uid() -> u32 {
+    std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
+}
+
+fn is_root() -> bool {
+    current_uid() == 0
+}
+
+/// Tasks (threads) the user owns now: `RLIMIT_NPROC` counts them all.
+fn tasks_of(uid: u32) -> u64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == uid))
+        .map(|e| std::fs::read_dir(e.path().join("task")).map_or(1, |t| t.count() as u64))
+        .sum()
+}
+
+/// The virtual environment holding `python` (`<venv>/bin/python`), not its target.
+fn venv_root(python: &Path) -> PathBuf {
+    python
+        .parent()
+        .and_then(Path::parent)
+        .map_or_else(|| python.to_path_buf(), Path::to_path_buf)
+}
+
+/// Reads a pipe to its end, keeping only the last `TAIL` bytes.
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            kept.extend_from_slice(&buf[..n]);
+            if kept.len() > 4 * TAIL {
+                kept.drain(..kept.len() - TAIL);
+            }
+        }
+        kept
+    })
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+impl Backend for Local {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError> {
+        // Everything the sandbox user must read or write lives in one private folder it can
+        // traverse; the outputs are copied to `out_dir` afterwards, so `out_dir` may be
+        // anywhere.
+        let private = tempfile::tempdir().map_err(io("creating a temporary folder".into()))?;
+        let stage = Staged::new(private.path(), job)?;
+        let started = Instant::now();
+        let mut child = self
+            .command(job, &stage)?
+            .spawn()
+            .map_err(io("starting bubblewrap".into()))?;
+        let out = drain(child.stdout.take().expect("piped"));
+        let err = drain(child.stderr.take().expect("piped"));
+        let mut timed_out = false;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(io("waiting for the sandbox".into()))? {
+                break status;
+            }
+            if started.elapsed() >= job.limits.wall {
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait().map_err(io("reaping the sandbox".into()))?;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let wall_seconds = started.elapsed().as_secs_f64();
+        let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+        let mut execution = classify(job, &stage.out, status, timed_out, wall_seconds, &stdout, &stderr);
+        for name in ["result.json", "predictions.csv"] {
+            let from = stage.out.join(name);
+            if from.is_file() && (name == "result.json" || execution.predictions.is_some()) {
+                std::fs::copy(&from, out_dir.join(name))
+                    .map_err(io(format!("copying {name} out of the sandbox")))?;
+            }
+        }
+        execution.predictions = execution.predictions.map(|_| out_dir.join("predictions.csv"));
+        Ok(execution)
+    }
+}
+
+/// The private folder of one run: `spec.json`, `code.py`, `harness.py` (read-only inside)
+/// and `out/` (the sandbox user's only writable host folder).
+struct Staged {
+    spec: PathBuf,
+    code: PathBuf,
+    harness: PathBuf,
+    out: PathBuf,
+}
+
+impl Staged {
+    fn new(dir: &Path, job: &Job) -> Result<Self, SandboxError> {
+        use std::os::unix::fs::PermissionsExt;
+        let chmod = |p: &Path, mode: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
+                .map_err(io(format!("chmod {}", p.display())))
+        };
+        chmod(dir, 0o755)?;
+        let staged = Self {
+            spec: dir.join("spec.json"),
+            code: dir.join("code.py"),
+            harness: dir.join("harness.py"),
+            out: dir.join("out"),
+        };
+        std::fs::write(&staged.spec, job.spec.to_json())
+            .map_err(io(format!("writing {}", staged.spec.display())))?;
+        for (from, to) in [(&job.code, &staged.code), (&job.harness, &staged.harness)] {
+            std::fs::copy(from, to).map_err(io(format!("reading {}", from.display())))?;
+        }
+        for f in [&staged.spec, &staged.code, &staged.harness] {
+            chmod(f, 0o644)?;
+        }
+        std::fs::create_dir(&staged.out).map_err(io("creating the output folder".into()))?;
+        chmod(&staged.out, 0o755)?;
+        if is_root() {
+            std::os::unix::fs::chown(&staged.out, Some(NOBODY), Some(NOBODY))
+                .map_err(io("handing the output folder to the sandbox user".into()))?;
+        }
+        Ok(staged)
+    }
+}
+
+/// Decides the outcome from the harness's record and how the sandbox ended.
+fn classify(
+    job: &Job,
+    out_dir: &Path,
+    status: std::process::ExitStatus,
+    timed_out: bool,
+    wall_seconds: f64,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Execution {
+    let result: serde_json::Value = std::fs::read(out_dir.join("result.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let stderr_text = String::from_utf8_lossy(stderr);
+    let harness = result
+        .get("outcome")
+        .and_then(|o| o.as_str())
+        .and_then(Outcome::from_harness);
+    let signal = status
+        .signal()
+        .or_else(|| status.code().filter(|c| *c > 128).map(|c| c - 128));
+    let written = dir_size(out_dir);
+    let (outcome, detail) = if timed_out {
+        (
+            Outcome::Timeout,
+            Some(format!("killed after the {:?} wall-clock limit", job.limits.wall)),
+        )
+    } else if written > job.limits.output_bytes {
+        (
+            Outcome::ConstraintViolation,
+            Some(format!(
+                "left {written} bytes in its output folder (limit {})",
+                job.limits.output_bytes
+            )),
+        )
+    } else if signal == Some(25) {
+        (
+            Outcome::ConstraintViolation,
+            Some(format!(
+                "wrote a file over the {}-byte limit",
+                job.limits.output_bytes
+            )),
+        )
+    } else if let Some(h) = harness {
+        (h, None)
+    } else if stderr_text.starts_with("bwrap:")
+        || stderr_text.contains("prlimit:")
+        || stderr_text.contains("setpriv:")
+    {
+        (
+            Outcome::SandboxError,
+            Some(stderr_text.lines().next().unwrap_or_default().to_string()),
+        )
+    } else if stderr_text.contains("MemoryError") || signal == Some(9) {
+        (
+            Outcome::OutOfMemory,
+            Some("the run died without a result, out of memory".into()),
+        )
+    } else {
+        let how = signal.map_or_else(
+            || format!("exit status {:?}", status.code()),
+            |s| format!("signal {s}"),
+        );
+        (
+            Outcome::RuntimeError,
+            Some(format!("the run ended without a result ({how})")),
+        )
+    };
+    let predictions = out_dir.join("predictions.csv");
+    let predictions = if outcome == Outcome::Ok && predictions.is_file() {
+        Some(predictions)
+    } else {
+        if outcome == Outcome::ConstraintViolation {
+            clear(out_dir);
+        }
+        None
+    };
+    Execution {
+        outcome,
+        predictions,
+        result,
+        wall_seconds,
+        stdout_tail: tail(stdout, TAIL),
+        stderr_tail: tail(stderr, TAIL),
+        detail,
+    }
+}
+
+/// Deletes everything a run left in its output folder.
+fn clear(out_dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(out_dir) {
+        for e in entries.filter_map(Result::ok) {
+            let p = e.path();
+            let _ = if p.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Running untrusted solutions: one [`Job`] (a submission, its competition's public files,
+//! the harness, limits) in, one [`Execution`] (outcome, predictions, result record, output
+//! tails) out, behind the [`Backend`] trait.
+//!
+//! Invariants every backend keeps: the solution sees only the harness, its own code, the
+//! competition's public files (read-only) and one writable output folder; no network; no
+//! environment variable of the caller; bounded wall time, memory, processes and output;
+//! nothing of the run (process or file outside the output folder) survives it. The outcome
+//! taxonomy is [`Outcome`]: the harness decides the ones about the code, the backend adds
+//! `timeout`, `constraint_violation` and `sandbox_error`.
+
+pub mod local;
+pub mod pyenv;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::competition::contract::Spec;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Ok,
+    SyntaxError,
+    ImportError,
+    MissingFunction,
+    SignatureMismatch,
+    RuntimeError,
+    Timeout,
+    OutOfMemory,
+    BadPredictions,
+    ConstraintViolation,
+    SandboxError,
+}
+
+impl Outcome {
+    /// Parses the harness's `outcome` field.
+    pub fn from_harness(name: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+    }
+}
+
+/// Which submission format the code follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// MODULAR_PREDICT: train, prepare_val, predict.
+    Modular,
+    /// MONO_PREDICT: train_and_predict.
+    Mono,
+}
+
+impl Format {
+    pub fn harness_mode(self) -> &'static str {
+        match self {
+            Self::Modular => "modular",
+            Self::Mono => "mono",
+        }
+    }
+}
+
+/// Resource limits of one run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    pub wall: Duration,
+    /// Address-space limit of every process of the run.
+    pub memory_bytes: u64,
+    /// Processes (and threads) the run may have at once.
+    pub processes: u64,
+    /// Largest file the run may write, and the most it may leave in its output folder.
+    pub output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            wall: Duration::from_secs(600),
+            memory_bytes: 8 << 30,
+            processes: 256,
+            output_bytes: 256 << 20,
+        }
+    }
+}
+
+/// One run to make.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The Python of the managed environment (`scripts/python-env`).
+    pub python: PathBuf,
+    /// `stages/execute/harness.py`.
+    pub harness: PathBuf,
+    /// The submission's code.
+    pub code: PathBuf,
+    pub format: Format,
+    /// `data/<id>/public/`: `train.csv` and `test.csv` are read from it.
+    pub public_dir: PathBuf,
+    pub spec: Spec,
+    pub limits: Limits,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct Execution {
+    pub outcome: Outcome,
+    /// The predictions file, when the run wrote one (inside `out_dir`).
+    pub predictions: Option<PathBuf>,
+    /// The harness's result record (`null` when it wrote none).
+    pub result: serde_json::Value,
+    pub wall_seconds: f64,
+    pub stdout_tail: String,
+    pub stderr_tail: String,
+    /// Human-readable cause for the backend's own outcomes.
+    pub detail: Option<String>,
+}
+
+/// Why a backend could not run a job at all (distinct from the job failing).
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("{what}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A way of running jobs in isolation.
+pub trait Backend: Send + Sync {
+    /// The backend's name, as recorded in events (`local`, `docker`).
+    fn name(&self) -> &'static str;
+    /// Runs `job`; copies its `result.json` (and `predictions.csv` when the run is ok) to
+    /// `out_dir`, which must exist.
+    fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError>;
+}
+
+/// The last `max` bytes of `bytes` as text (at a character boundary).
+pub fn tail(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if text.len() <= max {
+        return text.into_owned();
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    text[start..].to_string()
+}

@@ -1,0 +1,89 @@
+//! The managed Python environment solutions run in: a virtual environment made on first
+//! use from the system interpreter and `stages/execute/requirements.txt`, and reused while
+//! neither changes.
+//!
+//! Location: `$ML2B_VENV`, default `/var/tmp/ml2b-venv`. Base interpreter:
+//! `$ML2B_BASE_PYTHON`, else `/usr/bin/python3` (the sandbox mounts only system folders, so
+//! the base must not live under a home directory), else `python3` on `PATH`. The folder's
+//! `.ml2b-stamp` holds the base's path, a newline and the requirements verbatim (trailing
+//! newlines trimmed); `scripts/python-env` keeps the same stamp, so either may create the
+//! environment and the other reuses it. `$ML2B_PYTHON` skips all of this.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::SandboxError;
+
+fn base_python() -> PathBuf {
+    if let Some(p) = std::env::var_os("ML2B_BASE_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let system = Path::new("/usr/bin/python3");
+    if system.is_file() {
+        system.to_path_buf()
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
+/// The environment's folder.
+pub fn venv_dir() -> PathBuf {
+    std::env::var_os("ML2B_VENV").map_or_else(|| PathBuf::from("/var/tmp/ml2b-venv"), PathBuf::from)
+}
+
+/// The Python to run solutions with, creating the environment when needed. `on_create` is
+/// called before a (slow) creation starts, e.g. to show a spinner.
+pub fn ensure(requirements: &Path, on_create: impl FnOnce()) -> Result<PathBuf, SandboxError> {
+    if let Some(p) = std::env::var_os("ML2B_PYTHON") {
+        return Ok(PathBuf::from(p));
+    }
+    let io = |what: String| move |source| SandboxError::Io { what, source };
+    let req =
+        std::fs::read_to_string(requirements).map_err(io(format!("reading {}", requirements.display())))?;
+    let base = base_python();
+    let want = format!("{}\n{}", base.display(), req.trim_end_matches('\n'));
+    let venv = venv_dir();
+    let python = venv.join("bin/python");
+    let stamp = venv.join(".ml2b-stamp");
+    let have = std::fs::read_to_string(&stamp).unwrap_or_default();
+    if python.is_file() && have.trim_end_matches('\n') == want {
+        return Ok(python);
+    }
+    on_create();
+    let run = |cmd: &mut Command, what: &str| -> Result<(), SandboxError> {
+        let out = cmd.output().map_err(io(what.to_string()))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(SandboxError::Unavailable(format!(
+                "{what} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )))
+        }
+    };
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv).map_err(io(format!("removing the stale {}", venv.display())))?;
+    }
+    run(
+        Command::new(&base).args(["-m", "venv"]).arg(&venv),
+        &format!(
+            "creating the Python environment with {} (Debian: apt-get install python3-venv)",
+            base.display()
+        ),
+    )?;
+    run(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+            ])
+            .arg(requirements),
+        "installing stages/execute/requirements.txt (needs PyPI on first use)",
+    )?;
+    std::fs::write(&stamp, &want).map_err(io(format!("writing {}", stamp.display())))?;
+    Ok(python)
+}
