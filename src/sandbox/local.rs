@@ -5,7 +5,7 @@
 //! --regid=65534 --clear-groups --no-new-privs --] bwrap … -- python /sandbox/harness.py …`.
 //! Inside: every namespace unshared (no network: only a loopback of its own), a new session,
 //! a fresh `/proc`, a minimal `/dev`, the system's `/usr` and the managed Python environment
-//! read-only, `/etc` reduced to the dynamic loader's cache, `/tmp` a size-limited tmpfs, the
+//! read-only, `/etc` reduced to the dynamic loader's cache, the root itself read-only, `/tmp` a size-limited tmpfs, the
 //! harness, code and spec read-only under `/sandbox`, the competition's public files
 //! read-only at `/data`, and the output folder the only writable host path, at `/out`. The
 //! environment is cleared. The run is killed at the wall-clock limit; `--die-with-parent`
@@ -128,7 +128,8 @@ impl Local {
         cmd.arg("--ro-bind").arg(&stage.spec).arg("/sandbox/spec.json");
         cmd.arg("--ro-bind").arg(&job.public_dir).arg("/data");
         cmd.arg("--bind").arg(&stage.out).arg("/out");
-        cmd.args(["--chdir", "/tmp", "--"]);
+        // The root bwrap builds is a tmpfs: make it read-only once every mount point exists.
+        cmd.args(["--remount-ro", "/", "--chdir", "/tmp", "--"]);
         cmd.arg(&job.python);
         cmd.args([
             "/sandbox/harness.py",
@@ -366,7 +367,7 @@ fn classify(
             Outcome::SandboxError,
             Some(stderr_text.lines().next().unwrap_or_default().to_string()),
         )
-    } else if stderr_text.contains("MemoryError") || signal == Some(9) {
+    } else if stderr_text.contains("MemoryError") {
         (
             Outcome::OutOfMemory,
             Some("the run died without a result, out of memory".into()),

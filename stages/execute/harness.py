@@ -23,8 +23,9 @@ passes `data` (train.csv, target included) and `X_val` (test.csv) as DataFrames.
 Exit 0 and result {"success": true, "outcome": "ok", ...} when the predictions were
 written; exit 1 with {"success": false, "outcome": <why>, "errors": [...], "tracebacks":
 [...]} otherwise. `outcome` is one of ok, syntax_error, import_error, missing_function,
-signature_mismatch, runtime_error, out_of_memory, bad_predictions (the sandbox adds
-timeout, constraint_violation and sandbox_error). The result also lists the top-level
+signature_mismatch, runtime_error, out_of_memory, bad_predictions, constraint_violation
+(a write past the file-size or scratch-space limit; the sandbox adds timeout and
+sandbox_error). The result also lists the top-level
 statements the loader dropped ("dropped": [{"line", "statement"}]), the load and
 fit/predict times and the peak resident memory. Nothing but the predictions file and the
 result file is written.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import errno
 import json
 import sys
 import time
@@ -208,6 +210,14 @@ def main() -> int:
     except SubmissionError as e:
         result["outcome"] = e.outcome
         result["errors"].append(str(e))
+    except OSError as e:
+        if e.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
+            result["outcome"] = "constraint_violation"
+        else:
+            result["outcome"] = "runtime_error"
+            result["exception"] = type(e).__name__
+        result["errors"].append(f"{type(e).__name__}: {e}")
+        result["tracebacks"].append(trimmed_traceback())
     except MemoryError as e:
         result["outcome"] = "out_of_memory"
         result["errors"].append(f"MemoryError: {e}")

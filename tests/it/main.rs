@@ -9,6 +9,7 @@ mod common;
 mod competitions;
 mod log;
 mod query;
+mod sandbox;
 mod stats;
 mod translate_validate;
 mod worker;
