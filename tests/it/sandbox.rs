@@ -187,7 +187,6 @@ fn filling_the_disk_is_stopped() {
     let out = "with open('/out/fill', 'wb') as f:\n    while True:\n        f.write(b'0' * (1 << 20))";
     let (r, _) = grade(&ws, out, &[]);
     assert_eq!(outcome(&r), "constraint_violation", "{r}");
-    assert!(r["detail"].as_str().unwrap().contains("File too large"), "{r}");
 }
 
 #[test]
