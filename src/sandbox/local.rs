@@ -1,8 +1,9 @@
 //! The `local` backend: bubblewrap (`bwrap`), resource limits from `prlimit`, and, when ml2b
 //! runs as root, an unprivileged uid from `setpriv` (util-linux).
 //!
-//! The command is `prlimit --as --nproc --fsize --core=0 -- [setpriv --reuid=65534
-//! --regid=65534 --clear-groups --no-new-privs --] bwrap … -- python /sandbox/harness.py …`.
+//! The command is `prlimit --as --nproc --fsize --core=0 -- [setpriv --reuid=U --regid=U
+//! --clear-groups --no-new-privs --] bwrap … -- python /sandbox/harness.py …`, with a uid
+//! `U` of the run's own when ml2b is root ([`sandbox_uid`]).
 //! Inside: every namespace unshared (no network: only a loopback of its own), a new session,
 //! a fresh `/proc`, a minimal `/dev`, the system's `/usr` and the managed Python environment
 //! read-only, `/etc` reduced to the dynamic loader's cache, the root itself read-only, `/tmp` a size-limited tmpfs, the
@@ -23,8 +24,17 @@ use std::time::{Duration, Instant};
 
 use super::{Backend, Execution, Job, Outcome, SandboxError, tail};
 
-/// The unprivileged uid and gid runs get when ml2b is root (`nobody`).
-const NOBODY: u32 = 65534;
+/// Runs started by this process (for [`sandbox_uid`]).
+static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// The unprivileged uid (and gid) of a run when ml2b is root: one of its own, so that
+/// `RLIMIT_NPROC`, which counts per uid, bounds each run alone and concurrent runs (`-j N`,
+/// several ml2b processes) never share a budget. Drawn from 1,000,000 upwards, by this
+/// process's pid and a counter, above any uid a system assigns to accounts.
+fn sandbox_uid() -> u32 {
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 64;
+    1_000_000 + (std::process::id() % 50_000) * 64 + run
+}
 /// Bytes of stdout/stderr kept (the end of each).
 const TAIL: usize = 16 * 1024;
 
@@ -53,6 +63,7 @@ impl Local {
     }
 
     fn command(&self, job: &Job, stage: &Staged) -> Result<Command, SandboxError> {
+        let uid = stage.uid;
         let root = is_root();
         let mut cmd = Command::new("prlimit");
         let nproc = if root {
@@ -66,12 +77,8 @@ impl Local {
             .arg("--core=0")
             .arg("--");
         if root {
-            cmd.args([
-                "setpriv",
-                &format!("--reuid={NOBODY}"),
-                &format!("--regid={NOBODY}"),
-            ])
-            .args(["--clear-groups", "--no-new-privs", "--"]);
+            cmd.args(["setpriv", &format!("--reuid={uid}"), &format!("--regid={uid}")])
+                .args(["--clear-groups", "--no-new-privs", "--"]);
         }
         cmd.arg(&self.bwrap);
         cmd.args([
@@ -275,6 +282,7 @@ impl Backend for Local {
 /// The private folder of one run: `spec.json`, `code.py`, `harness.py` (read-only inside)
 /// and `out/` (the sandbox user's only writable host folder).
 struct Staged {
+    uid: u32,
     spec: PathBuf,
     code: PathBuf,
     harness: PathBuf,
@@ -290,6 +298,7 @@ impl Staged {
         };
         chmod(dir, 0o755)?;
         let staged = Self {
+            uid: sandbox_uid(),
             spec: dir.join("spec.json"),
             code: dir.join("code.py"),
             harness: dir.join("harness.py"),
@@ -306,7 +315,7 @@ impl Staged {
         std::fs::create_dir(&staged.out).map_err(io("creating the output folder".into()))?;
         chmod(&staged.out, 0o755)?;
         if is_root() {
-            std::os::unix::fs::chown(&staged.out, Some(NOBODY), Some(NOBODY))
+            std::os::unix::fs::chown(&staged.out, Some(staged.uid), Some(staged.uid))
                 .map_err(io("handing the output folder to the sandbox user".into()))?;
         }
         Ok(staged)
