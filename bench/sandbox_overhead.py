@@ -4,6 +4,10 @@ through `ml2b grade-file --backend local` (sandbox, plus loading the manifests a
 grading). The difference is an upper bound on the sandbox's overhead per run.
 
     python bench/sandbox_overhead.py [--ml2b target/release/ml2b] [--python PY] [-n 20]
+    python bench/sandbox_overhead.py --throughput [-j 2]
+
+`--throughput` instead runs every bundled competition's reference solution in both formats
+through `ml2b grade-file`, `-j` at a time, and reports the wall time and runs per minute.
 """
 
 import argparse
@@ -25,12 +29,39 @@ def timed(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def throughput(ml2b: str, jobs: int) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    runs = [(c.name, fmt) for c in sorted((ROOT / "data").iterdir()) if (c / "solution").is_dir()
+            for fmt in ("modular", "mono")]
+
+    def one(run):
+        comp, fmt = run
+        cmd = [ml2b, "--json", "grade-file", "--root", str(ROOT), "--competition", comp, "--format", fmt,
+               str(ROOT / "data" / comp / "solution" / f"{fmt}.py")]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        return comp, fmt, json.loads(out.stdout)["outcome"]
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(jobs) as pool:
+        results = list(pool.map(one, runs))
+    wall = time.perf_counter() - start
+    bad = [r for r in results if r[2] != "ok"]
+    print(f"{len(runs)} reference runs, -j {jobs}: {wall:.1f} s wall, {len(runs) / wall * 60:.1f} runs/min; "
+          f"not ok: {bad or 'none'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--throughput", action="store_true")
+    ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--ml2b", default="/var/tmp/ml2b-target/release/ml2b")
     ap.add_argument("--python", default="/var/tmp/ml2b-venv/bin/python")
     ap.add_argument("-n", type=int, default=20)
     args = ap.parse_args()
+    if args.throughput:
+        throughput(args.ml2b, args.j)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         code = tmp / "trivial.py"
