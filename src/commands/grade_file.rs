@@ -17,7 +17,7 @@ use crate::cli::GradeFileArgs;
 use crate::competition::contract::Spec;
 use crate::competition::{Benchmark, Side};
 use crate::metrics::aup::run_ratio;
-use crate::metrics::grading::{GradeOptions, Score, score_files_with};
+use crate::metrics::grading::{Score, score_files_with};
 use crate::sandbox::local::Local;
 use crate::sandbox::{Backend, Job, Limits, Outcome, pyenv};
 use crate::settings::GlobalSettings;
@@ -96,16 +96,11 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
     };
     if let Some(predictions) = &run.predictions {
         let m = &c.manifest;
-        let options = GradeOptions {
-            id_col: m.columns.id.clone(),
-            weight_col: m.columns.weight.clone().unwrap_or_else(|| "weight".into()),
-            targets: Some(m.columns.targets.clone()),
-        };
         match score_files_with(
             &m.metric.name,
             &c.file(Side::Private, "answers.csv"),
             predictions,
-            &options,
+            &c.grade_options(),
         )? {
             Score::Valid { score, .. } => {
                 report.score = Some(score);

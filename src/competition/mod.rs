@@ -81,6 +81,16 @@ impl Competition {
         self.dir.join(side.dir()).join(name)
     }
 
+    /// How the grader reads this competition's answers and predictions.
+    pub fn grade_options(&self) -> crate::metrics::grading::GradeOptions {
+        let m = &self.manifest;
+        crate::metrics::grading::GradeOptions {
+            id_col: m.columns.id.clone(),
+            weight_col: m.columns.weight.clone().unwrap_or_else(|| "weight".into()),
+            targets: Some(m.columns.targets.clone()),
+        }
+    }
+
     /// `data/<id>/solution/<mode>.py`.
     pub fn solution(&self, mode: &str) -> PathBuf {
         self.dir.join("solution").join(format!("{mode}.py"))

@@ -199,7 +199,7 @@ pub struct Files {
     pub private: BTreeMap<String, String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Characteristics {
     #[serde(default)]

@@ -7,7 +7,7 @@ use std::process::Command;
 use ml2b::competition::contract::Spec;
 use ml2b::competition::{Benchmark, Side};
 use ml2b::manifest::competition::Translation;
-use ml2b::metrics::grading::{GradeOptions, Score, score_files_with};
+use ml2b::metrics::grading::{Score, score_files_with};
 
 use crate::common::Workspace;
 
@@ -141,16 +141,11 @@ fn run_solution(python: &str, c: &ml2b::competition::Competition, mode: &str, tm
         .unwrap();
     assert!(out.status.success(), "{} {mode}: {}", c.id(), stderr(&out));
     let m = &c.manifest;
-    let options = GradeOptions {
-        id_col: m.columns.id.clone(),
-        weight_col: m.columns.weight.clone().unwrap_or_else(|| "weight".into()),
-        targets: Some(m.columns.targets.clone()),
-    };
     match score_files_with(
         &m.metric.name,
         &c.file(Side::Private, "answers.csv"),
         &pred,
-        &options,
+        &c.grade_options(),
     )
     .unwrap()
     {

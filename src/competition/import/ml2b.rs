@@ -26,13 +26,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Draft, ImportError, csv_header, distinct_values};
+use super::{Draft, ImportError, csv_header, task_type};
 use crate::manifest::competition::{
-    Characteristics, Columns, Domain, Gates, MetricSpec, Source, Split, SplitRule, TaskType, Translation,
-    Visibility,
+    Characteristics, Columns, Domain, Gates, MetricSpec, Source, Split, SplitRule, Translation, Visibility,
 };
 use crate::manifest::{CompetitionManifest, Languages, TaskText};
-use crate::metrics::grading::{InputKind, Metric};
+use crate::metrics::grading::Metric;
 
 /// Kaggle slugs in the task CSVs that name an ML2B id (the release's `competition_map`).
 const SLUGS: [(&str, &str); 7] = [
@@ -238,7 +237,7 @@ impl Entry<'_> {
                 "columns: the data has its own `id` column, so ml2b's row id is `{id_col}`"
             ));
         }
-        let task = task_type(&metric, &train, &targets[0])?;
+        let task = task_type(&metric, &train, &targets[0]).map_err(|e| e.to_string())?;
         let texts = texts.cloned().unwrap_or_default();
         if !texts.iter().any(|(c, _)| c == "en") {
             return Err("no English task text in tasks/English.csv".into());
@@ -291,13 +290,7 @@ impl Entry<'_> {
                 stratify: stratify && task.is_classification(),
             },
             files: Default::default(),
-            characteristics: Characteristics {
-                rows: 0,
-                features: 0,
-                classes: 0,
-                domain_terms: Vec::new(),
-                domain_term_density: 0.0,
-            },
+            characteristics: Characteristics::default(),
             gates: Gates::default(),
             baseline: None,
             import_notes: notes,
@@ -362,18 +355,6 @@ fn map_metric(original: &str, map_k: Option<u64>) -> Result<(Metric, Option<Stri
         )),
         other => other.parse().map(|m| (m, None)).map_err(|e| format!("{e}")),
     }
-}
-
-fn task_type(metric: &Metric, train: &Path, target: &str) -> Result<TaskType, String> {
-    Ok(match metric.input_kind() {
-        InputKind::Values | InputKind::WeightedValues => TaskType::Regression,
-        InputKind::MultiValues => TaskType::MultiTargetRegression,
-        InputKind::LabelLists if !matches!(metric, Metric::Map(_)) => TaskType::Multilabel,
-        _ => match distinct_values(train, target).map_err(|e| e.to_string())? {
-            2 => TaskType::Binary,
-            _ => TaskType::Multiclass,
-        },
-    })
 }
 
 fn word(d: crate::metrics::grading::Direction) -> &'static str {

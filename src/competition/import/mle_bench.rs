@@ -14,10 +14,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Draft, ImportError, csv_header, distinct_values};
+use super::{Draft, ImportError, csv_header, task_type};
 use crate::manifest::competition::{
-    Characteristics, Columns, Domain, Files, Gates, MetricSpec, Source, Split, SplitRule, TaskType,
-    Translation, Visibility, check_id,
+    Characteristics, Columns, Domain, Files, Gates, MetricSpec, Source, Split, SplitRule, Translation,
+    Visibility, check_id,
 };
 use crate::manifest::{CompetitionManifest, TaskText};
 use crate::metrics::grading::{InputKind, Metric};
@@ -159,15 +159,7 @@ fn draft(
     files.private.insert("answers.csv".into(), hash(&answers)?);
     copies.push((answers.clone(), "private/answers.csv".into()));
 
-    let task = match metric.input_kind() {
-        InputKind::Values | InputKind::WeightedValues => TaskType::Regression,
-        InputKind::MultiValues => TaskType::MultiTargetRegression,
-        InputKind::LabelLists if !matches!(metric, Metric::Map(_)) => TaskType::Multilabel,
-        _ => match distinct_values(&answers, &targets[0]).map_err(|e| e.to_string())? {
-            2 => TaskType::Binary,
-            _ => TaskType::Multiclass,
-        },
-    };
+    let task = task_type(&metric, &answers, &targets[0]).map_err(|e| e.to_string())?;
     let title = description
         .lines()
         .find_map(|l| l.strip_prefix("# "))
@@ -211,13 +203,7 @@ fn draft(
             stratify: false,
         },
         files,
-        characteristics: Characteristics {
-            rows: 0,
-            features: 0,
-            classes: 0,
-            domain_terms: Vec::new(),
-            domain_term_density: 0.0,
-        },
+        characteristics: Characteristics::default(),
         gates: Gates::default(),
         baseline: None,
         import_notes: vec!["split: given by the MLE-bench preparation, not rebuilt".into()],

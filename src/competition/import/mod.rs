@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{Competition, prepare};
+use crate::manifest::competition::TaskType;
 use crate::manifest::{CompetitionManifest, ManifestError, TaskText};
+use crate::metrics::grading::{InputKind, Metric};
 
 /// Why an import failed. Nothing was installed.
 #[derive(Debug, thiserror::Error)]
@@ -196,8 +198,22 @@ pub(crate) fn csv_header(path: &Path) -> Result<Vec<String>, ImportError> {
     Ok(header.iter().map(str::to_string).collect())
 }
 
+/// The task type a metric implies; classification tasks are binary or multiclass by the
+/// number of distinct labels in `labels`' column `target`.
+pub(crate) fn task_type(metric: &Metric, labels: &Path, target: &str) -> Result<TaskType, ImportError> {
+    Ok(match metric.input_kind() {
+        InputKind::Values | InputKind::WeightedValues => TaskType::Regression,
+        InputKind::MultiValues => TaskType::MultiTargetRegression,
+        InputKind::LabelLists if !matches!(metric, Metric::Map(_)) => TaskType::Multilabel,
+        _ => match distinct_values(labels, target)? {
+            2 => TaskType::Binary,
+            _ => TaskType::Multiclass,
+        },
+    })
+}
+
 /// The distinct values of one column of a CSV.
-pub(crate) fn distinct_values(path: &Path, column: &str) -> Result<usize, ImportError> {
+fn distinct_values(path: &Path, column: &str) -> Result<usize, ImportError> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| ImportError::invalid(path, e.to_string()))?;
     let header = reader
         .headers()
