@@ -167,6 +167,15 @@ pub struct ImportArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub root: RootArgs,
+    /// The model to generate with (manifests/models.toml).
+    #[arg(long, default_value = "reference", value_name = "NAME")]
+    pub model: String,
+    /// Sandbox runs at once.
+    #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
+    pub jobs: usize,
+    /// Wall-clock limit per sandbox run, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -180,6 +189,48 @@ pub struct StageArgs {
 pub enum StageCommand {
     /// Back-translation BLEU/chrF and human-rating AC1 of every translated task text, gated.
     TranslateValidate(TranslateValidateArgs),
+    /// Code for every (competition, language, format) whose translation passed.
+    Generate(GenerateArgs),
+    /// Run every distinct generated solution in the sandbox.
+    Execute(ExecuteArgs),
+    /// Score every execution on the private answers; r_p against the baseline.
+    Grade(GradeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    pub select: TranslateValidateArgs,
+    /// The model of manifests/models.toml to generate with.
+    #[arg(long, default_value = "reference", value_name = "NAME")]
+    pub model: String,
+    /// Submission formats (repeatable; default: both).
+    #[arg(long = "format", value_enum)]
+    pub formats: Vec<crate::sandbox::Format>,
+    /// Also generate for pairs whose translation failed its gate or was not checked.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecuteArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Runs at once.
+    #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
+    pub jobs: usize,
+    /// Wall-clock limit per run, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// Address-space limit per run, in bytes.
+    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
+    pub memory: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
 }
 
 #[derive(Debug, Args)]

@@ -19,7 +19,7 @@ use crate::competition::{Benchmark, Side};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
 use crate::sandbox::local::Local;
-use crate::sandbox::{Backend, Job, Limits, Outcome, pyenv};
+use crate::sandbox::{Backend, Job, Limits, Outcome, assets, pyenv};
 use crate::settings::GlobalSettings;
 
 #[derive(Serialize)]
@@ -46,14 +46,14 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
         return Err(InputError(format!("{}: no such file", args.file.display())).into());
     }
     let backend = Local::new()?;
-    let python = pyenv::ensure(&root.join("stages/execute/requirements.txt"), || {
+    let python = pyenv::ensure(|| {
         settings
             .printer
             .info("creating the Python environment solutions run in (first use; a minute or two)")
     })?;
     let job = Job {
         python,
-        harness: root.join("stages/execute/harness.py"),
+        harness: assets::materialize("harness.py", assets::HARNESS)?,
         code: args.file.clone(),
         format: args.format,
         public_dir: c.dir.join("public"),

@@ -4,14 +4,21 @@
 //! AC1 (or `-` without ratings) and the verdict, then every failing pair with its reasons;
 //! with `--json`, `{"summary": RunSummary, "checks": [TranslationCheck…]}`. Exit 1 when a
 //! pair fails its gate (DESIGN.md: a gate failing is the work failing).
+//! `generate`, `execute` and `grade` print their run summary (`--json`: the `RunSummary`)
+//! and, for execute and grade, a count per outcome; they exit 1 when a unit could not run.
 
 use std::sync::Arc;
 
 use super::{ExitStatus, ProgressReporter, runtime};
-use crate::cli::{StageArgs, StageCommand, TranslateValidateArgs};
+use crate::cli::{ExecuteArgs, GenerateArgs, GradeArgs, StageArgs, StageCommand, TranslateValidateArgs};
 use crate::competition::Benchmark;
 use crate::log::{EventBody, StageLog, State};
+use crate::manifest::Models;
+use crate::sandbox::{Format, Limits, local::Local, pyenv};
 use crate::settings::GlobalSettings;
+use crate::stages::execute::{Execute, Execution};
+use crate::stages::generate::Generate;
+use crate::stages::grade::{Grade, GradeStage};
 use crate::stages::translate_validate::{TranslateValidate, TranslationCheck};
 use crate::stages::{RunOptions, RunSummary, Stage, run_stage};
 
@@ -22,7 +29,138 @@ pub fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<Exit
             let (summary, checks) = translate_validate(settings, a)?;
             report(settings, &summary, &checks)
         }
+        StageCommand::Generate(a) => summarize(settings, &generate(settings, a)?, None),
+        StageCommand::Execute(a) => {
+            let summary = execute(settings, a)?;
+            let outcomes = count_latest::<Execution>(settings, |x| x.outcome.clone())?;
+            summarize(settings, &summary, Some(outcomes))
+        }
+        StageCommand::Grade(a) => {
+            let summary = grade(settings, a)?;
+            let verdicts =
+                count_latest::<Grade>(
+                    settings,
+                    |g| if g.valid { "valid".into() } else { "invalid".into() },
+                )?;
+            summarize(settings, &summary, Some(verdicts))
+        }
     }
+}
+
+fn run<S: Stage>(settings: &GlobalSettings, stage: S, concurrency: usize) -> anyhow::Result<RunSummary> {
+    let reporter = ProgressReporter::new(&settings.printer);
+    let options = RunOptions {
+        concurrency,
+        ..RunOptions::default()
+    };
+    Ok(runtime()?.block_on(run_stage(&settings.store, Arc::new(stage), &options, &reporter))?)
+}
+
+/// Runs generate.
+pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow::Result<RunSummary> {
+    let root = &args.select.root.root;
+    let models = Models::load(&root.join("manifests/models.toml"))?;
+    let model = models
+        .get(&args.model)
+        .ok_or_else(|| super::InputError(format!("no model `{}` in manifests/models.toml", args.model)))?
+        .clone();
+    Generate::check_model(&model).map_err(|e| super::InputError(e.to_string()))?;
+    let formats = if args.formats.is_empty() {
+        vec![Format::Modular, Format::Mono]
+    } else {
+        args.formats.clone()
+    };
+    let stage = Generate {
+        bench: Benchmark::load(root)?,
+        model,
+        formats,
+        translations: TranslateValidate {
+            bench: Benchmark::load(root)?,
+            competitions: args.select.competitions.clone(),
+            languages: args.select.languages.clone(),
+        },
+        force: args.force,
+        store: settings.store.clone(),
+    };
+    run(settings, stage, 2)
+}
+
+/// Runs execute with the local sandbox.
+pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::Result<RunSummary> {
+    let root = &args.root.root;
+    let backend = Local::new()?;
+    let python = pyenv::ensure(|| {
+        settings
+            .printer
+            .info("creating the Python environment solutions run in (first use; a minute or two)")
+    })?;
+    let stage = Execute {
+        bench: Benchmark::load(root)?,
+        backend: Arc::new(backend),
+        python,
+        limits: Limits {
+            wall: std::time::Duration::from_secs(args.timeout),
+            memory_bytes: args.memory,
+            ..Limits::default()
+        },
+        store: settings.store.clone(),
+    };
+    run(settings, stage, args.jobs.max(1))
+}
+
+/// Runs grade.
+pub(crate) fn grade(settings: &GlobalSettings, args: &GradeArgs) -> anyhow::Result<RunSummary> {
+    let stage = GradeStage {
+        bench: Benchmark::load(&args.root.root)?,
+        store: settings.store.clone(),
+    };
+    run(settings, stage, 2)
+}
+
+/// Counts the log's events by a key.
+fn count_latest<B: EventBody>(
+    settings: &GlobalSettings,
+    key: impl Fn(&B) -> String,
+) -> anyhow::Result<std::collections::BTreeMap<String, u64>> {
+    let log = StageLog::new(&settings.store, B::STAGE)?;
+    let mut state = State::default();
+    state.apply(log.read_events::<B>(0)?);
+    let mut counts = std::collections::BTreeMap::new();
+    for e in state.events() {
+        *counts.entry(key(&e.body)).or_insert(0) += 1;
+    }
+    Ok(counts)
+}
+
+fn summarize(
+    settings: &GlobalSettings,
+    summary: &RunSummary,
+    counts: Option<std::collections::BTreeMap<String, u64>>,
+) -> anyhow::Result<ExitStatus> {
+    if settings.printer.json {
+        settings
+            .printer
+            .json(&serde_json::json!({ "summary": summary, "counts": counts }))?;
+    } else {
+        println!(
+            "{}: {} planned, {} already in the log, {} new events",
+            summary.stage,
+            summary.planned,
+            summary.skipped,
+            summary.appended()
+        );
+        for (k, n) in counts.iter().flatten() {
+            println!("  {k}: {n}");
+        }
+        for (label, error) in &summary.failed {
+            println!("  FAILED {label}: {error}");
+        }
+    }
+    Ok(if summary.failed.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
 }
 
 /// Runs translate-validate and returns the checks of the current texts, in plan order.

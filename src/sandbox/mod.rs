@@ -9,6 +9,7 @@
 //! taxonomy is [`Outcome`]: the harness decides the ones about the code, the backend adds
 //! `timeout`, `constraint_violation` and `sandbox_error`.
 
+pub mod assets;
 pub mod local;
 pub mod pyenv;
 

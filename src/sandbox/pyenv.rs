@@ -1,6 +1,6 @@
 //! The managed Python environment solutions run in: a virtual environment made on first
-//! use from the system interpreter and `stages/execute/requirements.txt`, and reused while
-//! neither changes.
+//! use from the system interpreter and `stages/execute/requirements.txt` (compiled in, see
+//! [`super::assets`]), and reused while neither changes.
 //!
 //! Location: `$ML2B_VENV`, default `/var/tmp/ml2b-venv`. Base interpreter:
 //! `$ML2B_BASE_PYTHON`, else `/usr/bin/python3` (the sandbox mounts only system folders, so
@@ -33,13 +33,12 @@ pub fn venv_dir() -> PathBuf {
 
 /// The Python to run solutions with, creating the environment when needed. `on_create` is
 /// called before a (slow) creation starts, e.g. to show a spinner.
-pub fn ensure(requirements: &Path, on_create: impl FnOnce()) -> Result<PathBuf, SandboxError> {
+pub fn ensure(on_create: impl FnOnce()) -> Result<PathBuf, SandboxError> {
     if let Some(p) = std::env::var_os("ML2B_PYTHON") {
         return Ok(PathBuf::from(p));
     }
     let io = |what: String| move |source| SandboxError::Io { what, source };
-    let req =
-        std::fs::read_to_string(requirements).map_err(io(format!("reading {}", requirements.display())))?;
+    let req = super::assets::REQUIREMENTS;
     let base = base_python();
     let want = format!("{}\n{}", base.display(), req.trim_end_matches('\n'));
     let venv = venv_dir();
@@ -71,6 +70,7 @@ pub fn ensure(requirements: &Path, on_create: impl FnOnce()) -> Result<PathBuf, 
             base.display()
         ),
     )?;
+    let requirements = super::assets::materialize("requirements.txt", req)?;
     run(
         Command::new(&python)
             .args([
@@ -81,7 +81,7 @@ pub fn ensure(requirements: &Path, on_create: impl FnOnce()) -> Result<PathBuf, 
                 "--disable-pip-version-check",
                 "-r",
             ])
-            .arg(requirements),
+            .arg(&requirements),
         "installing stages/execute/requirements.txt (needs PyPI on first use)",
     )?;
     std::fs::write(&stamp, &want).map_err(io(format!("writing {}", stamp.display())))?;

@@ -10,6 +10,9 @@
 //! and commits finished events in batches, so a crash loses at most the units
 //! in flight and a re-run appends only what is missing.
 
+pub mod execute;
+pub mod generate;
+pub mod grade;
 pub mod runner;
 pub mod translate_validate;
 

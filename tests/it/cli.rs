@@ -65,24 +65,23 @@ fn store_flag_overrides_the_environment() {
 }
 
 #[test]
-fn run_on_an_empty_store_says_what_is_missing() {
-    let ws = Workspace::new();
-    assert_snapshot!(ws.run(&["run", "--root", env!("CARGO_MANIFEST_DIR")]));
+fn run_runs_every_stage_and_says_what_is_missing() {
+    let ws = crate::competitions::toy();
+    assert_snapshot!(ws.run(&["run"]));
 }
 
 #[test]
 fn run_names_the_run_by_its_heads() {
-    let ws = Workspace::new();
+    let ws = crate::competitions::toy();
     run_echo(&ws.store(), (0..5).collect(), 10);
     let json = |args: &[&str]| -> serde_json::Value {
         serde_json::from_slice(&ws.ml2b().arg("--json").args(args).output().unwrap().stdout).unwrap()
     };
-    let root = env!("CARGO_MANIFEST_DIR");
-    let (run, log) = (json(&["run", "--root", root]), json(&["log"]));
+    let (run, log) = (json(&["run"]), json(&["log"]));
     assert_eq!(run["run"], log["run"], "run and log agree on the run hash");
     run_echo(&ws.store(), (5..6).collect(), 10);
     assert_ne!(
-        json(&["run", "--root", root])["run"],
+        json(&["run"])["run"],
         run["run"],
         "a new segment changes the run hash"
     );

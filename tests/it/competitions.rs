@@ -231,11 +231,13 @@ pub(crate) fn toy() -> Workspace {
     let ws = Workspace::new();
     let root = ws.dir.path();
     std::fs::create_dir_all(root.join("manifests/competitions")).unwrap();
-    std::fs::copy(
-        repo().join("manifests/languages.toml"),
-        root.join("manifests/languages.toml"),
-    )
-    .unwrap();
+    for name in ["languages.toml", "models.toml"] {
+        std::fs::copy(
+            repo().join("manifests").join(name),
+            root.join("manifests").join(name),
+        )
+        .unwrap();
+    }
     write(&root.join("manifests/competitions/toy.toml"), TOY_MANIFEST);
     let mut csv = String::from("x,note,y\n");
     for i in 0..40 {
@@ -254,6 +256,10 @@ pub(crate) fn toy() -> Workspace {
         );
         write(&root.join(format!("data/toy/tasks/{}.toml", lang.code)), &text);
     }
+    let modular = "import numpy as np\n\ndef train(data):\n    return float((data['y'] == 'yes').mean())\n\ndef prepare_val(train_output, X_val):\n    return len(X_val)\n\ndef predict(train_output, prepare_val_output):\n    return np.full(prepare_val_output, train_output)\n";
+    let mono = "import numpy as np\n\ndef train_and_predict(data, X_val):\n    return np.full(len(X_val), float((data['y'] == 'yes').mean()))\n";
+    write(&root.join("data/toy/solution/modular.py"), modular);
+    write(&root.join("data/toy/solution/mono.py"), mono);
     let out = ws.ml2b().arg("prepare").output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     ws

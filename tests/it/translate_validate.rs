@@ -102,3 +102,53 @@ fn gates_fail_on_a_bad_back_translation_missing_one_or_low_agreement() {
     assert!(fr["reasons"].to_string().contains("AC1"), "{fr}");
     assert_eq!(json(&out)["summary"]["ran"], 1, "new ratings are a new unit");
 }
+
+#[test]
+fn generate_execute_grade_on_a_toy_root_run_identical_code_once() {
+    let ws = toy();
+    let stage = |args: &[&str]| {
+        let out = ws.ml2b().args(["--json", "stage"]).args(args).output().unwrap();
+        assert!(
+            out.status.success() || args[0] == "translate-validate",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json(&out)
+    };
+    stage(&["translate-validate"]);
+    assert_eq!(
+        stage(&["generate"])["summary"]["ran"],
+        2,
+        "only English passed (no back-translations)"
+    );
+    assert_eq!(
+        stage(&["generate", "--force"])["summary"]["ran"],
+        26,
+        "forced: the 13 others too"
+    );
+    let executed = stage(&["execute"]);
+    assert_eq!(
+        executed["summary"]["ran"], 2,
+        "28 generations, 2 distinct programs"
+    );
+    assert_eq!(executed["counts"]["ok"], 2);
+    let graded = stage(&["grade"]);
+    assert_eq!(graded["counts"]["valid"], 2);
+    let q = ws
+        .ml2b()
+        .args(["--json", "query", "SELECT DISTINCT score FROM grade"])
+        .output()
+        .unwrap();
+    let rows = json(&q);
+    assert_eq!(
+        rows.as_array().unwrap().len(),
+        1,
+        "both formats give the same score: {rows}"
+    );
+    assert_eq!(rows[0]["score"], 0.5, "a constant prediction has an AUC of 0.5");
+    assert_eq!(
+        stage(&["execute"])["summary"]["ran"],
+        0,
+        "a re-run executes nothing"
+    );
+}

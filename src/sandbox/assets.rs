@@ -1,0 +1,32 @@
+//! The harness and its requirements, compiled into the binary: an installed `ml2b` needs
+//! no source checkout to run solutions, and every event can name the exact harness by hash.
+
+use std::path::PathBuf;
+
+use super::SandboxError;
+
+/// `stages/execute/harness.py`.
+pub const HARNESS: &str = include_str!("../../stages/execute/harness.py");
+/// `stages/execute/requirements.txt`.
+pub const REQUIREMENTS: &str = include_str!("../../stages/execute/requirements.txt");
+
+/// The blake3 of an asset, as recorded in unit keys.
+pub fn hash(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex().to_string()
+}
+
+/// Writes `text` once to a content-named file in the temp folder and returns its path.
+pub fn materialize(name: &str, text: &str) -> Result<PathBuf, SandboxError> {
+    let path = std::env::temp_dir().join(format!("ml2b-{}-{name}", &hash(text)[..16]));
+    if std::fs::read(&path).is_ok_and(|b| b == text.as_bytes()) {
+        return Ok(path);
+    }
+    let io = |source| SandboxError::Io {
+        what: format!("writing {}", path.display()),
+        source,
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(std::env::temp_dir()).map_err(io)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
+    tmp.persist(&path).map_err(|e| io(e.error))?;
+    Ok(path)
+}

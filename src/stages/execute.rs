@@ -1,0 +1,173 @@
+//! Stage 3, `execute`: run each distinct generated solution in the sandbox.
+//!
+//! Units come from the `generate` log: one per distinct (competition, format, code hash),
+//! so code that several languages produced runs once. The unit key covers that triple, the
+//! backend, the harness's and the requirements' blake3 and the limits; the event's upstream
+//! is the first generate event that produced the code. The predictions (when the run is ok)
+//! are stored as an object and named by hash; the harness's result record, the outcome
+//! (`sandbox::Outcome`) and the output tails are in the event.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::generate::Generation;
+use super::{Planned, Stage, StageError};
+use crate::competition::Benchmark;
+use crate::competition::contract::Spec;
+use crate::log::{EventBody, LogError, StageLog, State, unit_key};
+use crate::sandbox::{Backend, Format, Job, Limits, assets};
+use crate::store::{Hash, Store};
+
+/// One execution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Execution {
+    pub competition: String,
+    pub format: String,
+    pub code_blake3: String,
+    pub backend: String,
+    /// A `sandbox::Outcome` name.
+    pub outcome: String,
+    pub predictions_blake3: Option<String>,
+    /// The harness's result record (JSON text).
+    pub result: String,
+    pub detail: Option<String>,
+    pub wall_seconds: f64,
+    pub stdout_tail: String,
+    pub stderr_tail: String,
+}
+
+impl EventBody for Execution {
+    const STAGE: &'static str = "execute";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+/// What one run needs.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    competition: String,
+    format: Format,
+    code: Hash,
+}
+
+/// The stage.
+pub struct Execute {
+    pub bench: Benchmark,
+    pub backend: Arc<dyn Backend>,
+    pub python: PathBuf,
+    pub limits: Limits,
+    pub store: Store,
+}
+
+impl Execute {
+    fn harness(&self) -> Result<PathBuf, StageError> {
+        assets::materialize("harness.py", assets::HARNESS).map_err(|e| StageError::Other(e.to_string()))
+    }
+}
+
+fn parse_format(name: &str) -> Option<Format> {
+    match name {
+        "modular" => Some(Format::Modular),
+        "mono" => Some(Format::Mono),
+        _ => None,
+    }
+}
+
+impl Stage for Execute {
+    type Body = Execution;
+    type Unit = Unit;
+
+    fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
+        let log = StageLog::new(store, Generation::STAGE)?;
+        let mut state = State::default();
+        state.apply(log.read_events::<Generation>(0)?);
+        let harness = assets::hash(assets::HARNESS);
+        let requirements = assets::hash(assets::REQUIREMENTS);
+        let mut seen = BTreeSet::new();
+        let mut planned = Vec::new();
+        for e in state.events() {
+            let g = &e.body;
+            if !seen.insert((g.competition.clone(), g.format.clone(), g.code_blake3.clone())) {
+                continue;
+            }
+            let format = parse_format(&g.format).ok_or_else(|| {
+                StageError::Other(format!("generate event {}: unknown format `{}`", e.id, g.format))
+            })?;
+            let code: Hash = g
+                .code_blake3
+                .parse()
+                .map_err(|_| StageError::Other(format!("bad code hash in {}", e.id)))?;
+            let params = serde_json::json!({
+                "competition": g.competition, "format": g.format, "code": g.code_blake3,
+                "backend": self.backend.name(), "harness": harness, "requirements": requirements,
+                "limits": self.limits,
+            });
+            planned.push(Planned {
+                key: unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?,
+                upstream: vec![e.id],
+                label: format!("{}/{}/{}", g.competition, g.format, &g.code_blake3[..12]),
+                unit: Unit {
+                    competition: g.competition.clone(),
+                    format,
+                    code,
+                },
+            });
+        }
+        Ok(planned)
+    }
+
+    async fn run(&self, unit: Unit) -> Result<Execution, StageError> {
+        let label = format!("{}/{:?}", unit.competition, unit.format);
+        let fail = |message: String| StageError::Unit {
+            label: label.clone(),
+            message,
+        };
+        let c = self
+            .bench
+            .select(std::slice::from_ref(&unit.competition))
+            .map_err(StageError::Other)?[0];
+        let code = self.store.objects().get(&unit.code).map_err(LogError::from)?;
+        let scratch = tempfile::tempdir().map_err(|e| fail(e.to_string()))?;
+        let code_path = scratch.path().join("code.py");
+        std::fs::write(&code_path, &code).map_err(|e| fail(e.to_string()))?;
+        let out_dir = scratch.path().join("out");
+        std::fs::create_dir(&out_dir).map_err(|e| fail(e.to_string()))?;
+        let job = Job {
+            python: self.python.clone(),
+            harness: self.harness()?,
+            code: code_path,
+            format: unit.format,
+            public_dir: c.dir.join("public"),
+            spec: Spec::of(&c.manifest),
+            limits: self.limits.clone(),
+        };
+        let backend = self.backend.clone();
+        let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
+            .await
+            .map_err(|e| fail(e.to_string()))?
+            .map_err(|e| fail(e.to_string()))?;
+        let predictions_blake3 = match &run.predictions {
+            Some(p) => {
+                let bytes = std::fs::read(p).map_err(|e| fail(e.to_string()))?;
+                Some(self.store.objects().put(&bytes).map_err(LogError::from)?.to_hex())
+            }
+            None => None,
+        };
+        let outcome = serde_json::to_value(run.outcome).map_err(|e| fail(e.to_string()))?;
+        Ok(Execution {
+            competition: unit.competition,
+            format: unit.format.harness_mode().into(),
+            code_blake3: unit.code.to_hex(),
+            backend: self.backend.name().into(),
+            outcome: outcome.as_str().unwrap_or_default().to_string(),
+            predictions_blake3,
+            result: run.result.to_string(),
+            detail: run.detail,
+            wall_seconds: run.wall_seconds,
+            stdout_tail: run.stdout_tail,
+            stderr_tail: run.stderr_tail,
+        })
+    }
+}

@@ -1,0 +1,131 @@
+//! Stage 4, `grade`: score every execution's predictions on the private answers.
+//!
+//! One unit per execute event (upstream: that event); the key also covers the metric and
+//! the answers file's blake3, so a corrected answers file regrades. A run that is not `ok`
+//! scores nothing (`valid = false`, the execute outcome as the reason); an ok run whose
+//! predictions fail the grader's checks is invalid with the grader's reason. The
+//! performance ratio r_p is against the manifest's baseline (the reference solution), in
+//! ml2b's convention (`metrics::aup::run_ratio`; 0 for a failed or invalid run).
+
+use serde::{Deserialize, Serialize};
+
+use super::execute::Execution;
+use super::{Planned, Stage, StageError};
+use crate::competition::{Benchmark, Side};
+use crate::log::{EventBody, LogError, StageLog, State, unit_key};
+use crate::metrics::aup::run_ratio;
+use crate::metrics::grading::{Score, score_files_with};
+use crate::store::{Hash, Store};
+
+/// One grade.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Grade {
+    pub competition: String,
+    pub format: String,
+    pub code_blake3: String,
+    pub metric: String,
+    pub outcome: String,
+    pub valid: bool,
+    pub score: Option<f64>,
+    pub reason: Option<String>,
+    pub baseline_score: Option<f64>,
+    /// r_p against the baseline; 0 for a failed or invalid run.
+    pub r_p: Option<f64>,
+    pub answers_blake3: String,
+}
+
+impl EventBody for Grade {
+    const STAGE: &'static str = "grade";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+/// One unit: an execute event.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    execution: Execution,
+    answers_blake3: String,
+}
+
+/// The stage.
+pub struct GradeStage {
+    pub bench: Benchmark,
+    pub store: Store,
+}
+
+impl Stage for GradeStage {
+    type Body = Grade;
+    type Unit = Unit;
+
+    fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
+        let log = StageLog::new(store, Execution::STAGE)?;
+        let mut state = State::default();
+        state.apply(log.read_events::<Execution>(0)?);
+        let mut planned = Vec::new();
+        for e in state.events() {
+            let x = &e.body;
+            let Ok(found) = self.bench.select(std::slice::from_ref(&x.competition)) else {
+                continue; // a competition no longer in this benchmark root
+            };
+            let c = found[0];
+            let answers = c.file(Side::Private, "answers.csv");
+            let bytes = std::fs::read(&answers)
+                .map_err(|err| StageError::Other(format!("cannot read {}: {err}", answers.display())))?;
+            let answers_blake3 = blake3::hash(&bytes).to_hex().to_string();
+            let params = (&c.manifest.metric.name, &answers_blake3);
+            planned.push(Planned {
+                key: unit_key(Grade::STAGE, Grade::SCHEMA_VERSION, &[e.id], &params)?,
+                upstream: vec![e.id],
+                label: format!("{}/{}/{}", x.competition, x.format, &x.code_blake3[..12]),
+                unit: Unit {
+                    execution: x.clone(),
+                    answers_blake3,
+                },
+            });
+        }
+        Ok(planned)
+    }
+
+    async fn run(&self, unit: Unit) -> Result<Grade, StageError> {
+        let x = unit.execution;
+        let c = self
+            .bench
+            .select(std::slice::from_ref(&x.competition))
+            .map_err(StageError::Other)?[0];
+        let m = &c.manifest;
+        let baseline = m.baseline.as_ref().map(|b| b.score);
+        let mut grade = Grade {
+            competition: x.competition.clone(),
+            format: x.format.clone(),
+            code_blake3: x.code_blake3.clone(),
+            metric: m.metric.name.clone(),
+            outcome: x.outcome.clone(),
+            valid: false,
+            score: None,
+            reason: None,
+            baseline_score: baseline,
+            r_p: baseline.map(|_| 0.0),
+            answers_blake3: unit.answers_blake3,
+        };
+        let Some(hash) = x.predictions_blake3.as_deref().filter(|_| x.outcome == "ok") else {
+            grade.reason = Some(format!("the run ended {}", x.outcome));
+            return Ok(grade);
+        };
+        let hash: Hash = hash
+            .parse()
+            .map_err(|_| StageError::Other(format!("bad predictions hash {hash}")))?;
+        let predictions = self.store.objects().path(&hash);
+        self.store.objects().verify(&hash).map_err(LogError::from)?;
+        let answers = c.file(Side::Private, "answers.csv");
+        let score = score_files_with(&m.metric.name, &answers, &predictions, &c.grade_options())
+            .map_err(|e| StageError::Other(format!("grading {}: {e}", x.competition)))?;
+        match score {
+            Score::Valid { score, .. } => {
+                grade.valid = true;
+                grade.score = Some(score);
+                grade.r_p = baseline.map(|b| run_ratio(Some(score), b, m.metric.direction));
+            }
+            Score::Invalid { reason } => grade.reason = Some(reason.to_string()),
+        }
+        Ok(grade)
+    }
+}
