@@ -67,6 +67,8 @@ pub enum Command {
     Prepare(PrepareArgs),
     /// Execute one solution file in the sandbox and grade it (like MLE-bench's grade-sample).
     GradeFile(GradeFileArgs),
+    /// Static checks and leakage detection on a solution file, without running it.
+    Check(CheckArgs),
     /// Import competitions: the original ML2B release or MLE-bench-style folders.
     Import(ImportArgs),
 }
@@ -92,6 +94,16 @@ pub struct PrepareArgs {
     /// Record the rebuilt files' checksums and measurements in the manifests.
     #[arg(long)]
     pub update_manifest: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The solution's Python file.
+    #[arg(value_name = "FILE.py")]
+    pub file: PathBuf,
+    /// Its submission format.
+    #[arg(long, value_enum, default_value = "modular")]
+    pub format: crate::sandbox::Format,
 }
 
 /// Sandbox backends.

@@ -6,6 +6,7 @@
 //! - [`query`]: DataFusion SQL over the logs;
 //! - [`cli`], [`settings`], [`commands`]: the `ml2b` command line.
 
+pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod competition;

@@ -4,7 +4,7 @@
 //! Prints the outcome, score and performance ratio r_p against each baseline (today the
 //! reference solution), or with `--json` `{"outcome", "score", "r_p", "findings",
 //! "stdout_tail", "stderr_tail", "detail", "wall_seconds", "invalid_reason"}`; `findings`
-//! are the top-level statements the loader dropped. Exit 0 when the solution ran and its
+//! are the static checks' and the leakage detector's (`crate::check`), found before the run. Exit 0 when the solution ran and its
 //! predictions were valid, 1 otherwise.
 
 use std::collections::BTreeMap;
@@ -45,6 +45,9 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
     if !args.file.is_file() {
         return Err(InputError(format!("{}: no such file", args.file.display())).into());
     }
+    let source = std::fs::read_to_string(&args.file)
+        .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
+    let findings = crate::check::check(&source, args.format);
     let backend = Local::new()?;
     let python = pyenv::ensure(|| {
         settings
@@ -77,11 +80,7 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
         outcome: run.outcome,
         score: None,
         r_p: BTreeMap::new(),
-        findings: run
-            .result
-            .get("dropped")
-            .cloned()
-            .unwrap_or(serde_json::Value::Array(vec![])),
+        findings: serde_json::to_value(&findings)?,
         stdout_tail: run.stdout_tail,
         stderr_tail: run.stderr_tail,
         detail: run.detail.or_else(|| {

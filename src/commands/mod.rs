@@ -3,6 +3,7 @@
 mod agreement;
 mod aup;
 mod bleu;
+mod check;
 mod grade_file;
 mod import;
 mod log;
@@ -122,6 +123,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Aup(args) => aup::aup(&settings, &args),
         Command::Prepare(args) => prepare::prepare(&settings, &args),
         Command::GradeFile(args) => grade_file::grade_file(&settings, &args),
+        Command::Check(args) => check::check(&settings, &args),
         Command::Import(args) => import::import(&settings, &args),
     }
 }

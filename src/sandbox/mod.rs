@@ -45,13 +45,32 @@ impl Outcome {
 }
 
 /// Which submission format the code follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
-    /// MODULAR_PREDICT: train, prepare_val, predict.
+    /// MODULAR_PREDICT: `train(data)`, `prepare_val(train_output, X_val)`,
+    /// `predict(train_output, prepare_val_output)`.
     Modular,
-    /// MONO_PREDICT: train_and_predict.
+    /// MONO_PREDICT: `train_and_predict(data, X_val)`.
     Mono,
+}
+
+/// A format name that is neither `modular` nor `mono`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown submission format {0:?}: expected \"modular\" or \"mono\"")]
+pub struct ParseFormatError(pub String);
+
+impl std::str::FromStr for Format {
+    type Err = ParseFormatError;
+
+    /// `modular`, `mono`, or the original release's `MODULAR_PREDICT`, `MONO_PREDICT`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "modular" | "modular_predict" => Ok(Format::Modular),
+            "mono" | "mono_predict" => Ok(Format::Mono),
+            _ => Err(ParseFormatError(s.to_string())),
+        }
+    }
 }
 
 impl Format {

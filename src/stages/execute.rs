@@ -5,7 +5,8 @@
 //! backend, the harness's and the requirements' blake3 and the limits; the event's upstream
 //! is the first generate event that produced the code. The predictions (when the run is ok)
 //! are stored as an object and named by hash; the harness's result record, the outcome
-//! (`sandbox::Outcome`) and the output tails are in the event.
+//! (`sandbox::Outcome`), the output tails and the static checks' findings (`crate::check`,
+//! leakage included) are in the event.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -37,6 +38,10 @@ pub struct Execution {
     pub wall_seconds: f64,
     pub stdout_tail: String,
     pub stderr_tail: String,
+    /// The static checks' findings on the code (`crate::check`), as JSON.
+    pub findings: String,
+    /// Whether the leakage detector flagged the code.
+    pub leakage: bool,
 }
 
 impl EventBody for Execution {
@@ -129,6 +134,7 @@ impl Stage for Execute {
             .select(std::slice::from_ref(&unit.competition))
             .map_err(StageError::Other)?[0];
         let code = self.store.objects().get(&unit.code).map_err(LogError::from)?;
+        let findings = crate::check::check(&String::from_utf8_lossy(&code), unit.format);
         let scratch = tempfile::tempdir().map_err(|e| fail(e.to_string()))?;
         let code_path = scratch.path().join("code.py");
         std::fs::write(&code_path, &code).map_err(|e| fail(e.to_string()))?;
@@ -168,6 +174,8 @@ impl Stage for Execute {
             wall_seconds: run.wall_seconds,
             stdout_tail: run.stdout_tail,
             stderr_tail: run.stderr_tail,
+            leakage: findings.iter().any(|f| f.kind.is_leakage()),
+            findings: serde_json::to_string(&findings).map_err(|e| fail(e.to_string()))?,
         })
     }
 }

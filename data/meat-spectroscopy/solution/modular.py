@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 TARGETS = ["water", "fat", "protein"]
-ALPHAS = np.logspace(-6, 2, 30)
+ALPHAS = tuple(np.logspace(-6, 2, 30))
 
 
 def train(data: pd.DataFrame) -> Any:

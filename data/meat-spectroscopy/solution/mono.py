@@ -7,7 +7,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 TARGETS = ["water", "fat", "protein"]
-ALPHAS = np.logspace(-6, 2, 30)
+ALPHAS = tuple(np.logspace(-6, 2, 30))
 
 
 def train_and_predict(data: pd.DataFrame, X_val: pd.DataFrame) -> np.ndarray:
