@@ -243,6 +243,9 @@ pub struct ExecuteArgs {
 pub struct GradeArgs {
     #[command(flatten)]
     pub root: RootArgs,
+    /// Grade only runs executed after the execute segment with this hash.
+    #[arg(long, value_name = "HASH")]
+    pub since: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -265,7 +268,13 @@ pub struct LogArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct VerifyArgs {}
+pub struct VerifyArgs {
+    /// Also re-derive the pure stages (grade) and check their events come out bit-identical.
+    #[arg(long)]
+    pub rerun: bool,
+    #[command(flatten)]
+    pub root: RootArgs,
+}
 
 #[derive(Debug, Args)]
 pub struct QueryArgs {

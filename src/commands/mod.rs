@@ -115,7 +115,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Run(args) => run::run(&settings, &args),
         Command::Stage(args) => stage::stage(&settings, &args),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
-        Command::Verify(_) => verify::verify(&settings),
+        Command::Verify(args) => verify::verify(&settings, &args),
         Command::Query(args) => query::query(&settings, &args.query, args.format, args.out.as_deref()),
         Command::Bleu(args) => bleu::bleu(&settings, &args),
         Command::Agreement(args) => agreement::agreement(&settings, &args),

@@ -57,7 +57,13 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
             memory: 8 << 30,
         },
     )?;
-    let graded = super::stage::grade(settings, &GradeArgs { root: root() })?;
+    let graded = super::stage::grade(
+        settings,
+        &GradeArgs {
+            root: root(),
+            since: None,
+        },
+    )?;
     let mut failed = 0;
     for s in [&generated, &executed, &graded] {
         settings

@@ -110,9 +110,17 @@ pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::
 
 /// Runs grade.
 pub(crate) fn grade(settings: &GlobalSettings, args: &GradeArgs) -> anyhow::Result<RunSummary> {
+    let since = match &args.since {
+        Some(h) => Some(
+            h.parse::<crate::store::Hash>()
+                .map_err(|_| super::InputError(format!("--since {h}: not a 64-digit hash")))?,
+        ),
+        None => None,
+    };
     let stage = GradeStage {
         bench: Benchmark::load(&args.root.root)?,
         store: settings.store.clone(),
+        since,
     };
     run(settings, stage, 2)
 }

@@ -6,13 +6,18 @@
 //! predictions fail the grader's checks is invalid with the grader's reason. The
 //! performance ratio r_p is against the manifest's baseline (the reference solution), in
 //! ml2b's convention (`metrics::aup::run_ratio`; 0 for a failed or invalid run).
+//!
+//! `since` grades only the executions committed after a given execute segment; because a
+//! unit's key and its event's id depend only on the execute event and the answers, grading
+//! in several `--since` steps gives exactly the events of grading once.
+//! [`GradeStage::rederive`] recomputes every grade event for `ml2b verify --rerun`.
 
 use serde::{Deserialize, Serialize};
 
 use super::execute::Execution;
 use super::{Planned, Stage, StageError};
 use crate::competition::{Benchmark, Side};
-use crate::log::{EventBody, LogError, StageLog, State, unit_key};
+use crate::log::{Event, EventBody, LogError, StageLog, State, unit_key};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
 use crate::store::{Hash, Store};
@@ -24,6 +29,8 @@ pub struct Grade {
     pub format: String,
     pub code_blake3: String,
     pub metric: String,
+    /// `minimize` or `maximize`.
+    pub direction: String,
     pub outcome: String,
     pub valid: bool,
     pub score: Option<f64>,
@@ -50,6 +57,77 @@ pub struct Unit {
 pub struct GradeStage {
     pub bench: Benchmark,
     pub store: Store,
+    /// Grade only executions committed after the execute segment with this hash.
+    pub since: Option<Hash>,
+}
+
+/// The execute segment version right after the segment named `since`.
+fn first_version_after(log: &StageLog, since: &Hash) -> Result<u64, StageError> {
+    for r in log.list()? {
+        if log.check(&r)? == *since {
+            return Ok(r.version + 1);
+        }
+    }
+    Err(StageError::Other(format!(
+        "--since {since}: no execute segment has this hash (see `ml2b log --stage execute`)"
+    )))
+}
+
+impl GradeStage {
+    /// The unit grading one execute event (`None`: its competition left this root).
+    fn planned(&self, e: &Event<Execution>) -> Result<Option<Planned<Unit>>, StageError> {
+        let x = &e.body;
+        let Ok(found) = self.bench.select(std::slice::from_ref(&x.competition)) else {
+            return Ok(None);
+        };
+        let c = found[0];
+        let answers = c.file(Side::Private, "answers.csv");
+        let bytes = std::fs::read(&answers)
+            .map_err(|err| StageError::Other(format!("cannot read {}: {err}", answers.display())))?;
+        let answers_blake3 = blake3::hash(&bytes).to_hex().to_string();
+        let params = (&c.manifest.metric.name, &answers_blake3);
+        Ok(Some(Planned {
+            key: unit_key(Grade::STAGE, Grade::SCHEMA_VERSION, &[e.id], &params)?,
+            upstream: vec![e.id],
+            label: format!("{}/{}/{}", x.competition, x.format, &x.code_blake3[..12]),
+            unit: Unit {
+                execution: x.clone(),
+                answers_blake3,
+            },
+        }))
+    }
+
+    /// Re-derives every committed grade event from its execute event and today's answers;
+    /// returns the ids (with a reason) of those that do not come out bit-identical.
+    pub async fn rederive(&self, store: &Store) -> Result<(usize, Vec<(Hash, String)>), StageError> {
+        let executions: std::collections::HashMap<Hash, Event<Execution>> =
+            StageLog::new(store, Execution::STAGE)?
+                .read_events::<Execution>(0)?
+                .into_iter()
+                .map(|e| (e.id, e))
+                .collect();
+        let grades = StageLog::new(store, Grade::STAGE)?.read_events::<Grade>(0)?;
+        let mut differ = Vec::new();
+        for g in &grades {
+            let Some(x) = g.upstream.first().and_then(|id| executions.get(id)) else {
+                differ.push((g.id, "its execute event is not in the log".into()));
+                continue;
+            };
+            let Some(p) = self.planned(x)? else {
+                differ.push((
+                    g.id,
+                    format!("competition `{}` is not in this root", x.body.competition),
+                ));
+                continue;
+            };
+            let body = self.run(p.unit).await?;
+            let id = Event::compute_id(&p.key, &p.upstream, &body)?;
+            if id != g.id {
+                differ.push((g.id, format!("re-derived as {id}")));
+            }
+        }
+        Ok((grades.len(), differ))
+    }
 }
 
 impl Stage for GradeStage {
@@ -58,29 +136,15 @@ impl Stage for GradeStage {
 
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let log = StageLog::new(store, Execution::STAGE)?;
+        let from = match &self.since {
+            Some(since) => first_version_after(&log, since)?,
+            None => 0,
+        };
         let mut state = State::default();
-        state.apply(log.read_events::<Execution>(0)?);
+        state.apply(log.read_events::<Execution>(from)?);
         let mut planned = Vec::new();
         for e in state.events() {
-            let x = &e.body;
-            let Ok(found) = self.bench.select(std::slice::from_ref(&x.competition)) else {
-                continue; // a competition no longer in this benchmark root
-            };
-            let c = found[0];
-            let answers = c.file(Side::Private, "answers.csv");
-            let bytes = std::fs::read(&answers)
-                .map_err(|err| StageError::Other(format!("cannot read {}: {err}", answers.display())))?;
-            let answers_blake3 = blake3::hash(&bytes).to_hex().to_string();
-            let params = (&c.manifest.metric.name, &answers_blake3);
-            planned.push(Planned {
-                key: unit_key(Grade::STAGE, Grade::SCHEMA_VERSION, &[e.id], &params)?,
-                upstream: vec![e.id],
-                label: format!("{}/{}/{}", x.competition, x.format, &x.code_blake3[..12]),
-                unit: Unit {
-                    execution: x.clone(),
-                    answers_blake3,
-                },
-            });
+            planned.extend(self.planned(e)?);
         }
         Ok(planned)
     }
@@ -98,6 +162,10 @@ impl Stage for GradeStage {
             format: x.format.clone(),
             code_blake3: x.code_blake3.clone(),
             metric: m.metric.name.clone(),
+            direction: serde_json::to_value(m.metric.direction)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
             outcome: x.outcome.clone(),
             valid: false,
             score: None,

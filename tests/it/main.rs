@@ -11,6 +11,6 @@ mod competitions;
 mod log;
 mod query;
 mod sandbox;
+mod stages;
 mod stats;
-mod translate_validate;
 mod worker;

@@ -1,5 +1,6 @@
-//! The translate-validate stage over the bundled benchmark and over a toy root with
-//! hand-made back-translations and a ratings file built by the test.
+//! The stages through the real CLI: translate-validate over the bundled benchmark and a toy
+//! root (hand-made back-translations, a ratings file built by the test); generate, execute
+//! and grade on the toy root, `--since` steps against grading once, and `verify --rerun`.
 
 use crate::competitions::{toy, write};
 
@@ -151,4 +152,96 @@ fn generate_execute_grade_on_a_toy_root_run_identical_code_once() {
         0,
         "a re-run executes nothing"
     );
+}
+
+/// Grade event ids in a store, sorted.
+fn grade_ids(ws: &crate::common::Workspace) -> Vec<String> {
+    let out = ws
+        .ml2b()
+        .args(["--json", "query", "SELECT event_id FROM grade ORDER BY 1"])
+        .output()
+        .unwrap();
+    json(&out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["event_id"].to_string())
+        .collect()
+}
+
+#[test]
+fn grading_in_since_steps_equals_grading_once_and_verify_rerun_rederives_it() {
+    let ws = toy();
+    let ml2b = |ws: &crate::common::Workspace, args: &[&str]| {
+        let out = ws.ml2b().args(args).output().unwrap();
+        assert!(
+            out.status.success() || args.contains(&"translate-validate"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    ml2b(&ws, &["stage", "translate-validate"]);
+    ml2b(&ws, &["stage", "generate", "--format", "modular"]);
+    ml2b(&ws, &["stage", "execute"]);
+    let log = json(&ml2b(&ws, &["--json", "log", "--stage", "execute"]));
+    let first = log["stages"][0]["segments"][0]["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ml2b(&ws, &["stage", "grade"]);
+    ml2b(&ws, &["stage", "generate", "--format", "mono"]);
+    ml2b(&ws, &["stage", "execute"]);
+    let step = json(&ml2b(&ws, &["--json", "stage", "grade", "--since", &first]));
+    assert_eq!(
+        step["summary"]["planned"], 1,
+        "only the run executed after the first segment"
+    );
+    // The same executions graded at once: a copy of the store without its grade log.
+    let once = crate::common::Workspace::new();
+    copy_dir(&ws.dir.path().join("store"), &once.dir.path().join("store"));
+    for entry in ["manifests", "data"] {
+        copy_dir(&ws.dir.path().join(entry), &once.dir.path().join(entry));
+    }
+    for dir in ["store/log/grade", "store/index/grade"] {
+        let _ = std::fs::remove_dir_all(once.dir.path().join(dir));
+    }
+    ml2b(&once, &["stage", "grade"]);
+    assert_eq!(grade_ids(&ws).len(), 2);
+    assert_eq!(
+        grade_ids(&ws),
+        grade_ids(&once),
+        "steps and once give the same events"
+    );
+
+    let verified = json(&ml2b(&ws, &["--json", "verify", "--rerun"]));
+    assert_eq!(verified["rerun"]["grade"]["events"], 2);
+    assert_eq!(verified["rerun"]["grade"]["differ"].as_array().unwrap().len(), 0);
+    // Change the private answers: the published grades no longer re-derive.
+    let answers = ws.dir.path().join("data/toy/private/answers.csv");
+    let text = std::fs::read_to_string(&answers).unwrap();
+    let flipped = text.replacen(",no\n", ",yes\n", 1);
+    assert_ne!(text, flipped);
+    std::fs::write(&answers, flipped).unwrap();
+    let out = ws.ml2b().args(["verify", "--rerun"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 events re-derived, 2 differ"));
+    let bad_since = ws
+        .ml2b()
+        .args(["stage", "grade", "--since", &"0".repeat(64)])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad_since.stderr).contains("no execute segment has this hash"));
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
 }
