@@ -19,7 +19,7 @@ use crate::competition::{Benchmark, Side};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
 use crate::sandbox::local::Local;
-use crate::sandbox::{Backend, Job, Limits, Outcome, assets, pyenv};
+use crate::sandbox::{Backend, Job, Limits, Outcome, assets};
 use crate::settings::GlobalSettings;
 
 #[derive(Serialize)]
@@ -49,11 +49,7 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
         .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
     let findings = crate::check::check(&source, args.format);
     let backend = Local::new()?;
-    let python = pyenv::ensure(|| {
-        settings
-            .printer
-            .info("creating the Python environment solutions run in (first use; a minute or two)")
-    })?;
+    let python = super::reporters::python_env(&settings.printer)?;
     let job = Job {
         python,
         harness: assets::materialize("harness.py", assets::HARNESS)?,

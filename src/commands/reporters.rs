@@ -82,3 +82,33 @@ impl Reporter for ProgressReporter {
         }
     }
 }
+
+/// A spinner on stderr for one slow step with no measurable progress (e.g. creating the
+/// Python environment); hidden when `printer` draws no progress. Finishes when dropped.
+pub(crate) fn spinner(printer: &Printer, message: &str) -> Spinner {
+    let bar = if printer.progress {
+        ProgressBar::new_spinner().with_message(message.to_string())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.enable_steady_tick(Duration::from_millis(120));
+    Spinner(bar)
+}
+
+/// See [`spinner`].
+pub(crate) struct Spinner(ProgressBar);
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// The managed Python environment (`sandbox::pyenv`), saying so and spinning while it is
+/// created on first use.
+pub(crate) fn python_env(printer: &Printer) -> Result<std::path::PathBuf, crate::sandbox::SandboxError> {
+    crate::sandbox::pyenv::ensure(|| {
+        printer.info("creating the Python environment solutions run in (first use; a minute or two)");
+        spinner(printer, "installing stages/execute/requirements.txt")
+    })
+}

@@ -14,7 +14,7 @@ use crate::cli::{ExecuteArgs, GenerateArgs, GradeArgs, StageArgs, StageCommand, 
 use crate::competition::Benchmark;
 use crate::log::{EventBody, StageLog, State};
 use crate::manifest::Models;
-use crate::sandbox::{Format, Limits, local::Local, pyenv};
+use crate::sandbox::{Format, Limits, local::Local};
 use crate::settings::GlobalSettings;
 use crate::stages::execute::{Execute, Execution};
 use crate::stages::generate::Generate;
@@ -89,11 +89,7 @@ pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow
 pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::Result<RunSummary> {
     let root = &args.root.root;
     let backend = Local::new()?;
-    let python = pyenv::ensure(|| {
-        settings
-            .printer
-            .info("creating the Python environment solutions run in (first use; a minute or two)")
-    })?;
+    let python = super::reporters::python_env(&settings.printer)?;
     let stage = Execute {
         bench: Benchmark::load(root)?,
         backend: Arc::new(backend),

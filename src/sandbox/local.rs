@@ -124,10 +124,11 @@ impl Local {
         for file in ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime"] {
             cmd.args(["--ro-bind-try", file, file]);
         }
-        let venv = venv_root(&job.python);
-        cmd.arg("--ro-bind").arg(&venv).arg(&venv);
         cmd.args(["--proc", "/proc", "--dev", "/dev"]);
         cmd.args(["--size", &job.limits.output_bytes.to_string(), "--tmpfs", "/tmp"]);
+        // After /tmp: a venv under /tmp must not be hidden by the tmpfs.
+        let venv = venv_root(&job.python);
+        cmd.arg("--ro-bind").arg(&venv).arg(&venv);
         cmd.arg("--ro-bind")
             .arg(&stage.harness)
             .arg("/sandbox/harness.py");

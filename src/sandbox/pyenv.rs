@@ -32,8 +32,9 @@ pub fn venv_dir() -> PathBuf {
 }
 
 /// The Python to run solutions with, creating the environment when needed. `on_create` is
-/// called before a (slow) creation starts, e.g. to show a spinner.
-pub fn ensure(on_create: impl FnOnce()) -> Result<PathBuf, SandboxError> {
+/// called before a (slow) creation starts; what it returns (e.g. a spinner) is dropped when
+/// the creation ends.
+pub fn ensure<G>(on_create: impl FnOnce() -> G) -> Result<PathBuf, SandboxError> {
     if let Some(p) = std::env::var_os("ML2B_PYTHON") {
         return Ok(PathBuf::from(p));
     }
@@ -48,7 +49,7 @@ pub fn ensure(on_create: impl FnOnce()) -> Result<PathBuf, SandboxError> {
     if python.is_file() && have.trim_end_matches('\n') == want {
         return Ok(python);
     }
-    on_create();
+    let _progress = on_create();
     let run = |cmd: &mut Command, what: &str| -> Result<(), SandboxError> {
         let out = cmd.output().map_err(io(what.to_string()))?;
         if out.status.success() {
