@@ -1,6 +1,8 @@
 //! The CLI's [`Reporter`]: indicatif bars on stderr.
 //!
-//! One bar per phase; hidden when stderr is not a terminal or with `--quiet`.
+//! One bar per phase, and below it one spinner line per unit in flight (one per worker of
+//! a `-j N` run, showing what it runs and for how long); hidden when stderr is not a
+//! terminal or with `--quiet`.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -15,6 +17,8 @@ use crate::settings::Printer;
 pub struct ProgressReporter {
     multi: MultiProgress,
     bar: Mutex<Option<ProgressBar>>,
+    /// The spinner of each unit in flight, by label.
+    running: Mutex<Vec<(String, ProgressBar)>>,
 }
 
 impl ProgressReporter {
@@ -28,6 +32,7 @@ impl ProgressReporter {
         Self {
             multi: MultiProgress::with_draw_target(target),
             bar: Mutex::new(None),
+            running: Mutex::new(Vec::new()),
         }
     }
 
@@ -56,10 +61,29 @@ impl Reporter for ProgressReporter {
     }
 
     fn unit_started(&self, label: &str) {
-        self.with_bar(|b| b.set_message(label.to_string()));
+        let worker = self.multi.add(
+            ProgressBar::new_spinner()
+                .with_style(
+                    ProgressStyle::with_template("  {spinner} {elapsed:>4} {wide_msg}")
+                        .expect("valid template"),
+                )
+                .with_message(label.to_string()),
+        );
+        worker.enable_steady_tick(Duration::from_millis(200));
+        self.running
+            .lock()
+            .expect("progress lock")
+            .push((label.to_string(), worker));
     }
 
-    fn unit_finished(&self, _label: &str, _ok: bool) {
+    fn unit_finished(&self, label: &str, _ok: bool) {
+        let mut running = self.running.lock().expect("progress lock");
+        if let Some(i) = running.iter().position(|(l, _)| l == label) {
+            let (_, worker) = running.remove(i);
+            worker.finish_and_clear();
+            self.multi.remove(&worker);
+        }
+        drop(running);
         self.with_bar(|b| b.inc(1));
     }
 
@@ -77,6 +101,9 @@ impl Reporter for ProgressReporter {
     }
 
     fn end(&self) {
+        for (_, worker) in self.running.lock().expect("progress lock").drain(..) {
+            worker.finish_and_clear();
+        }
         if let Some(bar) = self.bar.lock().expect("progress lock").take() {
             bar.finish_and_clear();
         }
