@@ -237,6 +237,9 @@ pub struct ExecuteArgs {
     /// Address-space limit per run, in bytes.
     #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
     pub memory: u64,
+    /// Run only code generated after the generate segment with this hash.
+    #[arg(long, value_name = "HASH")]
+    pub since: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -55,6 +55,7 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
             jobs: args.jobs,
             timeout: args.timeout,
             memory: 8 << 30,
+            since: None,
         },
     )?;
     let graded = super::stage::grade(

@@ -100,25 +100,30 @@ pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::
             ..Limits::default()
         },
         store: settings.store.clone(),
+        since: parse_since(args.since.as_deref())?,
     };
     run(settings, stage, args.jobs.max(1))
 }
 
 /// Runs grade.
 pub(crate) fn grade(settings: &GlobalSettings, args: &GradeArgs) -> anyhow::Result<RunSummary> {
-    let since = match &args.since {
-        Some(h) => Some(
-            h.parse::<crate::store::Hash>()
-                .map_err(|_| super::InputError(format!("--since {h}: not a 64-digit hash")))?,
-        ),
-        None => None,
-    };
+    let since = parse_since(args.since.as_deref())?;
     let stage = GradeStage {
         bench: Benchmark::load(&args.root.root)?,
         store: settings.store.clone(),
         since,
     };
     run(settings, stage, 2)
+}
+
+/// Parses a `--since` hash.
+fn parse_since(since: Option<&str>) -> Result<Option<crate::store::Hash>, super::InputError> {
+    since
+        .map(|h| {
+            h.parse()
+                .map_err(|_| super::InputError(format!("--since {h}: not a 64-digit hash")))
+        })
+        .transpose()
 }
 
 /// Counts the log's events by a key.

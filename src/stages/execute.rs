@@ -64,6 +64,8 @@ pub struct Execute {
     pub python: PathBuf,
     pub limits: Limits,
     pub store: Store,
+    /// Run only code generated after the generate segment with this hash.
+    pub since: Option<Hash>,
 }
 
 impl Execute {
@@ -86,8 +88,12 @@ impl Stage for Execute {
 
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let log = StageLog::new(store, Generation::STAGE)?;
+        let from = match &self.since {
+            Some(since) => super::version_after(&log, since)?,
+            None => 0,
+        };
         let mut state = State::default();
-        state.apply(log.read_events::<Generation>(0)?);
+        state.apply(log.read_events::<Generation>(from)?);
         let harness = assets::hash(assets::HARNESS);
         let requirements = assets::hash(assets::REQUIREMENTS);
         let mut seen = BTreeSet::new();

@@ -61,18 +61,6 @@ pub struct GradeStage {
     pub since: Option<Hash>,
 }
 
-/// The execute segment version right after the segment named `since`.
-fn first_version_after(log: &StageLog, since: &Hash) -> Result<u64, StageError> {
-    for r in log.list()? {
-        if log.check(&r)? == *since {
-            return Ok(r.version + 1);
-        }
-    }
-    Err(StageError::Other(format!(
-        "--since {since}: no execute segment has this hash (see `ml2b log --stage execute`)"
-    )))
-}
-
 impl GradeStage {
     /// The unit grading one execute event (`None`: its competition left this root).
     fn planned(&self, e: &Event<Execution>) -> Result<Option<Planned<Unit>>, StageError> {
@@ -137,7 +125,7 @@ impl Stage for GradeStage {
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let log = StageLog::new(store, Execution::STAGE)?;
         let from = match &self.since {
-            Some(since) => first_version_after(&log, since)?,
+            Some(since) => super::version_after(&log, since)?,
             None => 0,
         };
         let mut state = State::default();

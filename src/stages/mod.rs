@@ -47,6 +47,20 @@ pub enum StageError {
     Other(String),
 }
 
+/// The version right after `log`'s segment named `since` (for `--since HASH`): a stage
+/// given it plans only from the upstream events committed after that segment.
+pub fn version_after(log: &crate::log::StageLog, since: &Hash) -> Result<u64, StageError> {
+    for r in log.list()? {
+        if log.check(&r)? == *since {
+            return Ok(r.version + 1);
+        }
+    }
+    Err(StageError::Other(format!(
+        "--since {since}: no {0} segment has this hash (see `ml2b log --stage {0}`)",
+        log.stage()
+    )))
+}
+
 /// A pipeline stage.
 pub trait Stage: Send + Sync + 'static {
     /// The event body this stage appends.

@@ -190,8 +190,20 @@ fn grading_in_since_steps_equals_grading_once_and_verify_rerun_rederives_it() {
         .unwrap()
         .to_string();
     ml2b(&ws, &["stage", "grade"]);
+    let generated = json(&ml2b(&ws, &["--json", "log", "--stage", "generate"]));
+    let first_generated = generated["stages"][0]["segments"][0]["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
     ml2b(&ws, &["stage", "generate", "--format", "mono"]);
-    ml2b(&ws, &["stage", "execute"]);
+    let executed = json(&ml2b(
+        &ws,
+        &["--json", "stage", "execute", "--since", &first_generated],
+    ));
+    assert_eq!(
+        executed["summary"]["planned"], 1,
+        "only the code generated after the first segment"
+    );
     let step = json(&ml2b(&ws, &["--json", "stage", "grade", "--since", &first]));
     assert_eq!(
         step["summary"]["planned"], 1,
