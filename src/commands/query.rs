@@ -93,17 +93,6 @@ fn write_csv<W: Write>(
     Ok(())
 }
 
-/// Writes a whole file or nothing.
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::store::write_atomic(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }

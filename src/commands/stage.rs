@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::{ExitStatus, ProgressReporter, runtime};
 use crate::cli::{ExecuteArgs, GenerateArgs, GradeArgs, StageArgs, StageCommand, TranslateValidateArgs};
 use crate::competition::Benchmark;
-use crate::log::{EventBody, StageLog, State};
+use crate::log::{EventBody, StageLog};
 use crate::manifest::Models;
 use crate::sandbox::{Format, Limits, local::Local};
 use crate::settings::GlobalSettings;
@@ -71,7 +71,6 @@ pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow
         args.formats.clone()
     };
     let stage = Generate {
-        bench: Benchmark::load(root)?,
         model,
         formats,
         translations: TranslateValidate {
@@ -132,8 +131,7 @@ fn count_latest<B: EventBody>(
     key: impl Fn(&B) -> String,
 ) -> anyhow::Result<std::collections::BTreeMap<String, u64>> {
     let log = StageLog::new(&settings.store, B::STAGE)?;
-    let mut state = State::default();
-    state.apply(log.read_events::<B>(0)?);
+    let state = log.state::<B>(0)?;
     let mut counts = std::collections::BTreeMap::new();
     for e in state.events() {
         *counts.entry(key(&e.body)).or_insert(0) += 1;
@@ -198,8 +196,7 @@ pub(crate) fn translate_validate(
         );
     }
     let log = StageLog::new(&settings.store, TranslationCheck::STAGE)?;
-    let mut state = State::default();
-    state.apply(log.read_events::<TranslationCheck>(0)?);
+    let state = log.state::<TranslationCheck>(0)?;
     let checks = stage
         .plan(&settings.store)?
         .iter()

@@ -16,7 +16,6 @@
 //! hashed and checked.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -577,25 +576,13 @@ pub fn write(c: &Competition, built: &Built, update_manifest: bool) -> Result<Ve
     Ok(written)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder.
+/// Writes `bytes` to `path` atomically (`store::write_atomic`), readable by every user: the
+/// sandbox reads public files as an unprivileged user.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PrepareError> {
-    let err = |source| PrepareError::Write {
+    crate::store::write_atomic(path, bytes).map_err(|source| PrepareError::Write {
         path: path.to_path_buf(),
         source,
-    };
-    let dir = path.parent().expect("a file path has a parent");
-    std::fs::create_dir_all(dir).map_err(err)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
-    tmp.write_all(bytes).map_err(err)?;
-    // Temp files are private (0600); data and manifests are for every user (the sandbox
-    // reads public files as an unprivileged user).
-    use std::os::unix::fs::PermissionsExt;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))
-        .map_err(err)?;
-    tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    })
 }
 
 /// Records checksums and measurements in the manifest, keeping its layout.

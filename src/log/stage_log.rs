@@ -246,6 +246,13 @@ impl StageLog {
         self.read_range(from, u64::MAX)
     }
 
+    /// The fold (latest event per unit) of versions `from..`, checking the chain.
+    pub fn state<B: EventBody>(&self, from: u64) -> Result<super::State<B>, LogError> {
+        let mut state = super::State::default();
+        state.apply(self.read_events::<B>(from)?);
+        Ok(state)
+    }
+
     /// Reads the events of versions `from..to`, checking the chain.
     pub fn read_range<B: EventBody>(&self, from: u64, to: u64) -> Result<Vec<Event<B>>, LogError> {
         let mut out = Vec::new();

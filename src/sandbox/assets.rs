@@ -21,12 +21,9 @@ pub fn materialize(name: &str, text: &str) -> Result<PathBuf, SandboxError> {
     if std::fs::read(&path).is_ok_and(|b| b == text.as_bytes()) {
         return Ok(path);
     }
-    let io = |source| SandboxError::Io {
+    crate::store::write_atomic(&path, text.as_bytes()).map_err(|source| SandboxError::Io {
         what: format!("writing {}", path.display()),
         source,
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(std::env::temp_dir()).map_err(io)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
-    tmp.persist(&path).map_err(|e| io(e.error))?;
+    })?;
     Ok(path)
 }

@@ -18,7 +18,7 @@ use super::generate::Generation;
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
 use crate::competition::contract::Spec;
-use crate::log::{EventBody, LogError, StageLog, State, unit_key};
+use crate::log::{EventBody, LogError, StageLog, unit_key};
 use crate::sandbox::{Backend, Format, Job, Limits, assets};
 use crate::store::{Hash, Store};
 
@@ -74,14 +74,6 @@ impl Execute {
     }
 }
 
-fn parse_format(name: &str) -> Option<Format> {
-    match name {
-        "modular" => Some(Format::Modular),
-        "mono" => Some(Format::Mono),
-        _ => None,
-    }
-}
-
 impl Stage for Execute {
     type Body = Execution;
     type Unit = Unit;
@@ -92,8 +84,7 @@ impl Stage for Execute {
             Some(since) => super::version_after(&log, since)?,
             None => 0,
         };
-        let mut state = State::default();
-        state.apply(log.read_events::<Generation>(from)?);
+        let state = log.state::<Generation>(from)?;
         let harness = assets::hash(assets::HARNESS);
         let requirements = assets::hash(assets::REQUIREMENTS);
         let mut seen = BTreeSet::new();
@@ -103,9 +94,10 @@ impl Stage for Execute {
             if !seen.insert((g.competition.clone(), g.format.clone(), g.code_blake3.clone())) {
                 continue;
             }
-            let format = parse_format(&g.format).ok_or_else(|| {
-                StageError::Other(format!("generate event {}: unknown format `{}`", e.id, g.format))
-            })?;
+            let format: Format = g
+                .format
+                .parse()
+                .map_err(|err| StageError::Other(format!("generate event {}: {err}", e.id)))?;
             let code: Hash = g
                 .code_blake3
                 .parse()

@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 
 use super::translate_validate::TranslateValidate;
 use super::{Planned, Stage, StageError};
-use crate::competition::Benchmark;
 use crate::log::{EventBody, unit_key};
 use crate::manifest::models::{Model, Provider};
 use crate::sandbox::Format;
@@ -55,10 +54,10 @@ pub struct Unit {
 
 /// The stage.
 pub struct Generate {
-    pub bench: Benchmark,
     pub model: Model,
     pub formats: Vec<Format>,
-    /// The translation checks that decide which pairs run.
+    /// The translation checks that decide which pairs run; their benchmark root and
+    /// selection (competitions, languages) are this stage's too.
     pub translations: TranslateValidate,
     /// Run pairs whose translation failed or was not checked.
     pub force: bool,
@@ -89,13 +88,13 @@ impl Stage for Generate {
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         Self::check_model(&self.model)?;
         let verdicts = self.translations.verdicts(store)?;
+        let bench = &self.translations.bench;
         let mut planned = Vec::new();
-        for c in self
-            .bench
+        for c in bench
             .select(&self.translations.competitions)
             .map_err(StageError::Other)?
         {
-            for code in c.languages(&self.bench.languages) {
+            for code in c.languages(&bench.languages) {
                 if !self.translations.languages.is_empty()
                     && !self.translations.languages.iter().any(|l| l == code)
                 {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::execute::Execution;
 use super::{Planned, Stage, StageError};
 use crate::competition::{Benchmark, Side};
-use crate::log::{Event, EventBody, LogError, StageLog, State, unit_key};
+use crate::log::{Event, EventBody, LogError, StageLog, unit_key};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
 use crate::store::{Hash, Store};
@@ -70,9 +70,7 @@ impl GradeStage {
         };
         let c = found[0];
         let answers = c.file(Side::Private, "answers.csv");
-        let bytes = std::fs::read(&answers)
-            .map_err(|err| StageError::Other(format!("cannot read {}: {err}", answers.display())))?;
-        let answers_blake3 = blake3::hash(&bytes).to_hex().to_string();
+        let answers_blake3 = super::file_blake3(&answers)?;
         let params = (&c.manifest.metric.name, &answers_blake3);
         Ok(Some(Planned {
             key: unit_key(Grade::STAGE, Grade::SCHEMA_VERSION, &[e.id], &params)?,
@@ -128,8 +126,7 @@ impl Stage for GradeStage {
             Some(since) => super::version_after(&log, since)?,
             None => 0,
         };
-        let mut state = State::default();
-        state.apply(log.read_events::<Execution>(from)?);
+        let state = log.state::<Execution>(from)?;
         let mut planned = Vec::new();
         for e in state.events() {
             planned.extend(self.planned(e)?);

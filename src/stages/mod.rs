@@ -61,6 +61,12 @@ pub fn version_after(log: &crate::log::StageLog, since: &Hash) -> Result<u64, St
     )))
 }
 
+/// The blake3 (hex) of an input file, as unit keys record it.
+pub(crate) fn file_blake3(path: &std::path::Path) -> Result<String, StageError> {
+    crate::store::hash_file_hex(path)
+        .map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))
+}
+
 /// A pipeline stage.
 pub trait Stage: Send + Sync + 'static {
     /// The event body this stage appends.

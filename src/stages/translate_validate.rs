@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
-use crate::log::{EventBody, StageLog, State, unit_key};
+use crate::log::{EventBody, StageLog, unit_key};
 use crate::manifest::TaskText;
 use crate::metrics::agreement::Weights;
 use crate::metrics::bleu::{BleuOptions, corpus_bleu};
@@ -104,12 +104,6 @@ fn chrf_options() -> ChrfOptions {
     ChrfOptions::default()
 }
 
-fn file_hash(path: &std::path::Path) -> Result<String, StageError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))?;
-    Ok(blake3::hash(&bytes).to_hex().to_string())
-}
-
 impl TranslateValidate {
     fn units(&self) -> Result<Vec<Unit>, StageError> {
         let manifest_err = |e: crate::manifest::ManifestError| StageError::Other(e.to_string());
@@ -117,14 +111,14 @@ impl TranslateValidate {
         let mut units = Vec::new();
         for c in selected {
             let english = c.task("en").map_err(manifest_err)?;
-            let english_blake3 = file_hash(&c.task_path("en"))?;
+            let english_blake3 = super::file_blake3(&c.task_path("en"))?;
             for code in c.languages(&self.bench.languages) {
                 if code == "en" || (!self.languages.is_empty() && !self.languages.iter().any(|l| l == code)) {
                     continue;
                 }
                 let lang = self.bench.languages.resolve(code).expect("checked on load");
                 let back = match c.back_translation(code).map_err(manifest_err)? {
-                    Some(text) => Some((text, file_hash(&c.back_path(code))?)),
+                    Some(text) => Some((text, super::file_blake3(&c.back_path(code))?)),
                     None => None,
                 };
                 let ratings_path = self
@@ -133,7 +127,7 @@ impl TranslateValidate {
                     .join("manifests/annotations")
                     .join(format!("{code}.csv"));
                 let ratings = if ratings_path.is_file() {
-                    let hash = file_hash(&ratings_path)?;
+                    let hash = super::file_blake3(&ratings_path)?;
                     Some((ratings_path, hash))
                 } else {
                     None
@@ -145,7 +139,7 @@ impl TranslateValidate {
                     translation: format!("{:?}", c.manifest.translation).to_lowercase(),
                     english: english.clone(),
                     english_blake3: english_blake3.clone(),
-                    text_blake3: file_hash(&c.task_path(code))?,
+                    text_blake3: super::file_blake3(&c.task_path(code))?,
                     back,
                     ratings,
                     min_bleu: c.manifest.gates.min_bleu,
@@ -283,8 +277,7 @@ impl TranslateValidate {
     /// that is not `Some(true)` unless forced.
     pub fn verdicts(&self, store: &Store) -> Result<BTreeMap<(String, String), Option<bool>>, StageError> {
         let log = StageLog::new(store, TranslationCheck::STAGE)?;
-        let mut state = State::default();
-        state.apply(log.read_events::<TranslationCheck>(0)?);
+        let state = log.state::<TranslationCheck>(0)?;
         self.plan(store)?
             .into_iter()
             .map(|p| {

@@ -22,8 +22,13 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use hash::HashingWriter;
 pub use hash::{Hash, KEY_ENCODING, KeyHasher, ParseHashError};
-pub use objects::{ObjectError, Objects};
+pub use objects::{ObjectError, Objects, write_atomic};
 pub(crate) use objects::{hash_file, sync_dir};
+
+/// The blake3 of a file, as lowercase hex.
+pub(crate) fn hash_file_hex(path: &Path) -> std::io::Result<String> {
+    hash_file(path).map(|h| h.to_hex())
+}
 
 /// Name of the folder of segments.
 pub const LOG_DIR: &str = "log";

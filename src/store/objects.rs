@@ -177,6 +177,24 @@ pub(crate) fn hash_file(path: &Path) -> io::Result<Hash> {
     Ok(hasher.finalize().into())
 }
 
+/// Writes a whole file or nothing: `bytes` go to a temporary file in `path`'s folder
+/// (created if missing), which is made readable by every user (0644; temp files start
+/// private), synced, renamed over `path`, and the folder synced.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().set_permissions(fs::Permissions::from_mode(0o644))?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
 /// Makes a directory entry durable.
 pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()

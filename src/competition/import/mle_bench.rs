@@ -219,8 +219,7 @@ fn draft(
 }
 
 fn hash(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(blake3::hash(&bytes).to_hex().to_string())
+    crate::store::hash_file_hex(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `config.yaml`'s `grader:` → `name:` value, when it is a metric ml2b knows.
