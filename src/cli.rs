@@ -55,6 +55,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Run a read-only SQL query over the stage logs (one table per stage).
     Query(QueryArgs),
+    /// Render the paper's tables and plots: Markdown, CSV, LaTeX, SVG and index.html.
+    Report(ReportArgs),
     /// Score hypotheses against references: sacreBLEU-exact BLEU (and chrF).
     Bleu(BleuArgs),
     /// Inter-rater agreement of a ratings table: Gwet's AC1/AC2 and friends.
@@ -179,9 +181,30 @@ pub struct ImportArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// The model to generate with (manifests/models.toml).
-    #[arg(long, default_value = "reference", value_name = "NAME")]
-    pub model: String,
+    /// The models to generate with (manifests/models.toml), comma-separated.
+    #[arg(
+        long = "models",
+        visible_alias = "model",
+        value_delimiter = ',',
+        default_value = "reference",
+        value_name = "A,B"
+    )]
+    pub models: Vec<String>,
+    /// Only these language codes, comma-separated (default: all 14).
+    #[arg(long = "langs", value_delimiter = ',', value_name = "EN,KK")]
+    pub languages: Vec<String>,
+    /// Only these competitions, comma-separated (default: all).
+    #[arg(long = "competitions", value_delimiter = ',', value_name = "X,Y")]
+    pub competitions: Vec<String>,
+    /// Samples per (competition, language, format); seeds 0..N.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seeds: u32,
+    /// Submission formats (repeatable; default: both).
+    #[arg(long = "format", value_enum)]
+    pub formats: Vec<crate::sandbox::Format>,
+    /// Sandbox backend.
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    pub backend: Backend,
     /// Sandbox runs at once.
     #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
     pub jobs: usize,
@@ -207,6 +230,26 @@ pub enum StageCommand {
     Execute(ExecuteArgs),
     /// Score every execution on the private answers; r_p against the baseline.
     Grade(GradeArgs),
+    /// Compute the paper's tables (queries/*.sql) over the logs; one event per table.
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Only this table of queries/ (repeatable; default: all).
+    #[arg(long = "table", value_name = "NAME")]
+    pub tables: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Where to write the report (created if missing; files in it are replaced).
+    #[arg(long, default_value = "report", value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -219,6 +262,12 @@ pub struct GenerateArgs {
     /// Submission formats (repeatable; default: both).
     #[arg(long = "format", value_enum)]
     pub formats: Vec<crate::sandbox::Format>,
+    /// Samples per (competition, language, format); seeds 0..N.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seeds: u32,
+    /// Limit per HTTP attempt, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub request_timeout: u64,
     /// Also generate for pairs whose translation failed its gate or was not checked.
     #[arg(long)]
     pub force: bool,
@@ -237,6 +286,9 @@ pub struct ExecuteArgs {
     /// Address-space limit per run, in bytes.
     #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
     pub memory: u64,
+    /// Sandbox backend.
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    pub backend: Backend,
     /// Run only code generated after the generate segment with this hash.
     #[arg(long, value_name = "HASH")]
     pub since: Option<String>,
@@ -272,7 +324,7 @@ pub struct LogArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// Also re-derive the pure stages (grade) and check their events come out bit-identical.
+    /// Also re-derive the pure stages (translate-validate, grade, analyze) and check their events come out bit-identical.
     #[arg(long)]
     pub rerun: bool,
     #[command(flatten)]
@@ -284,12 +336,23 @@ pub struct QueryArgs {
     /// A SQL statement, or a path to a `.sql` file holding one.
     #[arg(value_name = "SQL | FILE.sql")]
     pub query: String,
+    #[command(flatten)]
+    pub root: RootArgs,
     /// Output format (default: table, or json with --json).
     #[arg(long, value_enum)]
     pub format: Option<QueryFormat>,
     /// Write the result to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+/// Sandbox backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// bubblewrap namespaces and rlimits on this machine.
+    Local,
+    /// One container per run from ml2b's runtime image (built on first use).
+    Docker,
 }
 
 /// Output formats of `ml2b query`.

@@ -14,6 +14,7 @@ pub mod log;
 pub mod manifest;
 pub mod metrics;
 pub mod query;
+pub mod report;
 pub mod reporter;
 pub mod sandbox;
 pub mod settings;
@@ -48,4 +49,19 @@ pub fn print_error(err: &anyhow::Error) {
         }
         last = text;
     }
+}
+
+/// An error and its causes on one line (`a: b: c`), for messages stored in events.
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        let s = c.to_string();
+        if !text.contains(&s) {
+            text.push_str(": ");
+            text.push_str(&s);
+        }
+        cause = c.source();
+    }
+    text
 }

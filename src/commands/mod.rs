@@ -9,6 +9,7 @@ mod import;
 mod log;
 mod prepare;
 mod query;
+mod report;
 mod reporters;
 mod run;
 mod score;
@@ -116,7 +117,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Stage(args) => stage::stage(&settings, &args),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Verify(args) => verify::verify(&settings, &args),
-        Command::Query(args) => query::query(&settings, &args.query, args.format, args.out.as_deref()),
+        Command::Query(args) => query::query(&settings, &args),
+        Command::Report(args) => report::report(&settings, &args),
         Command::Bleu(args) => bleu::bleu(&settings, &args),
         Command::Agreement(args) => agreement::agreement(&settings, &args),
         Command::Score(args) => score::score(&settings, &args),

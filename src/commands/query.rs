@@ -1,4 +1,7 @@
-//! `ml2b query <SQL | FILE.sql> [--format table|csv|json|parquet] [--out F]`.
+//! `ml2b query <SQL | FILE.sql> [--format table|csv|json|parquet] [--out F] [--root DIR]`.
+//!
+//! Sees the stage logs, and with a benchmark root (default `.`) the manifests' tables and
+//! the views of `queries/views/` (see `queries/README.md`).
 
 use std::io::Write;
 use std::path::Path;
@@ -9,28 +12,34 @@ use arrow::datatypes::SchemaRef;
 use parquet::arrow::ArrowWriter;
 
 use super::{ExitStatus, InputError};
-use crate::cli::QueryFormat;
+use crate::cli::{QueryArgs, QueryFormat};
+use crate::competition::Benchmark;
 use crate::settings::GlobalSettings;
 
 /// Runs `ml2b query`.
-pub fn query(
-    settings: &GlobalSettings,
-    query: &str,
-    format: Option<QueryFormat>,
-    out: Option<&Path>,
-) -> anyhow::Result<ExitStatus> {
-    let sql = read_sql(query)?;
-    let format = format.unwrap_or(if settings.printer.json {
+pub fn query(settings: &GlobalSettings, args: &QueryArgs) -> anyhow::Result<ExitStatus> {
+    let sql = read_sql(&args.query)?;
+    let format = args.format.unwrap_or(if settings.printer.json {
         QueryFormat::Json
     } else {
         QueryFormat::Table
     });
+    // The manifests' tables and the views need a benchmark root; without one the logs
+    // alone are queryable.
+    let bench = if args.root.root.join("manifests/languages.toml").is_file() {
+        Some(Benchmark::load(&args.root.root)?)
+    } else {
+        None
+    };
     let (schema, batches) = super::runtime()?.block_on(async {
-        let ctx = crate::query::session(&settings.store).await?;
+        let session = crate::query::Session {
+            bench: bench.as_ref(),
+        };
+        let ctx = session.open(&settings.store).await?;
         crate::query::run(&ctx, &sql).await
     })?;
     let bytes = render(format, &schema, &batches)?;
-    match out {
+    match args.out.as_deref() {
         Some(path) => write_atomically(path, &bytes)?,
         None => std::io::stdout().lock().write_all(&bytes)?,
     }

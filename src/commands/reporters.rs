@@ -139,3 +139,19 @@ pub(crate) fn python_env(printer: &Printer) -> Result<std::path::PathBuf, crate:
         spinner(printer, "installing stages/execute/requirements.txt")
     })
 }
+
+/// The docker backend's runtime image, built (with a spinner) when missing.
+pub(crate) fn runtime_image(
+    printer: &Printer,
+) -> Result<crate::sandbox::image::ImageRef, crate::sandbox::SandboxError> {
+    crate::sandbox::image::RuntimeImage::ensure(|route| {
+        let how = match route {
+            crate::sandbox::image::Route::Dockerfile => "docker build of stages/execute/Dockerfile",
+            crate::sandbox::image::Route::Debootstrap => {
+                "offline: debootstrap of Debian bookworm, then an image import"
+            }
+        };
+        printer.info(format!("building the sandbox's runtime image (first use; {how})"));
+        spinner(printer, "building the runtime image")
+    })
+}

@@ -1,72 +1,80 @@
 //! `ml2b run`: the benchmark end to end.
 //!
-//! Runs every stage this build provides, in pipeline order, over the benchmark
-//! root (`--root`, default: the bundled competitions), then verifies the store and
-//! prints the hash that names the whole run: translate-validate, generate (with `--model`,
-//! default the reference solutions), execute (local sandbox, `-j`), grade. Stages later
-//! releases add (analyze) slot into [`PIPELINE`]; until one exists `run` says so rather
-//! than pretending. Exit 1 when a unit failed or the store does not verify.
+//! translate-validate → generate (each of `--models`, `--seeds` samples, `--format`s) →
+//! execute (the `--backend` sandbox, `-j`) → grade → analyze, over the benchmark root
+//! (`--root`, default: the bundled competitions) and the `--competitions` / `--langs`
+//! selection; then verifies the store, prints the headline table (AUP / pass rate per
+//! model, averaged over languages) and the hash that names the whole run. Every stage
+//! skips what the store already holds, so a run killed at any point resumes where it
+//! stopped when started again. Exit 1 when a unit failed or the store does not verify.
 
 use super::{ExitStatus, ProgressReporter};
-use crate::cli::{ExecuteArgs, GenerateArgs, GradeArgs, RootArgs, RunArgs, TranslateValidateArgs};
+use crate::cli::{
+    AnalyzeArgs, ExecuteArgs, GenerateArgs, GradeArgs, RootArgs, RunArgs, TranslateValidateArgs,
+};
 use crate::log::run_hash;
 use crate::log::verify::verify_store;
 use crate::settings::GlobalSettings;
-
-/// The pipeline's stages, in order, with whether this build provides them.
-pub const PIPELINE: [(&str, bool); 5] = [
-    ("translate_validate", true),
-    ("generate", true),
-    ("execute", true),
-    ("grade", true),
-    ("analyze", false),
-];
+use crate::stages::RunSummary;
 
 /// Runs `ml2b run`.
 pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStatus> {
     let root = || RootArgs {
         root: args.root.root.clone(),
     };
-    let tv_args = TranslateValidateArgs {
+    let tv_args = || TranslateValidateArgs {
         root: root(),
-        competitions: Vec::new(),
-        languages: Vec::new(),
+        competitions: args.competitions.clone(),
+        languages: args.languages.clone(),
     };
-    let (tv, checks) = super::stage::translate_validate(settings, &tv_args)?;
+    let (tv, checks) = super::stage::translate_validate(settings, &tv_args())?;
     let failing = checks.iter().filter(|c| !c.passed).count();
     settings.printer.info(format!(
         "translate_validate: {} checks ({} new), {failing} fail their gate",
         checks.len(),
         tv.appended()
     ));
-    let generated = super::stage::generate(
-        settings,
-        &GenerateArgs {
-            select: tv_args,
-            model: args.model.clone(),
-            formats: Vec::new(),
-            force: false,
-        },
-    )?;
-    let executed = super::stage::execute(
+    let mut summaries: Vec<RunSummary> = Vec::new();
+    for model in &args.models {
+        summaries.push(super::stage::generate(
+            settings,
+            &GenerateArgs {
+                select: tv_args(),
+                model: model.clone(),
+                formats: args.formats.clone(),
+                seeds: args.seeds,
+                request_timeout: 600,
+                force: false,
+            },
+        )?);
+    }
+    summaries.push(super::stage::execute(
         settings,
         &ExecuteArgs {
             root: root(),
             jobs: args.jobs,
             timeout: args.timeout,
             memory: 8 << 30,
+            backend: args.backend,
             since: None,
         },
-    )?;
-    let graded = super::stage::grade(
+    )?);
+    summaries.push(super::stage::grade(
         settings,
         &GradeArgs {
             root: root(),
             since: None,
         },
-    )?;
+    )?);
+    summaries.push(super::stage::analyze(
+        settings,
+        &AnalyzeArgs {
+            root: root(),
+            tables: Vec::new(),
+        },
+    )?);
     let mut failed = 0;
-    for s in [&generated, &executed, &graded] {
+    for s in &summaries {
         settings
             .printer
             .info(format!("{}: {} new events", s.stage, s.appended()));
@@ -76,13 +84,6 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
                 .warn(format!("{} {label} failed: {error}", s.stage));
         }
         failed += s.failed.len();
-    }
-    let missing: Vec<&str> = PIPELINE.iter().filter(|(_, has)| !has).map(|(n, _)| *n).collect();
-    if !missing.is_empty() {
-        settings.printer.warn(format!(
-            "this build does not provide these stages yet: {}",
-            missing.join(", ")
-        ));
     }
     let reporter = ProgressReporter::new(&settings.printer);
     let report = verify_store(&settings.store, &reporter)?;
@@ -96,6 +97,7 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
         for s in &report.stages {
             println!("{}: {} events in {} segments", s.stage, s.events, s.segments);
         }
+        print!("{}", headline(settings)?);
         println!("run {run}");
     }
     Ok(if report.ok() && failed == 0 {
@@ -103,4 +105,29 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
     } else {
         ExitStatus::Failure
     })
+}
+
+/// The headline: every model's average over languages from the latest `aup` table.
+fn headline(settings: &GlobalSettings) -> anyhow::Result<String> {
+    let Some(e) = crate::stages::analyze::latest(&settings.store)?
+        .into_iter()
+        .find(|e| e.body.name == "aup")
+    else {
+        return Ok(String::new());
+    };
+    let (schema, batches) = crate::stages::analyze::load(&settings.store, &e.body)?;
+    let all = arrow::compute::concat_batches(&schema, &batches)?;
+    let language = all
+        .column_by_name("language")
+        .and_then(|c| c.as_any().downcast_ref::<arrow::array::StringArray>())
+        .ok_or_else(|| anyhow::anyhow!("the aup table has no language column"))?;
+    let keep = arrow::array::BooleanArray::from_iter(language.iter().map(|l| Some(l == Some("Avg."))));
+    let avg = arrow::compute::filter_record_batch(&all, &keep)?;
+    let columns = ["model", "format", "aup", "aup_invln", "win_rate", "pass_rate"];
+    let indices: Vec<usize> = columns.iter().filter_map(|c| schema.index_of(c).ok()).collect();
+    let avg = avg.project(&indices)?;
+    Ok(format!(
+        "{}\n",
+        arrow::util::pretty::pretty_format_batches(&[avg])?
+    ))
 }

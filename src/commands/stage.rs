@@ -4,20 +4,27 @@
 //! AC1 (or `-` without ratings) and the verdict, then every failing pair with its reasons;
 //! with `--json`, `{"summary": RunSummary, "checks": [TranslationCheck…]}`. Exit 1 when a
 //! pair fails its gate (DESIGN.md: a gate failing is the work failing).
-//! `generate`, `execute` and `grade` print their run summary (`--json`: the `RunSummary`)
-//! and, for execute and grade, a count per outcome; they exit 1 when a unit could not run.
+//! `generate`, `execute`, `grade` and `analyze` print their run summary (`--json`: the
+//! `RunSummary`) and, for execute and grade, a count per outcome, for analyze the rows of
+//! each table; they exit 1 when a unit could not run.
 
 use std::sync::Arc;
 
 use super::{ExitStatus, ProgressReporter, runtime};
-use crate::cli::{ExecuteArgs, GenerateArgs, GradeArgs, StageArgs, StageCommand, TranslateValidateArgs};
+use crate::cli::{
+    AnalyzeArgs, ExecuteArgs, GenerateArgs, GradeArgs, StageArgs, StageCommand, TranslateValidateArgs,
+};
 use crate::competition::Benchmark;
 use crate::log::{EventBody, StageLog};
 use crate::manifest::Models;
+use crate::manifest::models::Provider;
 use crate::sandbox::{Format, Limits, local::Local};
 use crate::settings::GlobalSettings;
+use crate::stages::analyze::Analyze;
 use crate::stages::execute::{Execute, Execution};
 use crate::stages::generate::Generate;
+use crate::stages::generate::provider::is_floating_alias;
+use crate::stages::generate::responder::{Responder, client_config};
 use crate::stages::grade::{Grade, GradeStage};
 use crate::stages::translate_validate::{TranslateValidate, TranslationCheck};
 use crate::stages::{RunOptions, RunSummary, Stage, run_stage};
@@ -34,6 +41,14 @@ pub fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<Exit
             let summary = execute(settings, a)?;
             let outcomes = count_latest::<Execution>(settings, |x| x.outcome.clone())?;
             summarize(settings, &summary, Some(outcomes))
+        }
+        StageCommand::Analyze(a) => {
+            let summary = analyze(settings, a)?;
+            let rows = crate::stages::analyze::latest(&settings.store)?
+                .into_iter()
+                .map(|e| (e.body.name, e.body.rows))
+                .collect();
+            summarize(settings, &summary, Some(rows))
         }
         StageCommand::Grade(a) => {
             let summary = grade(settings, a)?;
@@ -64,15 +79,24 @@ pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow
         .get(&args.model)
         .ok_or_else(|| super::InputError(format!("no model `{}` in manifests/models.toml", args.model)))?
         .clone();
-    Generate::check_model(&model).map_err(|e| super::InputError(e.to_string()))?;
+    if matches!(model.provider, Provider::Openai | Provider::Anthropic) && is_floating_alias(&model.model) {
+        settings.printer.warn(format!(
+            "model `{}`: `{}` is a floating alias (no dated snapshot); its answers may change over time",
+            model.name, model.model
+        ));
+    }
     let formats = if args.formats.is_empty() {
         vec![Format::Modular, Format::Mono]
     } else {
         args.formats.clone()
     };
+    let timeout = std::time::Duration::from_secs(args.request_timeout);
+    let responder = Responder::for_model(&model, client_config(&model, timeout))
+        .map_err(|e| super::InputError(e.to_string()))?;
     let stage = Generate {
         model,
         formats,
+        seeds: args.seeds,
         translations: TranslateValidate {
             bench: Benchmark::load(root)?,
             competitions: args.select.competitions.clone(),
@@ -80,18 +104,30 @@ pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow
         },
         force: args.force,
         store: settings.store.clone(),
+        responder,
+        limits: crate::stages::generate::prompt::Limits {
+            timeout_s: 600,
+            memory_gib: 8.0,
+            cpus: 2,
+        },
     };
-    run(settings, stage, 2)
+    run(settings, stage, 4)
 }
 
-/// Runs execute with the local sandbox.
+/// Runs execute with the chosen sandbox.
 pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::Result<RunSummary> {
     let root = &args.root.root;
-    let backend = Local::new()?;
     let python = super::reporters::python_env(&settings.printer)?;
+    let backend: Arc<dyn crate::sandbox::Backend> = match args.backend {
+        crate::cli::Backend::Local => Arc::new(Local::new()?),
+        crate::cli::Backend::Docker => {
+            let image = super::reporters::runtime_image(&settings.printer)?;
+            Arc::new(crate::sandbox::docker::Docker::new(image)?)
+        }
+    };
     let stage = Execute {
         bench: Benchmark::load(root)?,
-        backend: Arc::new(backend),
+        backend,
         python,
         limits: Limits {
             wall: std::time::Duration::from_secs(args.timeout),
@@ -113,6 +149,26 @@ pub(crate) fn grade(settings: &GlobalSettings, args: &GradeArgs) -> anyhow::Resu
         since,
     };
     run(settings, stage, 2)
+}
+
+/// Runs analyze.
+pub(crate) fn analyze(settings: &GlobalSettings, args: &AnalyzeArgs) -> anyhow::Result<RunSummary> {
+    for t in &args.tables {
+        if crate::query::catalog::table(t).is_none() {
+            let names: Vec<_> = crate::query::catalog::TABLES.iter().map(|q| q.name).collect();
+            return Err(super::InputError(format!(
+                "--table {t}: no such table; queries/ has {}",
+                names.join(", ")
+            ))
+            .into());
+        }
+    }
+    let stage = Analyze::new(
+        Benchmark::load(&args.root.root)?,
+        settings.store.clone(),
+        args.tables.clone(),
+    );
+    run(settings, stage, 1)
 }
 
 /// Parses a `--since` hash.

@@ -1,6 +1,7 @@
 //! `ml2b verify`: re-hash every segment and object, check every chain; with `--rerun`, also
 //! re-derive every grade event from its execute event and the answers under `--root`, and
-//! require the same event id bit for bit.
+//! every translate-validate event of the current texts, every analyze event of the current log heads from the logs and the manifests, and
+//! require the same event ids bit for bit.
 //!
 //! Prints one line per problem on stdout and exits 1 when there is any.
 
@@ -8,36 +9,32 @@ use super::{ExitStatus, ProgressReporter, runtime};
 use crate::cli::VerifyArgs;
 use crate::log::verify::{Report, verify_store};
 use crate::settings::GlobalSettings;
+use crate::stages::rederive;
 
 /// Runs `ml2b verify`.
 pub fn verify(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<ExitStatus> {
     let reporter = ProgressReporter::new(&settings.printer);
     let report = verify_store(&settings.store, &reporter)?;
     let rerun = if args.rerun && report.ok() {
-        let stage = crate::stages::grade::GradeStage {
-            bench: crate::competition::Benchmark::load(&args.root.root)?,
-            store: settings.store.clone(),
-            since: None,
-        };
-        Some(runtime()?.block_on(stage.rederive(&settings.store))?)
+        Some(rerun(settings, args)?)
     } else {
         None
     };
-    let rerun_differs = rerun.as_ref().map_or(0, |(_, d)| d.len());
+    let rerun_differs: usize = rerun.iter().flatten().map(|(_, _, d)| d.len()).sum();
     if settings.printer.json {
         settings.printer.json(&serde_json::json!({
             "ok": report.ok() && rerun_differs == 0, "stages": report.stages, "objects": report.objects,
             "problems": report.problems,
-            "rerun": rerun.as_ref().map(|(n, d)| serde_json::json!({
-                "grade": {"events": n, "differ": d.iter().map(|(id, why)| serde_json::json!({"id": id, "reason": why})).collect::<Vec<_>>()}
-            })),
+            "rerun": rerun.as_ref().map(|stages| stages.iter().map(|(stage, n, d)| (stage.to_string(), serde_json::json!({
+                "events": n, "differ": d.iter().map(|(id, why)| serde_json::json!({"id": id, "reason": why})).collect::<Vec<_>>()
+            }))).collect::<serde_json::Map<_, _>>()),
         }))?;
     } else {
         print_report(&report);
-        if let Some((n, differ)) = &rerun {
-            println!("rerun: grade: {n} events re-derived, {} differ", differ.len());
+        for (stage, n, differ) in rerun.iter().flatten() {
+            println!("rerun: {stage}: {n} events re-derived, {} differ", differ.len());
             for (id, why) in differ {
-                println!("differs: grade event {id}: {why}");
+                println!("differs: {stage} event {id}: {why}");
             }
         }
     }
@@ -45,7 +42,7 @@ pub fn verify(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<Ex
         return Ok(ExitStatus::Success);
     }
     if rerun_differs > 0 {
-        eprintln!("error: re-derivation failed: {rerun_differs} grade event(s) differ");
+        eprintln!("error: re-derivation failed: {rerun_differs} event(s) differ");
         return Ok(ExitStatus::Failure);
     }
     eprintln!(
@@ -53,6 +50,34 @@ pub fn verify(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<Ex
         report.problems.len()
     );
     Ok(ExitStatus::Failure)
+}
+
+type Rederived = Vec<(&'static str, usize, Vec<(crate::store::Hash, String)>)>;
+
+/// Re-derives the pure stages: translate-validate, grade, analyze.
+fn rerun(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<Rederived> {
+    let bench = || crate::competition::Benchmark::load(&args.root.root);
+    let grade = crate::stages::grade::GradeStage {
+        bench: bench()?,
+        store: settings.store.clone(),
+        since: None,
+    };
+    let analyze = crate::stages::analyze::Analyze::new(bench()?, settings.store.clone(), Vec::new());
+    let tv = crate::stages::translate_validate::TranslateValidate {
+        bench: bench()?,
+        competitions: Vec::new(),
+        languages: Vec::new(),
+    };
+    let store = &settings.store;
+    let rt = runtime()?;
+    Ok(vec![
+        ("translate_validate", rt.block_on(rederive(&tv, store))?),
+        ("grade", rt.block_on(grade.rederive(store))?),
+        ("analyze", rt.block_on(rederive(&analyze, store))?),
+    ]
+    .into_iter()
+    .map(|(s, (n, d))| (s, n, d))
+    .collect())
 }
 
 fn print_report(report: &Report) {

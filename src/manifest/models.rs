@@ -6,8 +6,9 @@
 //! `reference` for a competition's reference solution, `replay` for responses recorded in
 //! another store), `endpoint` (base URL; none for `reference`/`replay`), `model` (the
 //! provider's model id), `api_key_env` (the environment variable holding the key; the key
-//! itself never appears in a manifest) and prices in US dollars per million input and
-//! output tokens. Invariants: names are unique; HTTP providers have an http(s) endpoint and
+//! itself never appears in a manifest), prices in US dollars per million input and
+//! output tokens, and for `replay` the `store` to replay (with `model` naming the model
+//! whose responses to take). Invariants: names are unique; HTTP providers have an http(s) endpoint and
 //! a model id; prices are finite and not negative.
 
 use std::collections::HashSet;
@@ -49,6 +50,9 @@ pub struct Model {
     pub usd_per_mtok_input: f64,
     #[serde(default)]
     pub usd_per_mtok_output: f64,
+    /// `replay` only: the store whose generate events answer (its model `model`).
+    #[serde(default)]
+    pub store: String,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +105,12 @@ fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
                     "an HTTP provider needs the provider's model id".into(),
                 ));
             }
+        }
+        if m.provider == Provider::Replay && (m.store.is_empty() || m.model.is_empty()) {
+            return Err(bad(
+                "store",
+                "a replay model names the store to replay (`store`) and the model in it (`model`)".into(),
+            ));
         }
         for (field, price) in [
             ("usd_per_mtok_input", m.usd_per_mtok_input),

@@ -3,9 +3,21 @@
 //! Each stage log is one table named after the stage, registered from its
 //! committed segment list only (never a directory glob, so a staging file or a
 //! stray file is never read). Every segment is re-hashed before it is
-//! registered: a damaged log fails the query instead of answering it. The
-//! session allows queries only — no DDL, DML or `SET` — so nothing but the logs
-//! is visible.
+//! registered: a damaged log fails the query instead of answering it. A stage of
+//! the pipeline that has not run yet is an empty table with its event schema, so
+//! every query plans on any store. With a benchmark root, the manifests are tables
+//! too ([`reference`]) and the views of `queries/views/` are registered
+//! ([`catalog`]); the statistics SQL cannot express are aggregate functions
+//! ([`udf`]). The session allows queries only — no DDL, DML or `SET`.
+//!
+//! Every session plans on one partition, so every float sum is added in one order and
+//! a result's bits are a function of the logs alone: `ml2b query` and the analyze stage
+//! give the same digits, run after run (with two partitions, `var_pop` moved in its
+//! 17th digit between runs).
+
+pub mod catalog;
+pub mod reference;
+pub mod udf;
 
 use std::sync::Arc;
 
@@ -17,7 +29,11 @@ use datafusion::error::DataFusionError;
 use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-use crate::log::{LogError, StageLog, stages};
+use datafusion::datasource::MemTable;
+
+use crate::competition::Benchmark;
+use crate::log::event::schema;
+use crate::log::{EventBody, LogError, StageLog, stages};
 use crate::store::Store;
 
 /// A failure to answer a query.
@@ -29,6 +45,9 @@ pub enum QueryError {
     /// The engine failed while running a valid query.
     #[error("query failed")]
     Failed(#[source] DataFusionError),
+    /// A view of `queries/views/` does not plan on this store.
+    #[error("view `{0}` (queries/views/{0}.sql) is invalid")]
+    View(&'static str, #[source] DataFusionError),
     /// A log could not be read.
     #[error(transparent)]
     Log(#[from] LogError),
@@ -46,14 +65,65 @@ impl QueryError {
     }
 }
 
-/// A session with one table per stage log.
+/// What a session sees besides the logs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Session<'a> {
+    /// The benchmark whose manifests become tables and whose views are registered.
+    pub bench: Option<&'a Benchmark>,
+}
+
+/// A session with one table per stage log (and see [`Session`]).
 pub async fn session(store: &Store) -> Result<SessionContext, QueryError> {
-    let config = SessionConfig::new().with_information_schema(false);
-    let ctx = SessionContext::new_with_config(config);
-    for stage in stages(store)? {
-        register_stage(&ctx, &StageLog::new(store, &stage)?).await?;
+    Session::default().open(store).await
+}
+
+impl Session<'_> {
+    /// Opens the session over `store`.
+    pub async fn open(&self, store: &Store) -> Result<SessionContext, QueryError> {
+        let config = SessionConfig::new()
+            .with_information_schema(false)
+            .with_target_partitions(1);
+        let ctx = SessionContext::new_with_config(config);
+        udf::register(&ctx);
+        let present = stages(store)?;
+        for stage in &present {
+            register_stage(&ctx, &StageLog::new(store, stage)?).await?;
+        }
+        for (stage, schema) in pipeline_schemas()? {
+            if !present.iter().any(|s| s == stage) {
+                let table = MemTable::try_new(Arc::new(schema), vec![vec![]]).map_err(QueryError::Failed)?;
+                ctx.register_table(stage, Arc::new(table))
+                    .map_err(QueryError::Failed)?;
+            }
+        }
+        if let Some(bench) = self.bench {
+            reference::register(&ctx, bench).map_err(QueryError::Failed)?;
+            for view in catalog::VIEWS {
+                let df = ctx
+                    .sql(view.sql)
+                    .await
+                    .map_err(|e| QueryError::View(view.name, e))?;
+                ctx.register_table(view.name, df.into_view())
+                    .map_err(QueryError::Failed)?;
+            }
+        }
+        Ok(ctx)
     }
-    Ok(ctx)
+}
+
+/// The event schema of every stage of the pipeline.
+fn pipeline_schemas() -> Result<Vec<(&'static str, arrow::datatypes::Schema)>, LogError> {
+    use crate::stages::{analyze, execute, generate, grade, translate_validate};
+    Ok(vec![
+        (
+            translate_validate::TranslationCheck::STAGE,
+            schema::<translate_validate::TranslationCheck>()?,
+        ),
+        (generate::Generation::STAGE, schema::<generate::Generation>()?),
+        (execute::Execution::STAGE, schema::<execute::Execution>()?),
+        (grade::Grade::STAGE, schema::<grade::Grade>()?),
+        (analyze::Analysis::STAGE, schema::<analyze::Analysis>()?),
+    ])
 }
 
 async fn register_stage(ctx: &SessionContext, log: &StageLog) -> Result<(), QueryError> {

@@ -17,12 +17,13 @@
 
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{Backend, Execution, Job, Outcome, SandboxError, tail};
+use super::{
+    Backend, ENV, Execution, Job, SandboxError, TAIL, classify, deliver, drop_links, harness_argv, io,
+};
 
 /// Runs started by this process (for [`sandbox_uid`]).
 static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -35,8 +36,6 @@ fn sandbox_uid() -> u32 {
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 64;
     1_000_000 + (std::process::id() % 50_000) * 64 + run
 }
-/// Bytes of stdout/stderr kept (the end of each).
-const TAIL: usize = 16 * 1024;
 
 /// The bubblewrap backend.
 #[derive(Clone, Debug)]
@@ -88,24 +87,8 @@ impl Local {
             "--hostname",
             "sandbox",
         ]);
-        cmd.args([
-            "--clearenv",
-            "--setenv",
-            "PATH",
-            "/usr/bin:/bin",
-            "--setenv",
-            "HOME",
-            "/tmp",
-        ]);
-        for (k, v) in [
-            ("PYTHONDONTWRITEBYTECODE", "1"),
-            ("PYTHONHASHSEED", "0"),
-            ("MPLCONFIGDIR", "/tmp"),
-            ("OMP_NUM_THREADS", "2"),
-            ("OPENBLAS_NUM_THREADS", "2"),
-            ("MKL_NUM_THREADS", "2"),
-            ("LANG", "C.UTF-8"),
-        ] {
+        cmd.arg("--clearenv");
+        for (k, v) in ENV {
             cmd.args(["--setenv", k, v]);
         }
         cmd.args(["--ro-bind", "/usr", "/usr"]);
@@ -138,33 +121,13 @@ impl Local {
         cmd.arg("--bind").arg(&stage.out).arg("/out");
         // The root bwrap builds is a tmpfs: make it read-only once every mount point exists.
         cmd.args(["--remount-ro", "/", "--chdir", "/tmp", "--"]);
-        cmd.arg(&job.python);
-        cmd.args([
-            "/sandbox/harness.py",
-            "--code",
-            "/sandbox/code.py",
-            "--mode",
-            job.format.harness_mode(),
-        ]);
-        cmd.args([
-            "--spec",
-            "/sandbox/spec.json",
-            "--train",
-            "/data/train.csv",
-            "--test",
-            "/data/test.csv",
-        ]);
-        cmd.args(["--out", "/out/predictions.csv", "--result", "/out/result.json"]);
+        cmd.args(harness_argv(job));
         cmd.env_clear().env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         Ok(cmd)
     }
-}
-
-fn io(what: String) -> impl FnOnce(std::io::Error) -> SandboxError {
-    move |source| SandboxError::Io { what, source }
 }
 
 fn which(tool: &str) -> Option<PathBuf> {
@@ -225,16 +188,6 @@ fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8
     })
 }
 
-fn dir_size(dir: &Path) -> u64 {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter_map(|e| e.metadata().ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum()
-}
-
 impl Backend for Local {
     fn name(&self) -> &'static str {
         "local"
@@ -267,16 +220,10 @@ impl Backend for Local {
         };
         let wall_seconds = started.elapsed().as_secs_f64();
         let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
-        let mut execution = classify(job, &stage.out, status, timed_out, wall_seconds, &stdout, &stderr);
-        for name in ["result.json", "predictions.csv"] {
-            let from = stage.out.join(name);
-            if from.is_file() && (name == "result.json" || execution.predictions.is_some()) {
-                std::fs::copy(&from, out_dir.join(name))
-                    .map_err(io(format!("copying {name} out of the sandbox")))?;
-            }
-        }
-        execution.predictions = execution.predictions.map(|_| out_dir.join("predictions.csv"));
-        Ok(execution)
+        // A solution may leave its outputs as links to host files: never follow them.
+        drop_links(&stage.out);
+        let execution = classify(job, &stage.out, status, timed_out, wall_seconds, &stdout, &stderr);
+        deliver(execution, &stage.out, out_dir)
     }
 }
 
@@ -320,108 +267,5 @@ impl Staged {
                 .map_err(io("handing the output folder to the sandbox user".into()))?;
         }
         Ok(staged)
-    }
-}
-
-/// Decides the outcome from the harness's record and how the sandbox ended.
-fn classify(
-    job: &Job,
-    out_dir: &Path,
-    status: std::process::ExitStatus,
-    timed_out: bool,
-    wall_seconds: f64,
-    stdout: &[u8],
-    stderr: &[u8],
-) -> Execution {
-    let result: serde_json::Value = std::fs::read(out_dir.join("result.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(serde_json::Value::Null);
-    let stderr_text = String::from_utf8_lossy(stderr);
-    let harness = result
-        .get("outcome")
-        .and_then(|o| o.as_str())
-        .and_then(Outcome::from_harness);
-    let signal = status
-        .signal()
-        .or_else(|| status.code().filter(|c| *c > 128).map(|c| c - 128));
-    let written = dir_size(out_dir);
-    let (outcome, detail) = if timed_out {
-        (
-            Outcome::Timeout,
-            Some(format!("killed after the {:?} wall-clock limit", job.limits.wall)),
-        )
-    } else if written > job.limits.output_bytes {
-        (
-            Outcome::ConstraintViolation,
-            Some(format!(
-                "left {written} bytes in its output folder (limit {})",
-                job.limits.output_bytes
-            )),
-        )
-    } else if signal == Some(25) {
-        (
-            Outcome::ConstraintViolation,
-            Some(format!(
-                "wrote a file over the {}-byte limit",
-                job.limits.output_bytes
-            )),
-        )
-    } else if let Some(h) = harness {
-        (h, None)
-    } else if stderr_text.starts_with("bwrap:")
-        || stderr_text.contains("prlimit:")
-        || stderr_text.contains("setpriv:")
-    {
-        (
-            Outcome::SandboxError,
-            Some(stderr_text.lines().next().unwrap_or_default().to_string()),
-        )
-    } else if stderr_text.contains("MemoryError") {
-        (
-            Outcome::OutOfMemory,
-            Some("the run died without a result, out of memory".into()),
-        )
-    } else {
-        let how = signal.map_or_else(
-            || format!("exit status {:?}", status.code()),
-            |s| format!("signal {s}"),
-        );
-        (
-            Outcome::RuntimeError,
-            Some(format!("the run ended without a result ({how})")),
-        )
-    };
-    let predictions = out_dir.join("predictions.csv");
-    let predictions = if outcome == Outcome::Ok && predictions.is_file() {
-        Some(predictions)
-    } else {
-        if outcome == Outcome::ConstraintViolation {
-            clear(out_dir);
-        }
-        None
-    };
-    Execution {
-        outcome,
-        predictions,
-        result,
-        wall_seconds,
-        stdout_tail: tail(stdout, TAIL),
-        stderr_tail: tail(stderr, TAIL),
-        detail,
-    }
-}
-
-/// Deletes everything a run left in its output folder.
-fn clear(out_dir: &Path) {
-    if let Ok(entries) = std::fs::read_dir(out_dir) {
-        for e in entries.filter_map(Result::ok) {
-            let p = e.path();
-            let _ = if p.is_dir() {
-                std::fs::remove_dir_all(&p)
-            } else {
-                std::fs::remove_file(&p)
-            };
-        }
     }
 }

@@ -10,9 +10,12 @@
 //! `timeout`, `constraint_violation` and `sandbox_error`.
 
 pub mod assets;
+pub mod docker;
+pub mod image;
 pub mod local;
 pub mod pyenv;
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -153,6 +156,10 @@ pub enum SandboxError {
 pub trait Backend: Send + Sync {
     /// The backend's name, as recorded in events (`local`, `docker`).
     fn name(&self) -> &'static str;
+    /// The runtime image the backend runs (recorded in every execute event), if any.
+    fn image(&self) -> Option<String> {
+        None
+    }
     /// Runs `job`; copies its `result.json` (and `predictions.csv` when the run is ok) to
     /// `out_dir`, which must exist.
     fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError>;
@@ -169,4 +176,205 @@ pub fn tail(bytes: &[u8], max: usize) -> String {
         start += 1;
     }
     text[start..].to_string()
+}
+
+/// The environment of every run, whatever the backend (the caller's is never passed on).
+const ENV: [(&str, &str); 9] = [
+    ("PATH", "/usr/bin:/bin"),
+    ("HOME", "/tmp"),
+    ("PYTHONDONTWRITEBYTECODE", "1"),
+    ("PYTHONHASHSEED", "0"),
+    ("MPLCONFIGDIR", "/tmp"),
+    ("OMP_NUM_THREADS", "2"),
+    ("OPENBLAS_NUM_THREADS", "2"),
+    ("MKL_NUM_THREADS", "2"),
+    ("LANG", "C.UTF-8"),
+];
+
+/// The harness's command line in every sandbox: the harness, code and spec under
+/// `/sandbox`, the public files at `/data`, the outputs in `/out`.
+fn harness_argv(job: &Job) -> Vec<std::ffi::OsString> {
+    let mut argv = vec![job.python.clone().into_os_string()];
+    argv.extend(
+        [
+            "/sandbox/harness.py",
+            "--code",
+            "/sandbox/code.py",
+            "--mode",
+            job.format.harness_mode(),
+            "--spec",
+            "/sandbox/spec.json",
+            "--train",
+            "/data/train.csv",
+            "--test",
+            "/data/test.csv",
+            "--out",
+            "/out/predictions.csv",
+            "--result",
+            "/out/result.json",
+        ]
+        .map(Into::into),
+    );
+    argv
+}
+
+/// Bytes of stdout/stderr kept (the end of each).
+const TAIL: usize = 16 * 1024;
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> SandboxError {
+    move |source| SandboxError::Io { what, source }
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Decides the outcome from the harness's record and how the sandbox ended.
+fn classify(
+    job: &Job,
+    out_dir: &Path,
+    status: std::process::ExitStatus,
+    timed_out: bool,
+    wall_seconds: f64,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Execution {
+    let result: serde_json::Value = std::fs::read(out_dir.join("result.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let stderr_text = String::from_utf8_lossy(stderr);
+    let harness = result
+        .get("outcome")
+        .and_then(|o| o.as_str())
+        .and_then(Outcome::from_harness);
+    let signal = status
+        .signal()
+        .or_else(|| status.code().filter(|c| *c > 128).map(|c| c - 128));
+    let written = dir_size(out_dir);
+    let (outcome, detail) = if timed_out {
+        (
+            Outcome::Timeout,
+            Some(format!("killed after the {:?} wall-clock limit", job.limits.wall)),
+        )
+    } else if written > job.limits.output_bytes {
+        (
+            Outcome::ConstraintViolation,
+            Some(format!(
+                "left {written} bytes in its output folder (limit {})",
+                job.limits.output_bytes
+            )),
+        )
+    } else if signal == Some(25) {
+        (
+            Outcome::ConstraintViolation,
+            Some(format!(
+                "wrote a file over the {}-byte limit",
+                job.limits.output_bytes
+            )),
+        )
+    } else if let Some(h) = harness {
+        (h, None)
+    } else if stderr_text.starts_with("bwrap:")
+        || stderr_text.contains("prlimit:")
+        || stderr_text.contains("setpriv:")
+    {
+        (
+            Outcome::SandboxError,
+            Some(stderr_text.lines().next().unwrap_or_default().to_string()),
+        )
+    } else if stderr_text.contains("MemoryError") {
+        (
+            Outcome::OutOfMemory,
+            Some("the run died without a result, out of memory".into()),
+        )
+    } else {
+        let how = signal.map_or_else(
+            || format!("exit status {:?}", status.code()),
+            |s| format!("signal {s}"),
+        );
+        (
+            Outcome::RuntimeError,
+            Some(format!("the run ended without a result ({how})")),
+        )
+    };
+    let predictions = out_dir.join("predictions.csv");
+    let predictions = if outcome == Outcome::Ok && predictions.is_file() {
+        Some(predictions)
+    } else {
+        if outcome == Outcome::ConstraintViolation {
+            clear(out_dir);
+        }
+        None
+    };
+    Execution {
+        outcome,
+        predictions,
+        result,
+        wall_seconds,
+        stdout_tail: tail(stdout, TAIL),
+        stderr_tail: tail(stderr, TAIL),
+        detail,
+    }
+}
+
+/// Deletes everything a run left in its output folder.
+fn clear(out_dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(out_dir) {
+        for e in entries.filter_map(Result::ok) {
+            let p = e.path();
+            let _ = if p.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+        }
+    }
+}
+
+/// Deletes `result.json` and `predictions.csv` from a run's output folder when the run
+/// left them as symbolic links: [`classify`] and [`deliver`] would follow a link on the
+/// host, to any host file (a forged result record, or a host file as the predictions).
+fn drop_links(out: &Path) {
+    for name in ["result.json", "predictions.csv"] {
+        let path = out.join(name);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Copies a run's `result.json` (and `predictions.csv` when the run is ok) from its output
+/// folder `staged` to `out_dir`, and points the execution's predictions there.
+fn deliver(mut execution: Execution, staged: &Path, out_dir: &Path) -> Result<Execution, SandboxError> {
+    for name in ["result.json", "predictions.csv"] {
+        let from = staged.join(name);
+        if from.is_file() && (name == "result.json" || execution.predictions.is_some()) {
+            std::fs::copy(&from, out_dir.join(name))
+                .map_err(io(format!("copying {name} out of the sandbox")))?;
+        }
+    }
+    execution.predictions = execution.predictions.map(|_| out_dir.join("predictions.csv"));
+    Ok(execution)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_left_as_outputs_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("predictions.csv")).unwrap();
+        std::fs::write(dir.path().join("result.json"), "{}").unwrap();
+        drop_links(dir.path());
+        assert!(std::fs::symlink_metadata(dir.path().join("predictions.csv")).is_err());
+        assert!(dir.path().join("result.json").is_file());
+    }
 }

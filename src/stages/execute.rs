@@ -29,6 +29,8 @@ pub struct Execution {
     pub format: String,
     pub code_blake3: String,
     pub backend: String,
+    /// The docker backend's runtime image id (`sha256:…`); none for `local`.
+    pub image: Option<String>,
     /// A `sandbox::Outcome` name.
     pub outcome: String,
     pub predictions_blake3: Option<String>,
@@ -46,7 +48,7 @@ pub struct Execution {
 
 impl EventBody for Execution {
     const STAGE: &'static str = "execute";
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = 2;
 }
 
 /// What one run needs.
@@ -104,7 +106,7 @@ impl Stage for Execute {
                 .map_err(|_| StageError::Other(format!("bad code hash in {}", e.id)))?;
             let params = serde_json::json!({
                 "competition": g.competition, "format": g.format, "code": g.code_blake3,
-                "backend": self.backend.name(), "harness": harness, "requirements": requirements,
+                "backend": self.backend.name(), "image": self.backend.image(), "harness": harness, "requirements": requirements,
                 "limits": self.limits,
             });
             planned.push(Planned {
@@ -151,7 +153,7 @@ impl Stage for Execute {
         let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
             .await
             .map_err(|e| fail(e.to_string()))?
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(crate::error_chain(&e)))?;
         let predictions_blake3 = match &run.predictions {
             Some(p) => {
                 let bytes = std::fs::read(p).map_err(|e| fail(e.to_string()))?;
@@ -165,6 +167,7 @@ impl Stage for Execute {
             format: unit.format.harness_mode().into(),
             code_blake3: unit.code.to_hex(),
             backend: self.backend.name().into(),
+            image: self.backend.image(),
             outcome: outcome.as_str().unwrap_or_default().to_string(),
             predictions_blake3,
             result: run.result.to_string(),

@@ -10,6 +10,7 @@
 //! and commits finished events in batches, so a crash loses at most the units
 //! in flight and a re-run appends only what is missing.
 
+pub mod analyze;
 pub mod execute;
 pub mod generate;
 pub mod grade;
@@ -59,6 +60,34 @@ pub fn version_after(log: &crate::log::StageLog, since: &Hash) -> Result<u64, St
         "--since {since}: no {0} segment has this hash (see `ml2b log --stage {0}`)",
         log.stage()
     )))
+}
+
+/// Re-runs every planned unit of `stage` that the log holds an event for and compares ids:
+/// returns how many were re-derived and the ids (with the new id) that came out different.
+/// Only meaningful for pure stages (translate-validate, grade, analyze).
+pub async fn rederive<S: Stage>(
+    stage: &S,
+    store: &Store,
+) -> Result<(usize, Vec<(Hash, String)>), StageError> {
+    let committed: std::collections::HashMap<Hash, crate::log::Event<S::Body>> =
+        crate::log::StageLog::new(store, S::Body::STAGE)?
+            .read_events::<S::Body>(0)?
+            .into_iter()
+            .map(|e| (e.unit_key, e))
+            .collect();
+    let mut found = 0;
+    let mut differ = Vec::new();
+    for p in stage.plan(store)? {
+        let Some(e) = committed.get(&p.key) else { continue };
+        found += 1;
+        let label = p.label.clone();
+        let body = stage.run(p.unit).await?;
+        let id = crate::log::Event::compute_id(&p.key, &p.upstream, &body)?;
+        if id != e.id {
+            differ.push((e.id, format!("{label} re-derived as {id}")));
+        }
+    }
+    Ok((found, differ))
 }
 
 /// The blake3 (hex) of an input file, as unit keys record it.

@@ -65,7 +65,7 @@ fn store_flag_overrides_the_environment() {
 }
 
 #[test]
-fn run_runs_every_stage_and_says_what_is_missing() {
+fn run_runs_every_stage_and_prints_the_headline() {
     let ws = crate::competitions::toy();
     assert_snapshot!(ws.run(&["run"]));
 }

@@ -4,12 +4,17 @@
 //! Some tests re-execute this binary as a worker process (see `worker`): the
 //! race and crash tests need several real processes writing one store.
 
+mod analyze;
+mod browser;
 mod check;
 mod cli;
 mod common;
 mod competitions;
+mod docker;
+mod generate;
 mod log;
 mod query;
+mod run;
 mod sandbox;
 mod stages;
 mod stats;

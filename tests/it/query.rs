@@ -110,7 +110,7 @@ fn bad_sql_is_a_usage_error() {
 
 #[test]
 fn unknown_table_is_a_usage_error() {
-    assert_snapshot!(fixture().run(&["query", "SELECT * FROM grade"]));
+    assert_snapshot!(fixture().run(&["query", "SELECT * FROM gradez"]));
 }
 
 #[test]

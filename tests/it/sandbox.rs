@@ -223,3 +223,17 @@ fn killing_its_parent_everything_or_itself_is_contained() {
     assert_eq!(outcome(&r), "runtime_error", "{r}");
     assert!(r["detail"].as_str().unwrap().contains("without a result"), "{r}");
 }
+
+#[test]
+fn outputs_left_as_links_are_not_followed_on_the_host() {
+    // A host file shaped like a result record: followed, it would make the run `ok`.
+    let ws = Workspace::new();
+    let forged = ws.dir.path().join("forged.json");
+    std::fs::write(&forged, "{\"success\": true, \"outcome\": \"ok\"}").unwrap();
+    let body = format!(
+        "os.symlink({:?}, '/out/result.json')",
+        forged.display().to_string()
+    );
+    let (r, text) = grade(&ws, &body, &[]);
+    assert_ne!(outcome(&r), "ok", "{text}");
+}

@@ -1,0 +1,17 @@
+-- cells: one row per (model, format, competition, language), the unit of every profile.
+--
+-- r is the cell's performance ratio: the mean of r_p over the model's seeds, a missing
+-- seed counting 0 (STATISTICS.md §3.0); seeds = the number of distinct seeds the model
+-- generated with anywhere. passed counts valid runs.
+WITH s AS (
+    SELECT model, format, count(DISTINCT seed) AS seeds FROM runs GROUP BY model, format
+)
+SELECT
+    r.model, r.format, r.competition, r.language, r.tier, r.language_position,
+    stable_sum(r.r_p) / s.seeds AS r,
+    count(*) AS runs,
+    sum(CASE WHEN r.valid THEN 1 ELSE 0 END) AS passed,
+    s.seeds
+FROM runs r
+JOIN s ON s.model = r.model AND s.format = r.format
+GROUP BY r.model, r.format, r.competition, r.language, r.tier, r.language_position, s.seeds

@@ -1,0 +1,325 @@
+//! `ml2b report [--out DIR] [--root DIR]`: the paper's tables and plots, as files.
+//!
+//! Brings the analyze stage up to date (a no-op when no log moved), then renders the latest
+//! analyze event of every table of `queries/`:
+//!
+//! ```text
+//! DIR/<table>.md .csv .tex      every table (LaTeX: booktabs)
+//! DIR/aup_pr.md .csv .tex       the paper's layout: models × languages, "AUP / PR"
+//! DIR/heatmap_<model>_<format>.svg   task × language r per model
+//! DIR/profiles.svg              attainment profile curves per model
+//! DIR/pass_rate_by_tier.svg     pass rate per resource tier and model
+//! DIR/index.html                all of it on one page
+//! DIR/SOURCES.txt               which analyze event (and so which log heads) each table is
+//! ```
+//! Files are written atomically; a report is a pure function of the analyze events, so two
+//! reports of the same store are byte-identical. stdout lists the files written
+//! (`--json`: `{"out", "files", "tables"}`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use anyhow::Context;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Float64Type, Schema};
+
+use super::ExitStatus;
+use crate::cli::{AnalyzeArgs, ReportArgs};
+use crate::competition::Benchmark;
+use crate::log::Event;
+use crate::query::catalog;
+use crate::report::{self, Section, Style, Table};
+use crate::settings::GlobalSettings;
+use crate::stages::analyze::{Analysis, latest, load};
+
+/// Runs `ml2b report`.
+pub fn report(settings: &GlobalSettings, args: &ReportArgs) -> anyhow::Result<ExitStatus> {
+    let analyzed = super::stage::analyze(
+        settings,
+        &AnalyzeArgs {
+            root: crate::cli::RootArgs {
+                root: args.root.root.clone(),
+            },
+            tables: Vec::new(),
+        },
+    )?;
+    if !analyzed.failed.is_empty() {
+        anyhow::bail!("analyze failed for {} table(s); see above", analyzed.failed.len());
+    }
+    let bench = Benchmark::load(&args.root.root)?;
+    let events = latest(&settings.store)?;
+    let tables = tables(settings, &events)?;
+    let files = render(&bench, &tables, &events)?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    for (name, bytes) in &files {
+        let path = args.out.join(name);
+        crate::store::write_atomic(&path, bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if settings.printer.json {
+        let names: Vec<&String> = files.keys().collect();
+        settings.printer.json(&serde_json::json!({
+            "out": args.out, "files": names, "tables": tables.len(),
+        }))?;
+    } else {
+        for name in files.keys() {
+            println!("{}", args.out.join(name).display());
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// The stored result of every analyze event, as a report table.
+fn tables(settings: &GlobalSettings, events: &[Event<Analysis>]) -> anyhow::Result<Vec<Table>> {
+    let mut out = Vec::new();
+    for e in events {
+        let (schema, batches) = load(&settings.store, &e.body)?;
+        let batch = arrow::compute::concat_batches(&schema, &batches)?;
+        let q = catalog::table(&e.body.name).context("analyze event of an unknown table")?;
+        out.push(Table {
+            name: q.name.to_string(),
+            title: q.title().trim_end_matches('.').to_string(),
+            description: q.description(),
+            batch,
+        });
+    }
+    Ok(out)
+}
+
+type Files = BTreeMap<String, Vec<u8>>;
+
+fn render(bench: &Benchmark, tables: &[Table], events: &[Event<Analysis>]) -> anyhow::Result<Files> {
+    let style = Style::default();
+    let mut files = Files::new();
+    let mut sections = Vec::new();
+    let by_name = |n: &str| tables.iter().find(|t| t.name == n);
+    let mut all: Vec<Table> = Vec::new();
+    if let Some(aup) = by_name("aup") {
+        all.push(aup_pr(aup)?);
+    }
+    all.extend(tables.iter().cloned());
+    for t in &all {
+        files.insert(t.file_name("md"), report::markdown(t, style)?.into_bytes());
+        files.insert(t.file_name("csv"), report::csv(t)?.into_bytes());
+        files.insert(t.file_name("tex"), report::latex(t, style)?.into_bytes());
+        let svg = match t.name.as_str() {
+            "pass_rate_by_tier" => Some(tier_bars(t, &mut files)?),
+            "rp_matrix" => {
+                let profiles = profiles(t, &mut files)?;
+                for (heading, svg) in heatmaps(bench, t, &mut files)? {
+                    sections.push(Section {
+                        heading,
+                        svg: Some(svg),
+                        ..Section::default()
+                    });
+                }
+                Some(profiles)
+            }
+            _ => None,
+        };
+        sections.push(Section::for_table(t, svg, style)?);
+    }
+    let html = report::index_html("ML2B results", &sections)?;
+    files.insert("index.html".into(), html.into_bytes());
+    files.insert("SOURCES.txt".into(), sources(events).into_bytes());
+    Ok(files)
+}
+
+/// One line per table: the analyze event it came from and what that event read.
+fn sources(events: &[Event<Analysis>]) -> String {
+    let mut s = String::new();
+    for e in events {
+        s.push_str(&format!(
+            "{}\tevent {}\tquery {}\tresult {}\t{}\n",
+            e.body.name,
+            e.id,
+            e.body.query_blake3,
+            e.body.result_blake3,
+            e.body.inputs.join(" ")
+        ));
+    }
+    s
+}
+
+fn strings<'a>(t: &'a Table, name: &str) -> anyhow::Result<Vec<&'a str>> {
+    let col = t
+        .batch
+        .column_by_name(name)
+        .with_context(|| format!("table {} has no column {name}", t.name))?;
+    let col = col
+        .as_string_opt::<i32>()
+        .with_context(|| format!("{}.{name} is not text", t.name))?;
+    Ok((0..col.len())
+        .map(|i| if col.is_valid(i) { col.value(i) } else { "" })
+        .collect())
+}
+
+fn floats(t: &Table, name: &str) -> anyhow::Result<Vec<Option<f64>>> {
+    let col = t
+        .batch
+        .column_by_name(name)
+        .with_context(|| format!("table {} has no column {name}", t.name))?;
+    let col = arrow::compute::cast(col, &DataType::Float64)?;
+    let col = col.as_primitive::<Float64Type>();
+    Ok((0..col.len())
+        .map(|i| col.is_valid(i).then(|| col.value(i)))
+        .collect())
+}
+
+/// `model (format)` for every row.
+fn series_names(t: &Table) -> anyhow::Result<Vec<String>> {
+    let models = strings(t, "model")?;
+    let formats = strings(t, "format")?;
+    Ok(models
+        .iter()
+        .zip(&formats)
+        .map(|(m, f)| format!("{m} ({f})"))
+        .collect())
+}
+
+/// The paper's layout of `aup`: one row per model, one column per language, "AUP / PR".
+fn aup_pr(aup: &Table) -> anyhow::Result<Table> {
+    let names = series_names(aup)?;
+    let languages = strings(aup, "language")?;
+    let (a, pr) = (floats(aup, "aup")?, floats(aup, "pass_rate")?);
+    let mut columns: Vec<&str> = Vec::new();
+    let mut rows: Vec<(String, BTreeMap<&str, String>)> = Vec::new();
+    for i in 0..names.len() {
+        if !columns.contains(&languages[i]) {
+            columns.push(languages[i]);
+        }
+        if rows.last().is_none_or(|(n, _)| *n != names[i]) {
+            rows.push((names[i].clone(), BTreeMap::new()));
+        }
+        let cell = match (a[i], pr[i]) {
+            (Some(a), Some(p)) => format!("{a:.3} / {p:.1}"),
+            _ => "—".into(),
+        };
+        rows.last_mut()
+            .expect("pushed above")
+            .1
+            .insert(languages[i], cell);
+    }
+    let mut fields = vec![Field::new("model", DataType::Utf8, false)];
+    let mut arrays: Vec<ArrayRef> = vec![Arc::new(StringArray::from_iter_values(
+        rows.iter().map(|r| r.0.clone()),
+    ))];
+    for c in &columns {
+        fields.push(Field::new(*c, DataType::Utf8, true));
+        arrays.push(Arc::new(StringArray::from_iter(
+            rows.iter().map(|r| r.1.get(c).cloned()),
+        )));
+    }
+    Ok(Table {
+        name: "aup_pr".into(),
+        title: "AUP / PR per model and language".into(),
+        description: "The paper's layout of aup.sql: each cell is AUP (ml2b convention, mean of min(r, 1) over competitions) / pass rate in percent; Avg. is the plain mean over languages.".into(),
+        batch: RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?,
+    })
+}
+
+/// One heat map per (model, format): competitions × languages in the manifest's order.
+fn heatmaps(bench: &Benchmark, t: &Table, files: &mut Files) -> anyhow::Result<Vec<(String, String)>> {
+    let names = series_names(t)?;
+    let (comps, langs, r) = (
+        strings(t, "competition")?,
+        strings(t, "language")?,
+        floats(t, "r")?,
+    );
+    let order: Vec<String> = bench.languages.all().iter().map(|l| l.code.clone()).collect();
+    let mut grids: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, f64>>> = BTreeMap::new();
+    for i in 0..names.len() {
+        if let Some(v) = r[i] {
+            grids
+                .entry(&names[i])
+                .or_default()
+                .entry(comps[i])
+                .or_default()
+                .insert(langs[i], v);
+        }
+    }
+    let mut out = Vec::new();
+    for (series, grid) in grids {
+        let cols: Vec<String> = order
+            .iter()
+            .filter(|c| grid.values().any(|row| row.contains_key(c.as_str())))
+            .cloned()
+            .collect();
+        let rows: Vec<String> = grid.keys().map(|s| s.to_string()).collect();
+        let values: Vec<Vec<Option<f64>>> = grid
+            .values()
+            .map(|row| cols.iter().map(|c| row.get(c.as_str()).copied()).collect())
+            .collect();
+        let hi = values.iter().flatten().flatten().fold(1.0f64, |a, &b| a.max(b));
+        let svg = report::heatmap_svg(
+            &format!("r per task and language: {series}"),
+            &rows,
+            &cols,
+            &values,
+            (0.0, hi),
+        )?;
+        let file = format!("heatmap_{}.svg", slug(series));
+        files.insert(file.clone(), svg.into_bytes());
+        out.push((format!("Heat map: {series}"), file));
+    }
+    Ok(out)
+}
+
+/// Attainment profiles of every (model, format) over all its cells.
+fn profiles(t: &Table, files: &mut Files) -> anyhow::Result<String> {
+    let names = series_names(t)?;
+    let r = floats(t, "r")?;
+    let mut curves: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for (n, v) in names.iter().zip(&r) {
+        curves.entry(n).or_default().push(v.unwrap_or(0.0));
+    }
+    let max = curves.values().flatten().fold(1.0f64, |a, &b| a.max(b));
+    let tau_max = (max * 1.05).clamp(1.1, 3.0);
+    let curves: Vec<(String, Vec<f64>)> = curves.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let svg = report::profile_svg(
+        "Performance profiles (cells: competition × language)",
+        &curves,
+        tau_max,
+    )?;
+    files.insert("profiles.svg".into(), svg.into_bytes());
+    Ok("profiles.svg".into())
+}
+
+/// Pass rate per resource tier, one bar per (model, format).
+fn tier_bars(t: &Table, files: &mut Files) -> anyhow::Result<String> {
+    let names = series_names(t)?;
+    let (tiers, rate) = (strings(t, "tier")?, floats(t, "pass_rate")?);
+    let categories: Vec<String> = ["high", "medium", "low"].map(String::from).to_vec();
+    let mut series: BTreeMap<&str, Vec<Option<f64>>> = BTreeMap::new();
+    for i in 0..names.len() {
+        let slot = series
+            .entry(&names[i])
+            .or_insert_with(|| vec![None; categories.len()]);
+        if let Some(k) = categories.iter().position(|c| c == tiers[i]) {
+            slot[k] = rate[i];
+        }
+    }
+    let series: Vec<(String, Vec<Option<f64>>)> =
+        series.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let svg = report::bars_svg(
+        "Pass rate by resource tier",
+        &categories,
+        &series,
+        "pass rate (%)",
+    )?;
+    files.insert("pass_rate_by_tier.svg".into(), svg.into_bytes());
+    Ok("pass_rate_by_tier.svg".into())
+}
+
+/// A file-name-safe form of a series name.
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_string()
+}

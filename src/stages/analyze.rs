@@ -1,0 +1,214 @@
+//! Stage 5, `analyze`: the paper's tables, from SQL over the other stages' logs.
+//!
+//! One unit per table of `queries/` ([`catalog::TABLES`]). The unit key covers the query's
+//! blake3, the heads of the four upstream logs (translate_validate, generate, execute,
+//! grade) and the fingerprint of the manifests' tables, so a table is recomputed exactly
+//! when something it reads changed, and a re-run over unchanged logs appends nothing.
+//!
+//! The result is stored as an object, a Parquet file written deterministically (one
+//! partition, rows in the query's ORDER BY, no timestamps), and the event names it by
+//! blake3 together with everything it was derived from:
+//!
+//! ```text
+//! analyze event ── query_blake3 ──► queries/<table>.sql (compiled in)
+//!               ── inputs ────────► translate_validate=<head> generate=<head> …
+//!                                   manifests=<fingerprint>
+//!               ── result_blake3 ─► store/objects/…  (Parquet)
+//! ```
+//!
+//! Invariant: the heads are read when the stage plans and checked again when its one
+//! session opens; if a log moved in between, every unit fails (nothing is committed) and
+//! a re-run analyzes the new heads. `ml2b verify --rerun` recomputes every event of the
+//! current heads (`stages::rederive`).
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use datafusion::prelude::SessionContext;
+use parquet::arrow::ArrowWriter;
+use serde::{Deserialize, Serialize};
+use tokio::sync::OnceCell;
+
+use super::{Planned, Stage, StageError};
+use crate::competition::Benchmark;
+use crate::log::{Event, EventBody, StageLog, unit_key};
+use crate::query::catalog::{self, Query};
+use crate::query::{Session, reference};
+use crate::store::{Hash, Store};
+
+/// The logs every table may read.
+pub const INPUT_STAGES: [&str; 4] = ["translate_validate", "generate", "execute", "grade"];
+
+/// One computed table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The table's name (`queries/<name>.sql`).
+    pub name: String,
+    pub query_blake3: String,
+    /// The result's object hash (Parquet).
+    pub result_blake3: String,
+    pub rows: u64,
+    pub columns: Vec<String>,
+    /// What it read: `<stage>=<head hash or ->` per input log, then `manifests=<hash>`.
+    pub inputs: Vec<String>,
+}
+
+impl EventBody for Analysis {
+    const STAGE: &'static str = "analyze";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+/// One unit: a table and the inputs it will read.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    query: &'static Query,
+    inputs: Vec<String>,
+}
+
+/// The stage.
+pub struct Analyze {
+    pub bench: Benchmark,
+    pub store: Store,
+    /// Only these tables (default: all).
+    pub tables: Vec<String>,
+    session: OnceCell<SessionContext>,
+}
+
+impl Analyze {
+    pub fn new(bench: Benchmark, store: Store, tables: Vec<String>) -> Self {
+        Self {
+            bench,
+            store,
+            tables,
+            session: OnceCell::new(),
+        }
+    }
+
+    /// What a table computed now would read.
+    fn inputs(&self) -> Result<Vec<String>, StageError> {
+        let mut inputs = Vec::new();
+        for stage in INPUT_STAGES {
+            let head = StageLog::new(&self.store, stage)?.head()?;
+            let hash = head.hash.map_or_else(|| "-".to_string(), |h| h.to_hex());
+            inputs.push(format!("{stage}={hash}"));
+        }
+        let manifests = reference::fingerprint(&self.bench).map_err(|e| StageError::Other(e.to_string()))?;
+        inputs.push(format!("manifests={manifests}"));
+        Ok(inputs)
+    }
+
+    async fn session(&self, planned: &[String]) -> Result<&SessionContext, StageError> {
+        self.session
+            .get_or_try_init(|| async {
+                let ctx = Session {
+                    bench: Some(&self.bench),
+                }
+                .open(&self.store)
+                .await
+                .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+                if self.inputs()? != planned {
+                    return Err(StageError::Other(
+                        "a log changed while analyze was planning; run it again".into(),
+                    ));
+                }
+                Ok(ctx)
+            })
+            .await
+    }
+}
+
+impl Stage for Analyze {
+    type Body = Analysis;
+    type Unit = Unit;
+
+    fn plan(&self, _store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
+        let inputs = self.inputs()?;
+        let mut planned = Vec::new();
+        for q in &catalog::TABLES {
+            if !self.tables.is_empty() && !self.tables.iter().any(|t| t == q.name) {
+                continue;
+            }
+            let params = (q.name, q.blake3(), &inputs);
+            planned.push(Planned {
+                key: unit_key(Analysis::STAGE, Analysis::SCHEMA_VERSION, &[], &params)?,
+                upstream: Vec::new(),
+                label: q.name.to_string(),
+                unit: Unit {
+                    query: q,
+                    inputs: inputs.clone(),
+                },
+            });
+        }
+        Ok(planned)
+    }
+
+    async fn run(&self, unit: Unit) -> Result<Analysis, StageError> {
+        let ctx = self.session(&unit.inputs).await?;
+        let fail = |e: &(dyn std::error::Error + 'static)| StageError::Unit {
+            label: unit.query.name.to_string(),
+            message: crate::error_chain(e),
+        };
+        let (schema, batches) = crate::query::run(ctx, unit.query.sql)
+            .await
+            .map_err(|e| fail(&e))?;
+        let bytes = parquet_bytes(&schema, &batches).map_err(|e| fail(&e))?;
+        let hash = self
+            .store
+            .objects()
+            .put(&bytes)
+            .map_err(crate::log::LogError::from)?;
+        Ok(Analysis {
+            name: unit.query.name.to_string(),
+            query_blake3: unit.query.blake3(),
+            result_blake3: hash.to_hex(),
+            rows: batches.iter().map(|b| b.num_rows() as u64).sum(),
+            columns: schema.fields().iter().map(|f| f.name().clone()).collect(),
+            inputs: unit.inputs,
+        })
+    }
+}
+
+/// A table as Parquet bytes; the same batches always give the same bytes.
+pub fn parquet_bytes(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+    let mut buf = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), None)?;
+    for b in batches {
+        w.write(b)?;
+    }
+    w.close()?;
+    Ok(buf)
+}
+
+/// The latest analyze event of each table of the catalog, in catalog order.
+pub fn latest(store: &Store) -> Result<Vec<Event<Analysis>>, StageError> {
+    let events = StageLog::new(store, Analysis::STAGE)?.read_events::<Analysis>(0)?;
+    let mut out = Vec::new();
+    for q in &catalog::TABLES {
+        if let Some(e) = events.iter().rev().find(|e| e.body.name == q.name) {
+            out.push(e.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a stored table back.
+pub fn load(store: &Store, analysis: &Analysis) -> Result<(SchemaRef, Vec<RecordBatch>), StageError> {
+    let hash: Hash = analysis
+        .result_blake3
+        .parse()
+        .map_err(|_| StageError::Other(format!("analyze event of {}: bad result hash", analysis.name)))?;
+    let bytes = store.objects().get(&hash).map_err(crate::log::LogError::from)?;
+    let builder =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
+            .map_err(|e| StageError::Other(format!("table {}: {e}", analysis.name)))?;
+    let schema = builder.schema().clone();
+    let reader = builder
+        .build()
+        .map_err(|e| StageError::Other(format!("table {}: {e}", analysis.name)))?;
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| StageError::Other(format!("table {}: {e}", analysis.name)))?;
+    Ok((schema, batches))
+}

@@ -1,0 +1,379 @@
+//! Stage 2, `generate`: code for each (competition, language, model, format, seed).
+//!
+//! Providers (`manifests/models.toml`):
+//! * `reference` — the competition's reference solution (`data/<id>/solution/*.py`), the
+//!   baseline and the offline demo; it reads no prompt, so its events record none.
+//! * `openai`, `anthropic` — HTTP chat APIs ([`provider`]): the prompt of [`prompt`] in the
+//!   pair's language, retries and every attempt recorded, tokens and cost.
+//! * `replay` — the responses recorded in another store's generate events (`store` in the
+//!   manifest), matched by (competition, language, format, seed, model) and required to
+//!   answer the very same prompt.
+//!
+//! Only pairs whose translation passed translate-validate are planned, unless forced.
+//!
+//! Request cache: an LLM unit's key covers the request's blake3 (provider, endpoint, model
+//! id, the full request and the sample index). The response is stored as an object the
+//! moment it arrives and `store/cache/requests/<request blake3>` names it, so a re-run —
+//! after a crash before the unit's event was committed, too — reuses the response and makes
+//! no call. A model id without a dated snapshot is a floating alias: the stage warns, and
+//! the event records it.
+//!
+//! The code ([`extract`] from the response, the raw response kept) is stored as an object
+//! and the event names it by blake3, so execute runs identical code once however many
+//! languages or seeds produced it.
+
+pub mod cache;
+pub mod extract;
+pub mod prompt;
+pub mod provider;
+pub mod responder;
+
+use serde::{Deserialize, Serialize};
+
+use super::translate_validate::TranslateValidate;
+use super::{Planned, Stage, StageError};
+use crate::competition::Competition;
+use crate::competition::contract::{Kind, Spec};
+use crate::log::{EventBody, LogError, unit_key};
+use crate::manifest::models::{Model, Provider};
+use crate::sandbox::Format;
+use crate::store::Store;
+use responder::{Responder, Response};
+
+/// The agent that turns a prompt into a submission.
+pub const AGENT: &str = "one-shot";
+
+/// The most tokens a response may have.
+pub const MAX_TOKENS: u32 = 4096;
+
+/// Sampling temperature of LLM requests (the seed varies the sample).
+pub const TEMPERATURE: f64 = 0.7;
+
+/// One generated solution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    pub competition: String,
+    pub language: String,
+    pub model: String,
+    pub provider: String,
+    /// `one-shot` (or `reference` for the reference provider).
+    pub agent: String,
+    /// `modular` or `mono`.
+    pub format: String,
+    /// The sample index (0-based): a cell of the paper's tables averages its seeds.
+    pub seed: u32,
+    /// The code's object hash.
+    pub code_blake3: String,
+    pub code_bytes: u64,
+    /// The rendered prompt's object hash (JSON `{"system", "user"}`; none for `reference`).
+    pub prompt_blake3: Option<String>,
+    /// The request's cache key (none for `reference`).
+    pub request_blake3: Option<String>,
+    /// The recorded response's object hash (JSON: text, usage, raw body, attempts).
+    pub response_blake3: Option<String>,
+    /// HTTP attempts made for this response (0: none, e.g. `reference` or `replay`).
+    pub attempts: u32,
+    /// How the code was found in the response (JSON of `extract::How`).
+    pub extraction: Option<String>,
+    pub finish_reason: Option<String>,
+    /// The model id is a floating alias (no dated snapshot): results may drift.
+    pub floating_alias: bool,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+    /// Whether the pair's translation passed its gate (`false` only when forced).
+    pub translation_passed: bool,
+}
+
+impl EventBody for Generation {
+    const STAGE: &'static str = "generate";
+    const SCHEMA_VERSION: u32 = 2;
+}
+
+/// One unit.
+#[derive(Clone, Debug)]
+pub enum Unit {
+    /// The reference solution: the code is read at planning time.
+    Reference { body: Generation, code: Vec<u8> },
+    /// An LLM request.
+    Request {
+        body: Generation,
+        request: provider::ChatRequest,
+        prompt: Vec<u8>,
+        required: &'static [&'static str],
+    },
+}
+
+/// The stage.
+pub struct Generate {
+    pub model: Model,
+    pub formats: Vec<Format>,
+    /// Samples per (competition, language, format): seeds `0..seeds`.
+    pub seeds: u32,
+    /// The translation checks that decide which pairs run; their benchmark root and
+    /// selection (competitions, languages) are this stage's too.
+    pub translations: TranslateValidate,
+    /// Run pairs whose translation failed or was not checked.
+    pub force: bool,
+    pub store: Store,
+    pub responder: Responder,
+    /// Limits the prompt states (they should match execute's).
+    pub limits: prompt::Limits,
+}
+
+impl Generate {
+    /// The (competition, language, passed) pairs this invocation covers.
+    fn pairs(&self, store: &Store) -> Result<Vec<(&Competition, String, bool)>, StageError> {
+        let verdicts = self.translations.verdicts(store)?;
+        let bench = &self.translations.bench;
+        let mut pairs = Vec::new();
+        for c in bench
+            .select(&self.translations.competitions)
+            .map_err(StageError::Other)?
+        {
+            for code in c.languages(&bench.languages) {
+                if !self.translations.languages.is_empty()
+                    && !self.translations.languages.iter().any(|l| l == code)
+                {
+                    continue;
+                }
+                let passed = code == "en"
+                    || verdicts.get(&(c.id().to_string(), code.to_string())) == Some(&Some(true));
+                if passed || self.force {
+                    pairs.push((c, code.to_string(), passed));
+                }
+            }
+        }
+        Ok(pairs)
+    }
+
+    fn body(&self, c: &Competition, language: &str, format: Format, seed: u32, passed: bool) -> Generation {
+        let http = matches!(self.model.provider, Provider::Openai | Provider::Anthropic);
+        Generation {
+            competition: c.id().to_string(),
+            language: language.to_string(),
+            model: self.model.name.clone(),
+            provider: provider_name(self.model.provider).into(),
+            agent: if self.model.provider == Provider::Reference {
+                "reference"
+            } else {
+                AGENT
+            }
+            .into(),
+            format: format.harness_mode().into(),
+            seed,
+            code_blake3: String::new(),
+            code_bytes: 0,
+            prompt_blake3: None,
+            request_blake3: None,
+            response_blake3: None,
+            attempts: 0,
+            extraction: None,
+            finish_reason: None,
+            floating_alias: http && provider::is_floating_alias(&self.model.model),
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: 0.0,
+            translation_passed: passed,
+        }
+    }
+
+    fn reference_unit(
+        &self,
+        mut body: Generation,
+        c: &Competition,
+        format: Format,
+    ) -> Result<Planned<Unit>, StageError> {
+        let path = c.solution(format.harness_mode());
+        let code = std::fs::read(&path)
+            .map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))?;
+        body.code_blake3 = blake3::hash(&code).to_hex().to_string();
+        body.code_bytes = code.len() as u64;
+        let params = (
+            &body.competition,
+            &body.language,
+            &body.model,
+            &body.format,
+            body.seed,
+            &body.code_blake3,
+        );
+        Ok(Planned {
+            key: unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?,
+            upstream: Vec::new(),
+            label: label(&body),
+            unit: Unit::Reference { body, code },
+        })
+    }
+
+    fn request_unit(
+        &self,
+        mut body: Generation,
+        c: &Competition,
+        format: Format,
+    ) -> Result<Planned<Unit>, StageError> {
+        let task = c
+            .task(&body.language)
+            .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+        let mode = match format {
+            Format::Modular => prompt::Mode::Modular,
+            Format::Mono => prompt::Mode::Mono,
+        };
+        let inputs = prompt::PromptInputs {
+            language: body.language.clone(),
+            mode,
+            task,
+            output: output_of(&Spec::of(&c.manifest)),
+            limits: self.limits,
+            libraries: prompt::LIBRARIES.iter().map(|s| s.to_string()).collect(),
+        };
+        let rendered = prompt::render(&inputs).map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+        let prompt =
+            serde_json::to_vec(&serde_json::json!({"system": rendered.system, "user": rendered.user}))
+                .map_err(|e| StageError::Other(e.to_string()))?;
+        let request = provider::ChatRequest {
+            model: self.model.model.clone(),
+            messages: vec![
+                provider::Message {
+                    role: "system".into(),
+                    content: rendered.system,
+                },
+                provider::Message {
+                    role: "user".into(),
+                    content: rendered.user,
+                },
+            ],
+            temperature: TEMPERATURE,
+            seed: Some(u64::from(body.seed)),
+            max_tokens: MAX_TOKENS,
+        };
+        let key = cache::request_key(&self.model, &request, body.seed)?;
+        body.prompt_blake3 = Some(blake3::hash(&prompt).to_hex().to_string());
+        body.request_blake3 = Some(key.to_hex());
+        let params = (
+            &body.competition,
+            &body.language,
+            &body.model,
+            &body.format,
+            body.seed,
+            key,
+        );
+        Ok(Planned {
+            key: unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?,
+            upstream: Vec::new(),
+            label: label(&body),
+            unit: Unit::Request {
+                body,
+                request,
+                prompt,
+                required: mode.functions(),
+            },
+        })
+    }
+
+    /// Answers one request: from the cache, or from the provider (then cached).
+    async fn respond(
+        &self,
+        body: &Generation,
+        request: &provider::ChatRequest,
+    ) -> Result<Response, StageError> {
+        let key: crate::store::Hash = body
+            .request_blake3
+            .as_deref()
+            .unwrap_or_default()
+            .parse()
+            .map_err(|_| StageError::Other("a request unit without its key".into()))?;
+        if let Some(cached) = cache::lookup(&self.store, &key)? {
+            return Ok(cached);
+        }
+        let response = self.responder.respond(&self.store, body, request).await?;
+        cache::record(&self.store, &key, &response)?;
+        Ok(response)
+    }
+}
+
+fn label(b: &Generation) -> String {
+    format!("{}/{}/{}/{}", b.competition, b.language, b.format, b.seed)
+}
+
+/// The manifest's name of a provider.
+pub fn provider_name(p: Provider) -> &'static str {
+    match p {
+        Provider::Openai => "openai",
+        Provider::Anthropic => "anthropic",
+        Provider::Reference => "reference",
+        Provider::Replay => "replay",
+    }
+}
+
+/// The prediction shape the prompt describes, from the harness contract.
+fn output_of(spec: &Spec) -> prompt::Output {
+    let kind = match spec.kind {
+        Kind::Values => prompt::OutputKind::Values,
+        Kind::Labels => prompt::OutputKind::Labels,
+        Kind::Probabilities => prompt::OutputKind::Probabilities,
+        Kind::Ranked => prompt::OutputKind::Ranked {
+            k: spec.k.unwrap_or(1),
+        },
+    };
+    prompt::Output {
+        kind,
+        targets: spec.targets.clone(),
+    }
+}
+
+impl Stage for Generate {
+    type Body = Generation;
+    type Unit = Unit;
+
+    fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
+        let mut planned = Vec::new();
+        for (c, language, passed) in self.pairs(store)? {
+            for &format in &self.formats {
+                for seed in 0..self.seeds.max(1) {
+                    let body = self.body(c, &language, format, seed, passed);
+                    planned.push(match self.model.provider {
+                        Provider::Reference => self.reference_unit(body, c, format)?,
+                        _ => self.request_unit(body, c, format)?,
+                    });
+                }
+            }
+        }
+        Ok(planned)
+    }
+
+    async fn run(&self, unit: Unit) -> Result<Generation, StageError> {
+        let objects = self.store.objects();
+        match unit {
+            Unit::Reference { body, code } => {
+                objects.put(&code).map_err(LogError::from)?;
+                Ok(body)
+            }
+            Unit::Request {
+                mut body,
+                request,
+                prompt,
+                required,
+            } => {
+                objects.put(&prompt).map_err(LogError::from)?;
+                let response = self.respond(&body, &request).await?;
+                let found = extract::extract_code(&response.completion.text, required);
+                let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
+                body.code_blake3 = code.to_hex();
+                body.code_bytes = found.code.len() as u64;
+                body.response_blake3 = Some(response.object.to_hex());
+                body.attempts = response.completion.attempts.len() as u32;
+                body.extraction = serde_json::to_string(&found.how).ok();
+                body.finish_reason = response.completion.finish_reason.clone();
+                body.input_tokens = response.completion.input_tokens;
+                body.output_tokens = response.completion.output_tokens;
+                body.cost_usd = provider::cost_usd(
+                    body.input_tokens,
+                    body.output_tokens,
+                    self.model.usd_per_mtok_input,
+                    self.model.usd_per_mtok_output,
+                );
+                Ok(body)
+            }
+        }
+    }
+}

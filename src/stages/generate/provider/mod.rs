@@ -1,0 +1,144 @@
+//! The HTTP model providers: one chat completion per call, with retries, a per-client
+//! concurrency limit and a record of every attempt.
+//!
+//! Two wire protocols: [`OpenAiClient`] speaks the OpenAI chat-completions API (OpenAI,
+//! vLLM, Ollama, llama.cpp server, OpenRouter) and [`AnthropicClient`] the Anthropic
+//! Messages API. Both share one transport (`transport.rs`) and one retry policy
+//! (`retry.rs`):
+//!
+//! ```text
+//!  complete(req) ──► read key from env ──► attempt 1 ──► 2xx + parsable body ──► Completion
+//!                    (MissingKey)             │
+//!                                             ├─ 408, 429, 5xx, connect error, timeout,
+//!                                             │  truncated or malformed body
+//!                                             │     └─► wait Retry-After, else base·2^k
+//!                                             │         with full jitter ──► attempt k+2
+//!                                             │         … until max_attempts ──► Exhausted
+//!                                             └─ any other status ──► Fatal (no retry)
+//! ```
+//!
+//! Invariants:
+//! - every attempt, failed or not, is recorded in order ([`Attempt`]), and the record
+//!   travels with the result, success or error;
+//! - the API key is read from the environment at call time and lives only in the request
+//!   header (marked sensitive). No error, attempt record, log line or `Debug` output contains
+//!   it: error texts pass through a redaction of the key, since a server may echo it back;
+//! - at most `concurrency` requests of one client are in flight; the permit is held for
+//!   one attempt, not across backoff sleeps, so a waiting retry does not block others.
+
+mod alias;
+mod anthropic;
+mod error;
+mod openai;
+mod retry;
+mod transport;
+
+#[cfg(test)]
+mod test_server;
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use alias::is_floating_alias;
+pub use anthropic::AnthropicClient;
+pub use error::ProviderError;
+pub use openai::OpenAiClient;
+pub use retry::RETRY_AFTER_CAP;
+
+/// One message of a chat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    pub content: String,
+}
+
+/// One chat-completion request, provider-neutral.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    /// The provider's model id (`Model::model` of the manifest).
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub temperature: f64,
+    /// Sent to OpenAI-compatible servers; the Anthropic API has no seed and ignores it.
+    pub seed: Option<u64>,
+    pub max_tokens: u32,
+}
+
+/// How a client reaches its server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// Base URL: `https://api.openai.com/v1`, `https://api.anthropic.com`, …
+    pub endpoint: String,
+    /// The environment variable holding the key; `None` sends no authentication (a local
+    /// server). Only the variable's name is kept, so `Debug` cannot show the key.
+    pub api_key_env: Option<String>,
+    /// Limit for one attempt, from connecting to the last byte of the body.
+    pub timeout: Duration,
+    /// Attempts in all, the first included (at least 1).
+    pub max_attempts: u32,
+    /// The backoff before attempt k+2 is drawn from `0..=min(max_backoff, base_backoff·2^k)`.
+    pub base_backoff: Duration,
+    pub max_backoff: Duration,
+    /// Requests of this client in flight at once (at least 1).
+    pub concurrency: usize,
+}
+
+/// One HTTP attempt, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// 1 for the first attempt.
+    pub number: u32,
+    /// From sending the request to the end of the body (waiting for a permit excluded).
+    pub duration_ms: u64,
+    /// The HTTP status, if a response head arrived.
+    pub status: Option<u16>,
+    /// `kind: message` for a failed attempt (`timeout`, `connect`, `body`, `request`,
+    /// `status 503`, `malformed`); `None` for the successful one.
+    pub error: Option<String>,
+    /// The server's `Retry-After`, as it asked (before [`RETRY_AFTER_CAP`]).
+    pub retry_after_ms: Option<u64>,
+    /// How long the client waited before the next attempt; `None` when there was none.
+    pub backoff_ms: Option<u64>,
+}
+
+/// A successful completion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    pub text: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// `finish_reason` (OpenAI) or `stop_reason` (Anthropic).
+    pub finish_reason: Option<String>,
+    /// The response carried no usage; both token counts are then 0.
+    pub usage_missing: bool,
+    /// The raw body of the successful response.
+    pub response_json: String,
+    /// Every attempt, in order; the last one succeeded.
+    pub attempts: Vec<Attempt>,
+}
+
+/// The price of a completion in US dollars, from per-million-token prices.
+pub fn cost_usd(
+    input_tokens: u64,
+    output_tokens: u64,
+    usd_per_mtok_input: f64,
+    usd_per_mtok_output: f64,
+) -> f64 {
+    (input_tokens as f64 * usd_per_mtok_input + output_tokens as f64 * usd_per_mtok_output) / 1e6
+}
+
+#[cfg(test)]
+mod cost_tests {
+    use super::cost_usd;
+
+    #[test]
+    fn cost_is_tokens_times_price_per_million() {
+        assert_eq!(cost_usd(0, 0, 2.0, 8.0), 0.0);
+        assert!((cost_usd(1_000_000, 500_000, 2.0, 8.0) - 6.0).abs() < 1e-12);
+        assert!((cost_usd(1234, 567, 3.0, 15.0) - 0.012207).abs() < 1e-12);
+    }
+}

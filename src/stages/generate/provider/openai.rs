@@ -1,0 +1,117 @@
+//! The OpenAI chat-completions protocol, which OpenAI, vLLM, Ollama, llama.cpp server and
+//! OpenRouter all speak.
+//!
+//! `POST {endpoint}/chat/completions`, `Authorization: Bearer <key>` (no header without
+//! `api_key_env`), a non-streaming JSON body
+//! `{model, messages, temperature, max_tokens, seed?, stream: false}`; the answer is
+//! `choices[0].message.content` (`null`, as for a refusal, reads as empty text), the counts
+//! `usage.prompt_tokens` and `usage.completion_tokens`. `max_tokens` rather than
+//! `max_completion_tokens`, because every compatible server accepts it.
+
+use reqwest::header::{AUTHORIZATION, HeaderMap};
+use serde::{Deserialize, Serialize};
+
+use super::transport::{Auth, Parsed, Transport};
+use super::{ChatRequest, ClientConfig, Completion, Message, ProviderError};
+
+/// A client of one OpenAI-compatible server.
+#[derive(Debug)]
+pub struct OpenAiClient {
+    transport: Transport,
+}
+
+impl OpenAiClient {
+    pub fn new(config: ClientConfig) -> Result<Self, ProviderError> {
+        let transport = Transport::new(config, "chat/completions")?;
+        Ok(Self { transport })
+    }
+
+    /// One completion, retried as `retry.rs` says.
+    pub async fn complete(&self, req: &ChatRequest) -> Result<Completion, ProviderError> {
+        let body = Body {
+            model: &req.model,
+            messages: &req.messages,
+            temperature: req.temperature,
+            max_tokens: req.max_tokens,
+            seed: req.seed,
+            stream: false,
+        };
+        let body = serde_json::to_vec(&body).expect("strings and numbers always serialise");
+        let auth = Auth {
+            name: AUTHORIZATION,
+            prefix: "Bearer ",
+        };
+        self.transport.complete(HeaderMap::new(), auth, body, parse).await
+    }
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    temperature: f64,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    stream: bool,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    choices: Vec<Choice>,
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ChoiceMessage,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+fn parse(body: &[u8]) -> Result<Parsed, String> {
+    let response: Response = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+    let usage = response.usage;
+    let choice = response.choices.into_iter().next().ok_or("no choices")?;
+    let input = usage.as_ref().and_then(|u| u.prompt_tokens);
+    let output = usage.as_ref().and_then(|u| u.completion_tokens);
+    Ok(Parsed {
+        text: choice.message.content.unwrap_or_default(),
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        finish_reason: choice.finish_reason,
+        usage_missing: input.is_none() || output.is_none(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn parses_content_usage_and_finish_reason() {
+        let body = br#"{"choices":[{"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#;
+        let p = parse(body).unwrap();
+        assert_eq!((p.text.as_str(), p.input_tokens, p.output_tokens), ("hi", 3, 1));
+        assert_eq!(p.finish_reason.as_deref(), Some("stop"));
+        assert!(!p.usage_missing);
+    }
+
+    #[test]
+    fn null_content_is_empty_and_no_choices_is_malformed() {
+        let p = parse(br#"{"choices":[{"message":{"content":null}}]}"#).unwrap();
+        assert_eq!((p.text.as_str(), p.usage_missing), ("", true));
+        assert_eq!(parse(br#"{"choices":[]}"#).err().unwrap(), "no choices");
+        assert!(parse(b"{\"choices\": [").is_err());
+    }
+}

@@ -1,0 +1,236 @@
+//! Renders a full report page in headless Chromium and checks the screenshot.
+//!
+//! This is the only test that sees the SVGs as a browser does: it fails if an `<img>`
+//! does not load, if an SVG is malformed, or if the page renders blank. Chromium is found
+//! via `ML2B_CHROMIUM` or on `PATH` (`chromium-headless-shell`, `chromium`,
+//! `chromium-browser`); without it the test fails, because a skipped check proves nothing.
+//! Install on Debian/Ubuntu with `apt-get install -y chromium-headless-shell`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow::array::{ArrayRef, Float64Array, Int64Array, StringArray};
+use arrow::record_batch::RecordBatch;
+use ml2b::report::{
+    Section, Style, Table, bars_svg, csv, heatmap_svg, index_html, latex, markdown, profile_svg,
+};
+
+const WIDTH: u32 = 1280;
+const HEIGHT: u32 = 2000;
+const CANDIDATES: [&str; 3] = ["chromium-headless-shell", "chromium", "chromium-browser"];
+const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Viridis' dark end (heat map), Tableau blue (first series) and the missing-cell grey.
+const EXPECTED_COLOURS: [(&str, [u8; 3]); 3] = [
+    ("heat map low end", [0x44, 0x01, 0x54]),
+    ("first series", [0x4e, 0x79, 0xa7]),
+    ("missing cell", [0xd0, 0xd0, 0xd0]),
+];
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn models() -> Vec<String> {
+    strings(&["gpt-4o", "claude", "qwen-7b"])
+}
+
+fn heatmap() -> String {
+    let tasks = strings(&[
+        "titanic",
+        "house-prices",
+        "spaceship",
+        "digit-recognizer",
+        "nlp-disaster",
+    ]);
+    let languages = strings(&["Python", "Rust", "Kazakh", "Russian", "Arabic", "Japanese"]);
+    let values: Vec<Vec<Option<f64>>> = (0..tasks.len())
+        .map(|t| {
+            (0..languages.len())
+                .map(|l| ((t + l) % 7 != 3).then(|| ((t * 6 + l) as f64 * 0.037) % 1.0))
+                .collect()
+        })
+        .collect();
+    heatmap_svg("r_p by task × language", &tasks, &languages, &values, (0.0, 1.0)).unwrap()
+}
+
+fn profile() -> String {
+    let curves: Vec<(String, Vec<f64>)> = models()
+        .into_iter()
+        .enumerate()
+        .map(|(m, name)| {
+            let cells = (0..30).map(|c| ((c * 7 + m * 3) % 30) as f64 / (30.0 + 10.0 * m as f64));
+            (name, cells.collect())
+        })
+        .collect();
+    profile_svg("Attainment profile", &curves, 1.0).unwrap()
+}
+
+fn bars() -> String {
+    let tiers = strings(&["high", "medium", "low"]);
+    let series = vec![
+        (models()[0].clone(), vec![Some(0.82), Some(0.61), Some(0.33)]),
+        (models()[1].clone(), vec![Some(0.78), Some(0.66), Some(0.41)]),
+        (models()[2].clone(), vec![Some(0.52), None, Some(0.08)]),
+    ];
+    bars_svg("Pass rate by resource tier", &tiers, &series, "pass rate").unwrap()
+}
+
+fn table() -> Table {
+    let model: ArrayRef = Arc::new(StringArray::from(models()));
+    let rate: ArrayRef = Arc::new(Float64Array::from(vec![Some(0.612_5), Some(0.655), None]));
+    let tasks: ArrayRef = Arc::new(Int64Array::from(vec![120, 120, 0]));
+    let batch =
+        RecordBatch::try_from_iter([("model", model), ("pass_rate", rate), ("tasks", tasks)]).unwrap();
+    Table {
+        name: "pass_rate".into(),
+        title: "Pass rate by model".into(),
+        description: "Share of tasks whose submission ran & scored.".into(),
+        batch,
+    }
+}
+
+/// Writes the report (three plots, one table in every format, `index.html`) into `dir`.
+fn write_report(dir: &Path) -> PathBuf {
+    let table = table();
+    let style = Style::default();
+    let files = [
+        ("heatmap.svg", heatmap()),
+        ("profile.svg", profile()),
+        ("bars.svg", bars()),
+        ("pass_rate.md", markdown(&table, style).unwrap()),
+        ("pass_rate.csv", csv(&table).unwrap()),
+        ("pass_rate.tex", latex(&table, style).unwrap()),
+    ];
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    let plot = |heading: &str, svg: &str| Section {
+        heading: heading.into(),
+        svg: Some(svg.into()),
+        ..Section::default()
+    };
+    let sections = [
+        plot("Heat map", "heatmap.svg"),
+        plot("Performance profile", "profile.svg"),
+        plot("Resource tiers", "bars.svg"),
+        Section::for_table(&table, None, style).unwrap(),
+    ];
+    let index = dir.join("index.html");
+    std::fs::write(&index, index_html("ml2b report", &sections).unwrap()).unwrap();
+    index
+}
+
+/// `ML2B_CHROMIUM`, else the first candidate found on `PATH`.
+fn chromium() -> PathBuf {
+    if let Some(path) = std::env::var_os("ML2B_CHROMIUM") {
+        return PathBuf::from(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    CANDIDATES
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "no Chromium found: set ML2B_CHROMIUM or put one of {CANDIDATES:?} on PATH \
+                 (Debian/Ubuntu: apt-get install -y chromium-headless-shell)"
+            )
+        })
+}
+
+/// Screenshots `page` at WIDTH × HEIGHT into `png`, killing Chromium if it hangs.
+fn screenshot(browser: &Path, page: &Path, png: &Path, profile: &Path) {
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            "--force-device-scale-factor=1",
+        ])
+        .arg(format!("--window-size={WIDTH},{HEIGHT}"))
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", browser.display()));
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > SCREENSHOT_TIMEOUT {
+            child.kill().unwrap();
+            panic!("{} took over {SCREENSHOT_TIMEOUT:?}", browser.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let exited = started.elapsed();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success() && png.is_file(),
+        "{} failed ({}):\n{}",
+        browser.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!(
+        "screenshot took {:?} (exit) / {:?} (stderr closed)",
+        exited,
+        started.elapsed()
+    );
+}
+
+/// The screenshot as (width, height, RGB pixels).
+fn decode(png: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let file = std::io::BufReader::new(std::fs::File::open(png).unwrap());
+    let mut decoder = png::Decoder::new(file);
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels = buf[..info.buffer_size()]
+        .chunks_exact(channels)
+        .map(|p| match channels {
+            1 | 2 => [p[0]; 3],
+            _ => [p[0], p[1], p[2]],
+        })
+        .collect();
+    (info.width, info.height, pixels)
+}
+
+fn near(a: [u8; 3], b: [u8; 3]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= 8)
+}
+
+#[test]
+fn report_page_renders_in_headless_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = write_report(dir.path());
+    let png = dir.path().join("screenshot.png");
+    screenshot(&chromium(), &page, &png, &dir.path().join("chromium-profile"));
+
+    let (width, height, pixels) = decode(&png);
+    assert_eq!((width, height), (WIDTH, HEIGHT));
+    let distinct: HashSet<[u8; 3]> = pixels.iter().copied().collect();
+    assert!(distinct.len() > 200, "only {} distinct colours", distinct.len());
+    let inked = pixels.iter().filter(|p| **p != [255; 3]).count();
+    let share = inked as f64 / pixels.len() as f64;
+    assert!(
+        share > 0.05,
+        "only {:.1}% of the page is not white",
+        share * 100.0
+    );
+    for (what, colour) in EXPECTED_COLOURS {
+        let count = pixels.iter().filter(|p| near(**p, colour)).count();
+        assert!(
+            count > 200,
+            "{what} colour {colour:?} on only {count} pixels: plot not drawn?"
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! generate with an HTTP model, against a chat-completions server on 127.0.0.1 that the
+//! test runs: prompts in the pair's language, code extracted from the answer and run
+//! through execute and grade, the request cache (no call is ever made twice, even after a
+//! crash before the commit), a 429 with Retry-After recorded, and the API key nowhere.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use crate::common::Workspace;
+use crate::competitions::toy;
+
+const KEY: &str = "sk-test-9f1c2e7d-never-stored";
+
+const SOLUTION: &str = "import numpy as np\n\ndef train(data):\n    return float((data['y'] == 'yes').mean())\n\ndef prepare_val(train_output, X_val):\n    return len(X_val)\n\ndef predict(train_output, prepare_val_output):\n    return np.full(prepare_val_output, train_output)\n";
+
+/// What the server saw.
+#[derive(Default)]
+struct Seen {
+    requests: Vec<(String, serde_json::Value)>,
+}
+
+/// A chat-completions server: answers 429 (Retry-After: 1) to the first request when
+/// `throttle_first`, then a fenced solution with usage.
+fn server(throttle_first: bool) -> (u16, Arc<Mutex<Seen>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut auth, mut length) = (String::new(), 0usize);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+                if lower.starts_with("authorization:") {
+                    auth = line["authorization:".len()..].trim().to_string();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            let n = {
+                let mut s = log.lock().unwrap();
+                s.requests.push((auth, request));
+                s.requests.len()
+            };
+            let reply = if throttle_first && n == 1 {
+                let b = "{\"error\": {\"message\": \"slow down\"}}";
+                format!(
+                    "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
+                    b.len()
+                )
+            } else {
+                let content =
+                    format!("Here is a solution.\n\n```python\n{SOLUTION}```\n\nIt predicts the base rate.");
+                let b = serde_json::json!({
+                    "id": "cmpl-1", "object": "chat.completion",
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 1200, "completion_tokens": 300}
+                })
+                .to_string();
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
+                    b.len()
+                )
+            };
+            let _ = stream.write_all(reply.as_bytes());
+        }
+    });
+    (port, seen)
+}
+
+fn add_model(ws: &Workspace, port: u16) {
+    let path = ws.dir.path().join("manifests/models.toml");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "\n[[model]]\nname = \"fake\"\nprovider = \"openai\"\nendpoint = \"http://127.0.0.1:{port}/v1\"\nmodel = \"fake-coder-2025-01-01\"\napi_key_env = \"ML2B_TEST_KEY\"\nusd_per_mtok_input = 1.0\nusd_per_mtok_output = 2.0\n"
+    ));
+    std::fs::write(path, text).unwrap();
+}
+
+fn ml2b(ws: &Workspace, args: &[&str]) -> (serde_json::Value, String) {
+    let out = ws.ml2b().env("ML2B_TEST_KEY", KEY).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success() || args.contains(&"translate-validate"),
+        "{args:?}: {stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        !stdout.contains(KEY) && !stderr.contains(KEY),
+        "the key was printed"
+    );
+    (serde_json::from_str(&stdout).unwrap_or_default(), stderr)
+}
+
+fn query(ws: &Workspace, sql: &str) -> serde_json::Value {
+    ml2b(ws, &["--json", "query", sql]).0
+}
+
+#[test]
+fn an_http_model_generates_code_that_executes_and_grades_and_nothing_is_asked_twice() {
+    let ws = toy();
+    let (port, seen) = server(true);
+    add_model(&ws, port);
+    ml2b(&ws, &["stage", "translate-validate"]);
+    let (first, _) = ml2b(&ws, &["--json", "stage", "generate", "--model", "fake"]);
+    assert_eq!(first["summary"]["ran"], 2, "English passed, two formats: {first}");
+    {
+        let s = seen.lock().unwrap();
+        assert_eq!(s.requests.len(), 3, "the 429 and two answers");
+        for (auth, req) in &s.requests {
+            assert_eq!(auth, &format!("Bearer {KEY}"));
+            assert_eq!(req["model"], "fake-coder-2025-01-01");
+            let user = req["messages"][1]["content"].as_str().unwrap();
+            assert!(user.contains("Toy en"), "the task text is in the prompt");
+        }
+    }
+    let rows = query(
+        &ws,
+        "SELECT format, attempts, input_tokens, output_tokens, cost_usd, extraction, floating_alias FROM generate ORDER BY format",
+    );
+    let attempts: u64 = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["attempts"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        attempts, 3,
+        "the 429 is recorded with the unit it delayed: {rows}"
+    );
+    assert_eq!(rows[0]["input_tokens"], 1200);
+    assert!((rows[0]["cost_usd"].as_f64().unwrap() - (1200.0 + 600.0) / 1e6).abs() < 1e-15);
+    assert_eq!(rows[0]["floating_alias"], false);
+    assert!(
+        rows[0]["extraction"].as_str().unwrap().contains("fenced"),
+        "{rows}"
+    );
+
+    // The modular answer is a working solution: it executes and grades.
+    ml2b(&ws, &["stage", "execute"]);
+    ml2b(&ws, &["stage", "grade"]);
+    let graded = query(&ws, "SELECT format, valid FROM grade ORDER BY format");
+    assert_eq!(graded[0]["format"], "modular");
+    assert_eq!(graded[0]["valid"], true, "{graded}");
+    assert_eq!(
+        graded[1]["valid"], false,
+        "the mono prompt got modular code: {graded}"
+    );
+
+    // A re-run asks nothing; nor does one after losing the log (a crash before the commit).
+    ml2b(&ws, &["stage", "generate", "--model", "fake"]);
+    std::fs::remove_dir_all(ws.dir.path().join("store/log/generate")).unwrap();
+    let _ = std::fs::remove_dir_all(ws.dir.path().join("store/index/generate"));
+    let (again, _) = ml2b(&ws, &["--json", "stage", "generate", "--model", "fake"]);
+    assert_eq!(again["summary"]["ran"], 2);
+    assert_eq!(
+        seen.lock().unwrap().requests.len(),
+        3,
+        "answered from the request cache"
+    );
+
+    // The key is in no file of the store.
+    for entry in walkdir::WalkDir::new(ws.dir.path().join("store")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            let hit = bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes());
+            assert!(!hit, "the key is in {}", entry.path().display());
+        }
+    }
+}
+
+#[test]
+fn a_missing_key_fails_the_units_and_commits_nothing() {
+    let ws = toy();
+    let (port, seen) = server(false);
+    add_model(&ws, port);
+    ml2b(&ws, &["stage", "translate-validate"]);
+    let out = ws
+        .ml2b()
+        .env_remove("ML2B_TEST_KEY")
+        .args(["--json", "stage", "generate", "--model", "fake"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["failed"].as_array().unwrap().len(), 2, "{v}");
+    assert!(
+        v["summary"]["failed"].to_string().contains("ML2B_TEST_KEY"),
+        "{v}"
+    );
+    assert_eq!(seen.lock().unwrap().requests.len(), 0);
+}
