@@ -108,13 +108,6 @@ pub struct CheckArgs {
     pub format: crate::sandbox::Format,
 }
 
-/// Sandbox backends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BackendKind {
-    /// bubblewrap on this machine.
-    Local,
-}
-
 #[derive(Debug, Args)]
 pub struct GradeFileArgs {
     #[command(flatten)]
@@ -129,8 +122,8 @@ pub struct GradeFileArgs {
     #[arg(long, value_enum, default_value = "modular")]
     pub format: crate::sandbox::Format,
     /// Where to run it.
-    #[arg(long, value_enum, default_value = "local")]
-    pub backend: BackendKind,
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    pub backend: Backend,
     /// Wall-clock limit in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub timeout: u64,
@@ -186,7 +179,7 @@ pub struct RunArgs {
         long = "models",
         visible_alias = "model",
         value_delimiter = ',',
-        default_value = "reference",
+        default_value = "reference,smollm2-135m",
         value_name = "A,B"
     )]
     pub models: Vec<String>,
@@ -268,6 +261,9 @@ pub struct GenerateArgs {
     /// Limit per HTTP attempt, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub request_timeout: u64,
+    /// The most tokens one response may have (default: the model's `max_tokens`, else 4096).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
     /// Also generate for pairs whose translation failed its gate or was not checked.
     #[arg(long)]
     pub force: bool,

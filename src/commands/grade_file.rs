@@ -18,8 +18,7 @@ use crate::competition::contract::Spec;
 use crate::competition::{Benchmark, Side};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
-use crate::sandbox::local::Local;
-use crate::sandbox::{Backend, Job, Limits, Outcome, assets};
+use crate::sandbox::{Job, Limits, Outcome, assets};
 use crate::settings::GlobalSettings;
 
 #[derive(Serialize)]
@@ -48,8 +47,8 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
     let findings = crate::check::check(&source, args.format);
-    let backend = Local::new()?;
     let python = super::reporters::python_env(&settings.printer)?;
+    let backend = super::reporters::sandbox(&settings.printer, args.backend)?;
     let job = Job {
         python,
         harness: assets::materialize("harness.py", assets::HARNESS)?,

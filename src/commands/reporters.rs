@@ -155,3 +155,16 @@ pub(crate) fn runtime_image(
         spinner(printer, "building the runtime image")
     })
 }
+
+/// The sandbox backend of `--backend` (building the docker image on first use).
+pub(crate) fn sandbox(
+    printer: &Printer,
+    kind: crate::cli::Backend,
+) -> anyhow::Result<std::sync::Arc<dyn crate::sandbox::Backend>> {
+    Ok(match kind {
+        crate::cli::Backend::Local => std::sync::Arc::new(crate::sandbox::local::Local::new()?),
+        crate::cli::Backend::Docker => {
+            std::sync::Arc::new(crate::sandbox::docker::Docker::new(runtime_image(printer)?)?)
+        }
+    })
+}

@@ -44,6 +44,7 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
                 formats: args.formats.clone(),
                 seeds: args.seeds,
                 request_timeout: 600,
+                max_tokens: None,
                 force: false,
             },
         )?);

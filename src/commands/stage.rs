@@ -16,9 +16,9 @@ use crate::cli::{
 };
 use crate::competition::Benchmark;
 use crate::log::{EventBody, StageLog};
-use crate::manifest::Models;
 use crate::manifest::models::Provider;
-use crate::sandbox::{Format, Limits, local::Local};
+use crate::manifest::{Model, Models};
+use crate::sandbox::{Format, Limits};
 use crate::settings::GlobalSettings;
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::{Execute, Execution};
@@ -79,6 +79,10 @@ pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow
         .get(&args.model)
         .ok_or_else(|| super::InputError(format!("no model `{}` in manifests/models.toml", args.model)))?
         .clone();
+    let model = Model {
+        max_tokens: args.max_tokens.or(model.max_tokens),
+        ..model
+    };
     if matches!(model.provider, Provider::Openai | Provider::Anthropic) && is_floating_alias(&model.model) {
         settings.printer.warn(format!(
             "model `{}`: `{}` is a floating alias (no dated snapshot); its answers may change over time",
@@ -118,13 +122,7 @@ pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow
 pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::Result<RunSummary> {
     let root = &args.root.root;
     let python = super::reporters::python_env(&settings.printer)?;
-    let backend: Arc<dyn crate::sandbox::Backend> = match args.backend {
-        crate::cli::Backend::Local => Arc::new(Local::new()?),
-        crate::cli::Backend::Docker => {
-            let image = super::reporters::runtime_image(&settings.printer)?;
-            Arc::new(crate::sandbox::docker::Docker::new(image)?)
-        }
-    };
+    let backend = super::reporters::sandbox(&settings.printer, args.backend)?;
     let stage = Execute {
         bench: Benchmark::load(root)?,
         backend,

@@ -7,8 +7,9 @@
 //! another store), `endpoint` (base URL; none for `reference`/`replay`), `model` (the
 //! provider's model id), `api_key_env` (the environment variable holding the key; the key
 //! itself never appears in a manifest), prices in US dollars per million input and
-//! output tokens, and for `replay` the `store` to replay (with `model` naming the model
-//! whose responses to take). Invariants: names are unique; HTTP providers have an http(s) endpoint and
+//! output tokens, for `replay` the `store` to replay (with `model` naming the model whose
+//! responses to take), for `local` (an embedded llama.cpp model) `model` = a GGUF path or
+//! `demo`, and optionally `max_tokens` per response. Invariants: names are unique; HTTP providers have an http(s) endpoint and
 //! a model id; prices are finite and not negative.
 
 use std::collections::HashSet;
@@ -26,6 +27,8 @@ pub enum Provider {
     Anthropic,
     Reference,
     Replay,
+    /// An embedded llama.cpp model (`model`: a GGUF path, or `demo` for SmolLM2-135M).
+    Local,
 }
 
 impl Provider {
@@ -53,6 +56,9 @@ pub struct Model {
     /// `replay` only: the store whose generate events answer (its model `model`).
     #[serde(default)]
     pub store: String,
+    /// The most tokens one response may have (default: the stage's, 4096).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
 }
 
 #[derive(Deserialize)]

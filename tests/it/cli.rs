@@ -67,7 +67,7 @@ fn store_flag_overrides_the_environment() {
 #[test]
 fn run_runs_every_stage_and_prints_the_headline() {
     let ws = crate::competitions::toy();
-    assert_snapshot!(ws.run(&["run"]));
+    assert_snapshot!(ws.run(&["run", "--models", "reference"]));
 }
 
 #[test]
@@ -77,11 +77,11 @@ fn run_names_the_run_by_its_heads() {
     let json = |args: &[&str]| -> serde_json::Value {
         serde_json::from_slice(&ws.ml2b().arg("--json").args(args).output().unwrap().stdout).unwrap()
     };
-    let (run, log) = (json(&["run"]), json(&["log"]));
+    let (run, log) = (json(&["run", "--models", "reference"]), json(&["log"]));
     assert_eq!(run["run"], log["run"], "run and log agree on the run hash");
     run_echo(&ws.store(), (5..6).collect(), 10);
     assert_ne!(
-        json(&["run"])["run"],
+        json(&["run", "--models", "reference"])["run"],
         run["run"],
         "a new segment changes the run hash"
     );

@@ -202,3 +202,71 @@ fn a_missing_key_fails_the_units_and_commits_nothing() {
     );
     assert_eq!(seen.lock().unwrap().requests.len(), 0);
 }
+
+#[test]
+fn the_embedded_model_writes_code_that_flows_through_execute_and_grade() {
+    // Real prompts for two bundled competitions in two languages, answered by the demo
+    // model inside ml2b (48 tokens: this is about the flow, and the model is slow on two
+    // cores); the code will most likely fail, but it must be executed and graded. That the
+    // same request gives the same text is `local_model::generate`'s test.
+    let ws = Workspace::new();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let models = crate::local_model::models_dir();
+    let select = [
+        "--root",
+        root,
+        "--competition",
+        "concrete-strength",
+        "--competition",
+        "credit-risk",
+        "--language",
+        "en",
+        "--language",
+        "kk",
+    ];
+    let run = |args: &[&str]| {
+        let out = ws.ml2b().env("ML2B_MODELS", &models).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&[&["stage", "translate-validate"][..], &select].concat());
+    let generate = [
+        &[
+            "--json",
+            "stage",
+            "generate",
+            "--model",
+            "smollm2-135m",
+            "--format",
+            "modular",
+            "--max-tokens",
+            "48",
+        ][..],
+        &select,
+    ]
+    .concat();
+    let first: serde_json::Value = serde_json::from_str(&run(&generate)).unwrap();
+    assert_eq!(first["summary"]["ran"], 4, "{first}");
+    run(&["stage", "execute", "--root", root]);
+    run(&["stage", "grade", "--root", root]);
+    let q =
+        |sql: &str| -> serde_json::Value { serde_json::from_str(&run(&["--json", "query", sql])).unwrap() };
+    let rows = q(
+        "SELECT g.language, g.output_tokens, g.provider, x.outcome, r.valid \
+                  FROM generate g JOIN execute x ON x.code_blake3 = g.code_blake3 \
+                  JOIN grade r ON r.code_blake3 = g.code_blake3 ORDER BY 1",
+    );
+    assert_eq!(
+        rows.as_array().unwrap().len(),
+        4,
+        "every sample executed and graded: {rows}"
+    );
+    for r in rows.as_array().unwrap() {
+        assert_eq!(r["provider"], "local");
+        assert!(r["output_tokens"].as_u64().unwrap() > 0, "{r}");
+    }
+}

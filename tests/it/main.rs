@@ -12,6 +12,7 @@ mod common;
 mod competitions;
 mod docker;
 mod generate;
+mod local_model;
 mod log;
 mod query;
 mod run;

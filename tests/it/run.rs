@@ -10,7 +10,7 @@ use crate::competitions::toy;
 fn run_to_end(ws: &Workspace) {
     let out = ws
         .ml2b()
-        .args(["-q", "run", "--seeds", "2", "-j", "2"])
+        .args(["-q", "run", "--models", "reference", "--seeds", "2", "-j", "2"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -67,7 +67,7 @@ fn a_run_killed_at_random_points_resumes_to_the_tables_of_an_uninterrupted_run()
         let delay = Duration::from_millis(20 + (x >> 33) % 250);
         let mut child = killed
             .ml2b()
-            .args(["-q", "run", "--seeds", "2", "-j", "2"])
+            .args(["-q", "run", "--models", "reference", "--seeds", "2", "-j", "2"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

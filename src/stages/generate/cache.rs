@@ -1,7 +1,8 @@
 //! The request cache: a response is never paid for twice.
 //!
-//! Key: blake3 over (provider, endpoint, model id, the full request as JSON, sample index)
-//! in the `KeyHasher` encoding. On disk, beside the logs:
+//! Key: blake3 over (provider, endpoint, model id, the responder's identity — a local
+//! model's GGUF blake3 —, the full request as JSON, sample index) in the `KeyHasher`
+//! encoding. On disk, beside the logs:
 //!
 //! ```text
 //! store/cache/requests/<key hex>   64 hex digits: the response's object hash
@@ -20,11 +21,17 @@ use crate::manifest::models::Model;
 use crate::store::{Hash, KeyHasher, Store};
 
 /// The cache key of one request.
-pub fn request_key(model: &Model, request: &ChatRequest, seed: u32) -> Result<Hash, StageError> {
+pub fn request_key(
+    model: &Model,
+    identity: &str,
+    request: &ChatRequest,
+    seed: u32,
+) -> Result<Hash, StageError> {
     let mut k = KeyHasher::new("ml2b request v1");
     k.str(provider_name(model.provider))
         .str(&model.endpoint)
         .str(&model.model)
+        .str(identity)
         .u64(u64::from(seed));
     k.json(request).map_err(|e| StageError::Other(e.to_string()))?;
     Ok(k.finish())

@@ -8,6 +8,9 @@
 //! * `replay` — the responses recorded in another store's generate events (`store` in the
 //!   manifest), matched by (competition, language, format, seed, model) and required to
 //!   answer the very same prompt.
+//! * `local` — an embedded llama.cpp model on the CPU ([`local`]): a GGUF the manifest
+//!   names, or the demo SmolLM2-135M-Instruct fetched once from PyPI; seeded sampling, so
+//!   the same request gives the same answer.
 //!
 //! Only pairs whose translation passed translate-validate are planned, unless forced.
 //!
@@ -24,6 +27,7 @@
 
 pub mod cache;
 pub mod extract;
+pub mod local;
 pub mod prompt;
 pub mod provider;
 pub mod responder;
@@ -244,9 +248,9 @@ impl Generate {
             ],
             temperature: TEMPERATURE,
             seed: Some(u64::from(body.seed)),
-            max_tokens: MAX_TOKENS,
+            max_tokens: self.model.max_tokens.unwrap_or(MAX_TOKENS),
         };
-        let key = cache::request_key(&self.model, &request, body.seed)?;
+        let key = cache::request_key(&self.model, &self.responder.identity(), &request, body.seed)?;
         body.prompt_blake3 = Some(blake3::hash(&prompt).to_hex().to_string());
         body.request_blake3 = Some(key.to_hex());
         let params = (
@@ -302,6 +306,7 @@ pub fn provider_name(p: Provider) -> &'static str {
         Provider::Anthropic => "anthropic",
         Provider::Reference => "reference",
         Provider::Replay => "replay",
+        Provider::Local => "local",
     }
 }
 

