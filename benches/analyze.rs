@@ -89,7 +89,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             stdout_tail: String::new(),
                             stderr_tail: String::new(),
                             findings: "[]".into(),
-                            leakage: i % 13 == 0,
+                            leakage: i.is_multiple_of(13),
                         };
                         let xe = Event::new(key("x", i), vec![ge.id], x, p.clone()).unwrap();
                         let ok = outcome == "ok";
