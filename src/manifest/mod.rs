@@ -60,3 +60,11 @@ pub fn load<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ManifestEr
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
+
+/// The name a unit-like manifest enum has in the files (its serde name), e.g. `maximize`.
+pub fn serde_name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}

@@ -15,6 +15,7 @@ use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 
 use crate::competition::Benchmark;
+use crate::manifest::serde_name;
 
 fn strings(v: impl IntoIterator<Item = String>) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(v))
@@ -22,13 +23,6 @@ fn strings(v: impl IntoIterator<Item = String>) -> ArrayRef {
 
 fn field(name: &str, t: DataType) -> Field {
     Field::new(name, t, false)
-}
-
-fn to_json<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// The `languages` table.
@@ -45,7 +39,7 @@ pub fn languages(bench: &Benchmark) -> Result<RecordBatch, arrow::error::ArrowEr
         vec![
             strings(all.iter().map(|l| l.code.clone())),
             strings(all.iter().map(|l| l.name.clone())),
-            strings(all.iter().map(|l| to_json(&l.tier))),
+            strings(all.iter().map(|l| serde_name(&l.tier))),
             Arc::new(UInt32Array::from_iter_values(0..all.len() as u32)),
         ],
     )
@@ -77,10 +71,10 @@ pub fn competitions(bench: &Benchmark) -> Result<RecordBatch, arrow::error::Arro
         vec![
             strings(all.iter().map(|m| m.id.clone())),
             strings(all.iter().map(|m| m.title.clone())),
-            strings(all.iter().map(|m| to_json(&m.domain))),
-            strings(all.iter().map(|m| to_json(&m.task))),
+            strings(all.iter().map(|m| serde_name(&m.domain))),
+            strings(all.iter().map(|m| serde_name(&m.task))),
             strings(all.iter().map(|m| m.metric.name.clone())),
-            strings(all.iter().map(|m| to_json(&m.metric.direction))),
+            strings(all.iter().map(|m| serde_name(&m.metric.direction))),
             ch(|c| c.rows),
             ch(|c| c.features),
             ch(|c| c.classes),

@@ -147,10 +147,7 @@ impl Stage for GradeStage {
             format: x.format.clone(),
             code_blake3: x.code_blake3.clone(),
             metric: m.metric.name.clone(),
-            direction: serde_json::to_value(m.metric.direction)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            direction: crate::manifest::serde_name(&m.metric.direction),
             outcome: x.outcome.clone(),
             valid: false,
             score: None,

@@ -147,3 +147,15 @@ pub fn redact(text: &str, dir: &Path) -> String {
     }
     s
 }
+
+/// No process anywhere (a container's processes are the host's too) still carries
+/// `marker` on its command line.
+pub fn assert_no_process_with(marker: &str) {
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            assert!(!cmd.contains(marker), "a process outlived the run: {cmd}");
+        }
+    }
+}

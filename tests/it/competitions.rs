@@ -226,6 +226,10 @@ stratify = true
 domain_terms = ["widgets"]
 "#;
 
+/// The toy competition's reference solutions (a constant: the share of `yes`).
+pub(crate) const TOY_MODULAR: &str = "import numpy as np\n\ndef train(data):\n    return float((data['y'] == 'yes').mean())\n\ndef prepare_val(train_output, X_val):\n    return len(X_val)\n\ndef predict(train_output, prepare_val_output):\n    return np.full(prepare_val_output, train_output)\n";
+pub(crate) const TOY_MONO: &str = "import numpy as np\n\ndef train_and_predict(data, X_val):\n    return np.full(len(X_val), float((data['y'] == 'yes').mean()))\n";
+
 /// A benchmark root with one small competition, prepared.
 pub(crate) fn toy() -> Workspace {
     let ws = Workspace::new();
@@ -256,8 +260,8 @@ pub(crate) fn toy() -> Workspace {
         );
         write(&root.join(format!("data/toy/tasks/{}.toml", lang.code)), &text);
     }
-    let modular = "import numpy as np\n\ndef train(data):\n    return float((data['y'] == 'yes').mean())\n\ndef prepare_val(train_output, X_val):\n    return len(X_val)\n\ndef predict(train_output, prepare_val_output):\n    return np.full(prepare_val_output, train_output)\n";
-    let mono = "import numpy as np\n\ndef train_and_predict(data, X_val):\n    return np.full(len(X_val), float((data['y'] == 'yes').mean()))\n";
+    let modular = TOY_MODULAR;
+    let mono = TOY_MONO;
     write(&root.join("data/toy/solution/modular.py"), modular);
     write(&root.join("data/toy/solution/mono.py"), mono);
     let out = ws.ml2b().arg("prepare").output().unwrap();

@@ -6,19 +6,17 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use ml2b::sandbox::docker::CODE_LABEL;
-use ml2b::sandbox::local::Local;
-use ml2b::sandbox::{Backend, Execution, Job, Limits, Outcome};
-
-use std::sync::OnceLock;
-
 use ml2b::competition::contract::{Kind, Spec};
-use ml2b::sandbox::docker::Docker;
+use ml2b::sandbox::docker::{CODE_LABEL, Docker};
 use ml2b::sandbox::image::{ImageRef, RuntimeImage};
-use ml2b::sandbox::{Format, assets, pyenv};
+use ml2b::sandbox::local::Local;
+use ml2b::sandbox::{Backend, Execution, Format, Job, Limits, Outcome, assets, pyenv};
+
+use crate::common::assert_no_process_with;
 
 /// The bundled credit-risk competition: public files, private answers, reference solution.
 fn data() -> PathBuf {
@@ -138,18 +136,6 @@ fn assert_no_container_runs(code: &str) {
         "a container outlived the run: {}",
         String::from_utf8_lossy(&out.stdout)
     );
-}
-
-/// No process anywhere (containers' processes are the host's too) still carries `marker`
-/// on its command line.
-fn assert_no_process_with(marker: &str) {
-    std::thread::sleep(Duration::from_millis(300));
-    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
-        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
-            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            assert!(!cmd.contains(marker), "a process outlived the run: {cmd}");
-        }
-    }
 }
 
 /// From a container on Docker's default bridge network: connects to `port` on the bridge's

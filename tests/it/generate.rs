@@ -8,11 +8,9 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use crate::common::Workspace;
-use crate::competitions::toy;
+use crate::competitions::{TOY_MODULAR, toy};
 
 const KEY: &str = "sk-test-9f1c2e7d-never-stored";
-
-const SOLUTION: &str = "import numpy as np\n\ndef train(data):\n    return float((data['y'] == 'yes').mean())\n\ndef prepare_val(train_output, X_val):\n    return len(X_val)\n\ndef predict(train_output, prepare_val_output):\n    return np.full(prepare_val_output, train_output)\n";
 
 /// What the server saw.
 #[derive(Default)]
@@ -60,8 +58,9 @@ fn server(throttle_first: bool) -> (u16, Arc<Mutex<Seen>>) {
                     b.len()
                 )
             } else {
-                let content =
-                    format!("Here is a solution.\n\n```python\n{SOLUTION}```\n\nIt predicts the base rate.");
+                let content = format!(
+                    "Here is a solution.\n\n```python\n{TOY_MODULAR}```\n\nIt predicts the base rate."
+                );
                 let b = serde_json::json!({
                     "id": "cmpl-1", "object": "chat.completion",
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],

@@ -4,11 +4,11 @@
 
 use std::net::TcpListener;
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::common::Workspace;
+use crate::common::assert_no_process_with;
 
 const SECRET: &str = "sk-fake-ml2b-secret-0123456789";
 
@@ -57,17 +57,6 @@ fn grade(ws: &Workspace, body: &str, extra: &[&str]) -> (Value, String) {
 
 fn outcome(r: &Value) -> &str {
     r["outcome"].as_str().unwrap()
-}
-
-/// No process anywhere still carries `marker` on its command line.
-fn assert_no_process_with(marker: &str) {
-    std::thread::sleep(Duration::from_millis(300));
-    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
-        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
-            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            assert!(!cmd.contains(marker), "a process outlived the run: {cmd}");
-        }
-    }
 }
 
 #[test]

@@ -193,19 +193,9 @@ impl Generate {
             .map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))?;
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
-        let params = (
-            &body.competition,
-            &body.language,
-            &body.model,
-            &body.format,
-            body.seed,
-            &body.code_blake3,
-        );
-        Ok(Planned {
-            key: unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?,
-            upstream: Vec::new(),
-            label: label(&body),
-            unit: Unit::Reference { body, code },
+        planned(body.code_blake3.clone(), body, |body| Unit::Reference {
+            body,
+            code,
         })
     }
 
@@ -253,24 +243,11 @@ impl Generate {
         let key = cache::request_key(&self.model, &self.responder.identity(), &request, body.seed)?;
         body.prompt_blake3 = Some(blake3::hash(&prompt).to_hex().to_string());
         body.request_blake3 = Some(key.to_hex());
-        let params = (
-            &body.competition,
-            &body.language,
-            &body.model,
-            &body.format,
-            body.seed,
-            key,
-        );
-        Ok(Planned {
-            key: unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?,
-            upstream: Vec::new(),
-            label: label(&body),
-            unit: Unit::Request {
-                body,
-                request,
-                prompt,
-                required: mode.functions(),
-            },
+        planned(key, body, |body| Unit::Request {
+            body,
+            request,
+            prompt,
+            required: mode.functions(),
         })
     }
 
@@ -293,6 +270,29 @@ impl Generate {
         cache::record(&self.store, &key, &response)?;
         Ok(response)
     }
+}
+
+/// A unit keyed by (competition, language, model, format, seed, `what`): the code's hash for
+/// the reference provider, the request's cache key for the others.
+fn planned(
+    what: impl Serialize,
+    body: Generation,
+    unit: impl FnOnce(Generation) -> Unit,
+) -> Result<Planned<Unit>, StageError> {
+    let params = (
+        &body.competition,
+        &body.language,
+        &body.model,
+        &body.format,
+        body.seed,
+        what,
+    );
+    Ok(Planned {
+        key: unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?,
+        upstream: Vec::new(),
+        label: label(&body),
+        unit: unit(body),
+    })
 }
 
 fn label(b: &Generation) -> String {
