@@ -10,7 +10,7 @@ Generates seeded Parquet files (id + target / prediction columns), then for each
     (answer ids unique, predictions in the same order), and the sklearn metric;
   * the Rust command (any command line printing {"metric","score","valid":true} JSON),
 and prints both side by side (best of --repeat), checking the values agree to 1e-9.
-The default Rust command is this crate's release example `score_bench`.
+The default Rust command is the release build of `ml2b score` (`cargo build --release`).
 """
 
 import argparse
@@ -28,7 +28,8 @@ from sklearn import metrics as skm
 
 CRATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(CRATE, "target"))
-DEFAULT_CMD = os.path.join(TARGET, "release", "examples", "score_bench") + " {metric} {answers} {predictions}"
+DEFAULT_CMD = (os.path.join(TARGET, "release", "ml2b")
+               + " score --json --metric {metric} --answers {answers} --predictions {predictions}")
 
 
 def generate(directory, rows):

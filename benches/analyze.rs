@@ -4,7 +4,9 @@
 //! languages × 2 formats × 596 seeds, each with its generate, execute and grade event (3
 //! million events in all) — then times every table of `queries/` the way the analyze stage
 //! runs it: one session (registering the logs re-hashes every segment), then each query
-//! alone. Goal: every query ≤ 2 s on 2 cores. `ML2B_BENCH_SCALE=0.1` shrinks the store.
+//! alone. Goal: every query ≤ 2 s on 2 cores. `ML2B_BENCH_SCALE=0.1` shrinks the store;
+//! `ML2B_BENCH_STORE=DIR` keeps it in DIR (built there when DIR holds no store yet, reused
+//! otherwise), so that `ml2b query --store DIR` can time other SQL over the same events.
 
 use std::time::Instant;
 
@@ -128,11 +130,16 @@ fn main() {
         .unwrap_or(1.0);
     let bench = Benchmark::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("store"));
-    let seeds = ((596.0 * scale).round() as u32).max(1);
-    let t = Instant::now();
-    let runs = build(&store, &bench, seeds);
-    println!("built {runs} runs (3 events each) in {:.1?}", t.elapsed());
+    let kept = std::env::var_os("ML2B_BENCH_STORE").map(std::path::PathBuf::from);
+    let store = Store::open(kept.clone().unwrap_or_else(|| dir.path().join("store")));
+    if kept.is_some_and(|k| k.join(ml2b::store::LOG_DIR).exists()) {
+        println!("reusing the store in {}", store.root().display());
+    } else {
+        let seeds = ((596.0 * scale).round() as u32).max(1);
+        let t = Instant::now();
+        let runs = build(&store, &bench, seeds);
+        println!("built {runs} runs (3 events each) in {:.1?}", t.elapsed());
+    }
     let rt = tokio::runtime::Runtime::new().unwrap();
     let t = Instant::now();
     let ctx = rt.block_on(Session { bench: Some(&bench) }.open(&store)).unwrap();

@@ -7,8 +7,9 @@
 //! the pipeline that has not run yet is an empty table with its event schema, so
 //! every query plans on any store. With a benchmark root, the manifests are tables
 //! too ([`reference`]) and the views of `queries/views/` are registered
-//! ([`catalog`]); the statistics SQL cannot express are aggregate functions
-//! ([`udf`]). The session allows queries only — no DDL, DML or `SET`.
+//! ([`catalog`]), each computed at most once per session ([`view`]); the statistics SQL
+//! cannot express are aggregate functions ([`udf`]). The session allows queries only — no
+//! DDL, DML or `SET`.
 //!
 //! Every session plans on one partition, so every float sum is added in one order and
 //! a result's bits are a function of the logs alone: `ml2b query` and the analyze stage
@@ -18,6 +19,7 @@
 pub mod catalog;
 pub mod reference;
 pub mod udf;
+pub mod view;
 
 use std::sync::Arc;
 
@@ -103,7 +105,7 @@ impl Session<'_> {
                     .sql(view.sql)
                     .await
                     .map_err(|e| QueryError::View(view.name, e))?;
-                ctx.register_table(view.name, df.into_view())
+                ctx.register_table(view.name, Arc::new(self::view::MaterializedView::new(view.name, df)))
                     .map_err(QueryError::Failed)?;
             }
         }

@@ -160,7 +160,7 @@ pub trait Backend: Send + Sync {
     fn image(&self) -> Option<String> {
         None
     }
-    /// Runs `job`; copies its `result.json` (and `predictions.csv` when the run is ok) to
+    /// Runs `job`; copies its `result.json` (and `predictions.parquet` when the run is ok) to
     /// `out_dir`, which must exist.
     fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError>;
 }
@@ -209,7 +209,7 @@ fn harness_argv(job: &Job) -> Vec<std::ffi::OsString> {
             "--test",
             "/data/test.csv",
             "--out",
-            "/out/predictions.csv",
+            "/out/predictions.parquet",
             "--result",
             "/out/result.json",
         ]
@@ -217,6 +217,10 @@ fn harness_argv(job: &Job) -> Vec<std::ffi::OsString> {
     );
     argv
 }
+
+/// The predictions file a run writes in its output folder (Parquet, written by the
+/// harness with pyarrow).
+pub const PREDICTIONS: &str = "predictions.parquet";
 
 /// Bytes of stdout/stderr kept (the end of each).
 const TAIL: usize = 16 * 1024;
@@ -304,7 +308,7 @@ fn classify(
             Some(format!("the run ended without a result ({how})")),
         )
     };
-    let predictions = out_dir.join("predictions.csv");
+    let predictions = out_dir.join(PREDICTIONS);
     let predictions = if outcome == Outcome::Ok && predictions.is_file() {
         Some(predictions)
     } else {
@@ -338,11 +342,11 @@ fn clear(out_dir: &Path) {
     }
 }
 
-/// Deletes `result.json` and `predictions.csv` from a run's output folder when the run
+/// Deletes `result.json` and `predictions.parquet` from a run's output folder when the run
 /// left them as symbolic links: [`classify`] and [`deliver`] would follow a link on the
 /// host, to any host file (a forged result record, or a host file as the predictions).
 fn drop_links(out: &Path) {
-    for name in ["result.json", "predictions.csv"] {
+    for name in ["result.json", PREDICTIONS] {
         let path = out.join(name);
         if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
             let _ = std::fs::remove_file(&path);
@@ -350,17 +354,17 @@ fn drop_links(out: &Path) {
     }
 }
 
-/// Copies a run's `result.json` (and `predictions.csv` when the run is ok) from its output
+/// Copies a run's `result.json` (and `predictions.parquet` when the run is ok) from its output
 /// folder `staged` to `out_dir`, and points the execution's predictions there.
 fn deliver(mut execution: Execution, staged: &Path, out_dir: &Path) -> Result<Execution, SandboxError> {
-    for name in ["result.json", "predictions.csv"] {
+    for name in ["result.json", PREDICTIONS] {
         let from = staged.join(name);
         if from.is_file() && (name == "result.json" || execution.predictions.is_some()) {
             std::fs::copy(&from, out_dir.join(name))
                 .map_err(io(format!("copying {name} out of the sandbox")))?;
         }
     }
-    execution.predictions = execution.predictions.map(|_| out_dir.join("predictions.csv"));
+    execution.predictions = execution.predictions.map(|_| out_dir.join(PREDICTIONS));
     Ok(execution)
 }
 
@@ -371,10 +375,10 @@ mod tests {
     #[test]
     fn links_left_as_outputs_are_dropped() {
         let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("predictions.csv")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join(PREDICTIONS)).unwrap();
         std::fs::write(dir.path().join("result.json"), "{}").unwrap();
         drop_links(dir.path());
-        assert!(std::fs::symlink_metadata(dir.path().join("predictions.csv")).is_err());
+        assert!(std::fs::symlink_metadata(dir.path().join(PREDICTIONS)).is_err());
         assert!(dir.path().join("result.json").is_file());
     }
 }

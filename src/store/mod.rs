@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Invariants: nothing under `objects/blake3` or `log/` is ever modified or
-//! deleted (`index/` is a cache, checked on load and rebuilt at will); every name under `objects/blake3` is the hash of its content; a
+//! deleted (`index/` is a cache, checked on load and rebuilt at will); every name under
+//! `objects/blake3` is the hash of its content; a
 //! segment under `log/` is a hard link to the object holding its bytes, so the
 //! segment's hash is its content address. Several processes may write one store
 //! at once: every publish is atomic (rename or hard link).

@@ -1,8 +1,8 @@
 """Runs one submission (MONO_PREDICT or MODULAR_PREDICT) on a competition's public files
-and writes its predictions as a submission CSV that `ml2b score` grades.
+and writes its predictions as a submission Parquet file that `ml2b score` grades.
 
     python harness.py --code code.py --mode modular|mono --spec spec.json \
-        --train public/train.csv --test public/test.csv --out predictions.csv \
+        --train public/train.csv --test public/test.csv --out predictions.parquet \
         [--result result.json]
 
 spec.json (written by ml2b from the competition manifest):
@@ -169,6 +169,23 @@ def to_frame(pred, spec: dict, test, classes: list):
     return out
 
 
+def write_parquet(frame, path: Path) -> None:
+    """Writes the predictions with pyarrow: the id column and the prediction columns in
+    their own types (floats stay IEEE doubles, no decimal round trip). A label column of
+    mixed Python types, which Parquet cannot hold, is written as text, as a CSV would hold it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {}
+    for name in frame.columns:
+        values = frame[name]
+        try:
+            columns[str(name)] = pa.array(values, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            columns[str(name)] = pa.array(values.map(str), type=pa.string())
+    pq.write_table(pa.table(columns), path, compression="snappy")
+
+
 def trimmed_traceback(lines: int = 30) -> str:
     text = traceback.format_exc().splitlines()
     return "\n".join(text[-lines:])
@@ -205,7 +222,7 @@ def main() -> int:
             frame = to_frame(pred, spec, test, classes)
         except (ValueError, TypeError) as e:
             raise SubmissionError("bad_predictions", f"predictions cannot be read: {e}") from None
-        frame.to_csv(args.out, index=False, lineterminator="\n")
+        write_parquet(frame, args.out)
         result.update(success=True, rows=len(frame))
     except SubmissionError as e:
         result["outcome"] = e.outcome
