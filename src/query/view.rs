@@ -12,6 +12,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{MemTable, Session, TableProvider};
@@ -44,8 +45,19 @@ impl MaterializedView {
     async fn rows(&self) -> Result<&Arc<MemTable>> {
         self.rows
             .get_or_try_init(|| async {
-                let batches = self.plan.clone().collect_partitioned().await?;
-                Ok(Arc::new(MemTable::try_new(self.schema.clone(), batches)?))
+                let partitions = self.plan.clone().collect_partitioned().await?;
+                // The physical plan may state a column's nullability differently from the
+                // logical schema every reader planned against; the rows are the same.
+                let partitions = partitions
+                    .into_iter()
+                    .map(|batches| {
+                        batches
+                            .into_iter()
+                            .map(|b| RecordBatch::try_new(self.schema.clone(), b.columns().to_vec()))
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Arc::new(MemTable::try_new(self.schema.clone(), partitions)?))
             })
             .await
     }
