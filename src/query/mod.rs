@@ -105,8 +105,11 @@ impl Session<'_> {
                     .sql(view.sql)
                     .await
                     .map_err(|e| QueryError::View(view.name, e))?;
-                ctx.register_table(view.name, Arc::new(self::view::MaterializedView::new(view.name, df)))
-                    .map_err(QueryError::Failed)?;
+                ctx.register_table(
+                    view.name,
+                    Arc::new(self::view::MaterializedView::new(view.name, df)),
+                )
+                .map_err(QueryError::Failed)?;
             }
         }
         Ok(ctx)
