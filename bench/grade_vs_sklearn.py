@@ -80,7 +80,10 @@ def sklearn_score(metric, answers, predictions):
 def rust_score(template, metric, answers, predictions):
     cmd = template.format(metric=metric, answers=shlex.quote(answers), predictions=shlex.quote(predictions))
     out = subprocess.run(cmd, shell=True, check=True, capture_output=True, text=True).stdout
-    result = json.loads(out.strip().splitlines()[-1])
+    try:
+        result = json.loads(out)  # ml2b prints one (pretty-printed) JSON document
+    except json.JSONDecodeError:
+        result = json.loads(out.strip().splitlines()[-1])
     if not result.get("valid"):
         raise SystemExit(f"{metric}: Rust scorer says invalid: {result}")
     return float(result["score"])
