@@ -92,3 +92,64 @@ impl TableProvider for MaterializedView {
         self.rows().await?.scan(state, projection, filters, limit).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow::array::{Int64Array, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use arrow::util::pretty::pretty_format_batches;
+    use datafusion::prelude::SessionContext;
+
+    use super::*;
+
+    async fn context() -> SessionContext {
+        let ctx = SessionContext::new();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Utf8, false),
+            Field::new("v", DataType::Int64, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(StringArray::from(vec!["a", "b", "a", "c"])),
+                Arc::new(Int64Array::from(vec![1, 2, 3, 4])),
+            ],
+        )
+        .unwrap();
+        ctx.register_table(
+            "t",
+            Arc::new(MemTable::try_new(schema, vec![vec![batch]]).unwrap()),
+        )
+        .unwrap();
+        ctx
+    }
+
+    async fn show(ctx: &SessionContext, sql: &str) -> String {
+        let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+        pretty_format_batches(&batches).unwrap().to_string()
+    }
+
+    /// The view answers what the plain SQL answers, is computed on first use only, and its
+    /// outer-join columns (nullable in the plan) survive the cast to the planned schema.
+    #[tokio::test]
+    async fn a_view_is_computed_once_on_first_use_and_answers_like_its_sql() {
+        let ctx = context().await;
+        let sql = "SELECT t.k, sum(t.v) AS total, o.v AS other FROM t \
+                   LEFT JOIN t o ON o.k = t.k AND o.v > 2 GROUP BY t.k, o.v";
+        let view = Arc::new(MaterializedView::new("v", ctx.sql(sql).await.unwrap()));
+        ctx.register_table("v", view.clone()).unwrap();
+        assert!(!view.rows.initialized(), "registering computes nothing");
+
+        let query = "SELECT k, total, other FROM v ORDER BY k, other";
+        let plain = show(&ctx, &format!("SELECT * FROM ({sql}) ORDER BY k, other")).await;
+        assert_eq!(show(&ctx, query).await, plain);
+        assert!(view.rows.initialized());
+        let first = Arc::as_ptr(view.rows.get().unwrap());
+        assert_eq!(show(&ctx, query).await, plain);
+        assert_eq!(
+            Arc::as_ptr(view.rows.get().unwrap()),
+            first,
+            "the second scan reuses the rows"
+        );
+    }
+}
