@@ -12,13 +12,12 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::ReportError;
 use super::cells::format_float;
 use super::svg::{
-    DrawResult, INK, LABEL_SIZE, Marker, Root, SMALL_SIZE, TICK_SIZE, check_finite, check_len, draw_legend,
-    draw_title, empty_state, font, legend_width, render, series_colour, text_style, tick_label,
+    DrawResult, INK, LABEL_SIZE, Marker, Root, SMALL_SIZE, TICK_SIZE, check_finite, check_len, empty_state,
+    font, render_with_legend, series_colour, text_style, tick_label,
 };
 
 const PLOT: &str = "bar chart";
 const PLOT_SIZE: (i32, i32) = (760, 480);
-const TITLE_HEIGHT: i32 = 48;
 const GROUP_WIDTH: f64 = 0.8;
 /// Narrowest bar, in pixels, that still gets a value label.
 const MIN_LABELLED_WIDTH: i32 = 26;
@@ -36,19 +35,9 @@ pub fn bars_svg(
     if categories.is_empty() || series.is_empty() {
         return empty_state(PLOT, title, "No bars to show.");
     }
-    let legend = legend_width(series.iter().map(|(name, _)| name));
-    let size = ((PLOT_SIZE.0 + legend) as u32, PLOT_SIZE.1 as u32);
-    render(PLOT, size, |root| {
-        draw_title(root, title)?;
-        let body = root.margin(TITLE_HEIGHT, 8, 8, 8);
-        let (plot, legend_area) = body.split_horizontally(PLOT_SIZE.0 - 16);
-        draw_chart(&plot, categories, series, y_label)?;
-        let entries: Vec<_> = series
-            .iter()
-            .enumerate()
-            .map(|(i, (name, _))| (name.clone(), series_colour(i)))
-            .collect();
-        draw_legend(&legend_area, (8, 24), &entries, Marker::Swatch)
+    let names: Vec<&String> = series.iter().map(|(name, _)| name).collect();
+    render_with_legend(PLOT, title, PLOT_SIZE, &names, Marker::Swatch, |plot| {
+        draw_chart(plot, categories, series, y_label)
     })
 }
 

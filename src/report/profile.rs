@@ -9,13 +9,12 @@ use plotters::prelude::*;
 
 use super::ReportError;
 use super::svg::{
-    DrawResult, LABEL_SIZE, Marker, Root, TICK_SIZE, check_finite, draw_legend, draw_title, empty_state,
-    font, legend_width, render, series_colour, tick_label,
+    DrawResult, LABEL_SIZE, Marker, Root, TICK_SIZE, check_finite, empty_state, font, render_with_legend,
+    series_colour, tick_label,
 };
 
 const PLOT: &str = "performance profile";
 const PLOT_SIZE: (i32, i32) = (760, 520);
-const TITLE_HEIGHT: i32 = 48;
 
 /// The corners of ρ(τ) for `values` on [0, `tau_max`], left to right.
 ///
@@ -52,19 +51,9 @@ pub fn profile_svg(title: &str, curves: &[(String, Vec<f64>)], tau_max: f64) -> 
     if curves.is_empty() {
         return empty_state(PLOT, title, "No models to compare.");
     }
-    let legend = legend_width(curves.iter().map(|(name, _)| name));
-    let size = ((PLOT_SIZE.0 + legend) as u32, PLOT_SIZE.1 as u32);
-    render(PLOT, size, |root| {
-        draw_title(root, title)?;
-        let body = root.margin(TITLE_HEIGHT, 8, 8, 8);
-        let (plot, legend_area) = body.split_horizontally(PLOT_SIZE.0 - 16);
-        draw_curves(&plot, curves, tau_max)?;
-        let entries: Vec<_> = curves
-            .iter()
-            .enumerate()
-            .map(|(i, (name, _))| (name.clone(), series_colour(i)))
-            .collect();
-        draw_legend(&legend_area, (8, 24), &entries, Marker::Line)
+    let names: Vec<&String> = curves.iter().map(|(name, _)| name).collect();
+    render_with_legend(PLOT, title, PLOT_SIZE, &names, Marker::Line, |plot| {
+        draw_curves(plot, curves, tau_max)
     })
 }
 

@@ -64,6 +64,37 @@ pub(super) fn render(
     Ok(svg)
 }
 
+/// Height of the title band above a plot with a legend.
+const LEGEND_PLOT_TITLE_HEIGHT: i32 = 48;
+
+/// A titled plot `plot_size` wide and high with, on its right, a legend of one entry per
+/// name in the series colours; `draw` fills the plot area.
+pub(super) fn render_with_legend(
+    plot: &'static str,
+    title: &str,
+    plot_size: (i32, i32),
+    names: &[&String],
+    marker: Marker,
+    draw: impl FnOnce(&Root) -> DrawResult,
+) -> Result<String, ReportError> {
+    let size = (
+        (plot_size.0 + legend_width(names.iter().copied())) as u32,
+        plot_size.1 as u32,
+    );
+    render(plot, size, |root| {
+        draw_title(root, title)?;
+        let body = root.margin(LEGEND_PLOT_TITLE_HEIGHT, 8, 8, 8);
+        let (area, legend_area) = body.split_horizontally(plot_size.0 - 16);
+        draw(&area)?;
+        let entries: Vec<_> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| ((*name).clone(), series_colour(i)))
+            .collect();
+        draw_legend(&legend_area, (8, 24), &entries, marker)
+    })
+}
+
 /// A plot with nothing to show: the title and `message`, centred.
 pub(super) fn empty_state(plot: &'static str, title: &str, message: &str) -> Result<String, ReportError> {
     render(plot, (640, 200), |root| {

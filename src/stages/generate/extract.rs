@@ -257,41 +257,30 @@ def train_and_predict(data, X_val):
         How::Fenced { python, blocks }
     }
 
+    fn extracted(code: &str, how: How) -> Extracted {
+        Extracted {
+            code: code.into(),
+            how,
+        }
+    }
+
     #[test]
     fn one_python_fence() {
         let response = format!("```python\n{SOLUTION}```\n");
         let got = extract_code(&response, &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: fenced(true, 1)
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, fenced(true, 1)));
     }
 
     #[test]
     fn py_tag_counts_as_python() {
         let got = extract_code(&format!("```py\n{SOLUTION}```"), &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: fenced(true, 1)
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, fenced(true, 1)));
     }
 
     #[test]
     fn fence_without_language() {
         let got = extract_code(&format!("```\n{SOLUTION}```"), &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: fenced(false, 1)
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, fenced(false, 1)));
     }
 
     #[test]
@@ -301,13 +290,7 @@ def train_and_predict(data, X_val):
              **Notes:**\n- it is simple\n- it is fast\n"
         );
         let got = extract_code(&response, &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: fenced(true, 1)
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, fenced(true, 1)));
     }
 
     #[test]
@@ -322,26 +305,14 @@ def train_and_predict(data, X_val):
             pad = "x".repeat(400)
         );
         let got = extract_code(&response, &MODULAR);
-        assert_eq!(
-            got,
-            Extracted {
-                code: full.into(),
-                how: fenced(true, 3)
-            }
-        );
+        assert_eq!(got, extracted(full, fenced(true, 3)));
     }
 
     #[test]
     fn a_python_block_beats_an_untagged_one_defining_as_much() {
         let response = format!("```\n{SOLUTION}# and a longer copy\n```\n```python\n{SOLUTION}```");
         let got = extract_code(&response, &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: fenced(true, 2)
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, fenced(true, 2)));
     }
 
     #[test]
@@ -349,13 +320,7 @@ def train_and_predict(data, X_val):
         let response = "```text\nlong long long long long long long output\n```\n\
                         ```python\nx = 1\n```\n```python\nimport os\nx = 2\n```\n";
         let got = extract_code(response, &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: "import os\nx = 2\n".into(),
-                how: fenced(true, 3)
-            }
-        );
+        assert_eq!(got, extracted("import os\nx = 2\n", fenced(true, 3)));
     }
 
     #[test]
@@ -374,13 +339,7 @@ def train_and_predict(data, X_val):
             SOLUTION.replace('\n', "\r\n")
         );
         let got = extract_code(&response, &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: fenced(true, 1)
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, fenced(true, 1)));
     }
 
     #[test]
@@ -389,13 +348,7 @@ def train_and_predict(data, X_val):
             "```python\nimport pandas as pd\n\ndef train_and_predict(data, X_val):\n    return data\n``";
         let got = extract_code(cut, &MONO);
         let code = "import pandas as pd\n\ndef train_and_predict(data, X_val):\n    return data\n";
-        assert_eq!(
-            got,
-            Extracted {
-                code: code.into(),
-                how: fenced(true, 1)
-            }
-        );
+        assert_eq!(got, extracted(code, fenced(true, 1)));
         let mid_line = "```python\nimport pandas as pd\ndef train_and_predict(data, X_v";
         let got = extract_code(mid_line, &MONO);
         assert_eq!(got.code, "import pandas as pd\ndef train_and_predict(data, X_v\n");
@@ -407,13 +360,7 @@ def train_and_predict(data, X_val):
             "Sure! Here is the complete solution:\n\n{SOLUTION}\n\nThis trains nothing and predicts the mean.\n"
         );
         let got = extract_code(&response, &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: How::Unfenced
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, How::Unfenced));
     }
 
     #[test]
@@ -431,13 +378,7 @@ def train_and_predict(data, X_val):
     #[test]
     fn no_fence_and_only_prose_keeps_everything() {
         let got = extract_code("I cannot solve this task.\n", &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: "I cannot solve this task.\n".into(),
-                how: How::Unfenced
-            }
-        );
+        assert_eq!(got, extracted("I cannot solve this task.\n", How::Unfenced));
     }
 
     #[test]
@@ -454,13 +395,7 @@ def train_and_predict(data, X_val):
         let body =
             "DOC = '''\n```python\nexample\n```\n'''\ndef train_and_predict(data, X_val):\n    return 0\n";
         let got = extract_code(&format!("````python\n{body}````\n"), &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: body.into(),
-                how: fenced(true, 1)
-            }
-        );
+        assert_eq!(got, extracted(body, fenced(true, 1)));
     }
 
     #[test]
@@ -476,12 +411,6 @@ def train_and_predict(data, X_val):
     fn blank_blocks_are_ignored() {
         let response = format!("```python\n\n```\n{SOLUTION}");
         let got = extract_code(&response, &MONO);
-        assert_eq!(
-            got,
-            Extracted {
-                code: SOLUTION.into(),
-                how: How::Unfenced
-            }
-        );
+        assert_eq!(got, extracted(SOLUTION, How::Unfenced));
     }
 }
