@@ -65,7 +65,7 @@ use tokio::runtime::Runtime;
 use super::image::{ImageRef, PYTHON};
 use super::{
     Backend, ENV, Execution, Job, Outcome, SandboxError, TAIL, classify, deliver, drop_links, harness_argv,
-    io,
+    io, stage_run,
 };
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
@@ -299,10 +299,6 @@ pub(super) fn api(what: String) -> impl FnOnce(bollard::errors::Error) -> Sandbo
     }
 }
 
-pub(super) fn is_root() -> bool {
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
 /// The uid and gid of runs: [`SANDBOX_UID`] when ml2b is root (it hands `/out` over to
 /// it), else ml2b's own, which owns `/out` already.
 fn sandbox_user() -> (u32, u32) {
@@ -397,38 +393,14 @@ struct Staged {
 
 impl Staged {
     fn new(dir: &Path, job: &Job) -> Result<Self, SandboxError> {
-        use std::os::unix::fs::PermissionsExt;
-        let chmod = |p: &Path, mode: u32| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
-                .map_err(io(format!("chmod {}", p.display())))
-        };
-        let code = std::fs::read(&job.code).map_err(io(format!("reading {}", job.code.display())))?;
-        let harness =
-            std::fs::read(&job.harness).map_err(io(format!("reading {}", job.harness.display())))?;
+        let code_hash =
+            crate::store::hash_file_hex(&job.code).map_err(io(format!("reading {}", job.code.display())))?;
         let staged = Self {
             sandbox: dir.join("sandbox"),
             out: dir.join("out"),
-            code_hash: blake3::hash(&code).to_hex().to_string(),
+            code_hash,
         };
-        for folder in [&staged.sandbox, &staged.out] {
-            std::fs::create_dir(folder).map_err(io(format!("creating {}", folder.display())))?;
-            chmod(folder, 0o755)?;
-        }
-        let spec = job.spec.to_json();
-        for (name, bytes) in [
-            ("spec.json", spec.as_bytes()),
-            ("code.py", &code),
-            ("harness.py", &harness),
-        ] {
-            let path = staged.sandbox.join(name);
-            std::fs::write(&path, bytes).map_err(io(format!("writing {}", path.display())))?;
-            chmod(&path, 0o644)?;
-        }
-        if is_root() {
-            let (uid, gid) = sandbox_user();
-            std::os::unix::fs::chown(&staged.out, Some(uid), Some(gid))
-                .map_err(io("handing the output folder to the sandbox user".into()))?;
-        }
+        stage_run(job, &staged.sandbox, &staged.out, sandbox_user())?;
         Ok(staged)
     }
 }

@@ -41,7 +41,8 @@ use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use serde::Serialize;
 
-use super::docker::{api, is_root, with_client};
+use super::docker::{api, with_client};
+use super::is_root;
 use super::{SandboxError, assets, io};
 
 /// `stages/execute/Dockerfile`.

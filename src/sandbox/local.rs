@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     Backend, ENV, Execution, Job, SandboxError, TAIL, classify, deliver, drop_links, harness_argv, io,
+    is_root, stage_run,
 };
 
 /// Runs started by this process (for [`sandbox_uid`]).
@@ -141,10 +142,6 @@ fn current_uid() -> u32 {
     std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
 }
 
-fn is_root() -> bool {
-    current_uid() == 0
-}
-
 /// Tasks (threads) the user owns now: `RLIMIT_NPROC` counts them all.
 fn tasks_of(uid: u32) -> u64 {
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -239,12 +236,6 @@ struct Staged {
 
 impl Staged {
     fn new(dir: &Path, job: &Job) -> Result<Self, SandboxError> {
-        use std::os::unix::fs::PermissionsExt;
-        let chmod = |p: &Path, mode: u32| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
-                .map_err(io(format!("chmod {}", p.display())))
-        };
-        chmod(dir, 0o755)?;
         let staged = Self {
             uid: sandbox_uid(),
             spec: dir.join("spec.json"),
@@ -252,20 +243,7 @@ impl Staged {
             harness: dir.join("harness.py"),
             out: dir.join("out"),
         };
-        std::fs::write(&staged.spec, job.spec.to_json())
-            .map_err(io(format!("writing {}", staged.spec.display())))?;
-        for (from, to) in [(&job.code, &staged.code), (&job.harness, &staged.harness)] {
-            std::fs::copy(from, to).map_err(io(format!("reading {}", from.display())))?;
-        }
-        for f in [&staged.spec, &staged.code, &staged.harness] {
-            chmod(f, 0o644)?;
-        }
-        std::fs::create_dir(&staged.out).map_err(io("creating the output folder".into()))?;
-        chmod(&staged.out, 0o755)?;
-        if is_root() {
-            std::os::unix::fs::chown(&staged.out, Some(staged.uid), Some(staged.uid))
-                .map_err(io("handing the output folder to the sandbox user".into()))?;
-        }
+        stage_run(job, dir, &staged.out, (staged.uid, staged.uid))?;
         Ok(staged)
     }
 }

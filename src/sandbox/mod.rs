@@ -222,6 +222,40 @@ fn harness_argv(job: &Job) -> Vec<std::ffi::OsString> {
 /// harness with pyarrow).
 pub const PREDICTIONS: &str = "predictions.parquet";
 
+/// Whether ml2b runs as root (it then hands each run's output folder to the sandbox user).
+pub(super) fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// Stages one run on the host, the same for every backend: `spec.json`, `code.py` and
+/// `harness.py` in `inputs` (mode 0644, the folder 0755; the sandbox sees them read-only),
+/// and the empty output folder `out` (0755), handed to `owner` (uid, gid) when ml2b is root.
+fn stage_run(job: &Job, inputs: &Path, out: &Path, owner: (u32, u32)) -> Result<(), SandboxError> {
+    use std::os::unix::fs::PermissionsExt;
+    let chmod = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
+            .map_err(io(format!("chmod {}", p.display())))
+    };
+    std::fs::create_dir_all(inputs).map_err(io(format!("creating {}", inputs.display())))?;
+    chmod(inputs, 0o755)?;
+    let spec = inputs.join("spec.json");
+    std::fs::write(&spec, job.spec.to_json()).map_err(io(format!("writing {}", spec.display())))?;
+    for (from, name) in [(&job.code, "code.py"), (&job.harness, "harness.py")] {
+        std::fs::copy(from, inputs.join(name)).map_err(io(format!("reading {}", from.display())))?;
+    }
+    for name in ["spec.json", "code.py", "harness.py"] {
+        chmod(&inputs.join(name), 0o644)?;
+    }
+    std::fs::create_dir(out).map_err(io("creating the output folder".into()))?;
+    chmod(out, 0o755)?;
+    if is_root() {
+        std::os::unix::fs::chown(out, Some(owner.0), Some(owner.1))
+            .map_err(io("handing the output folder to the sandbox user".into()))?;
+    }
+    Ok(())
+}
+
 /// Bytes of stdout/stderr kept (the end of each).
 const TAIL: usize = 16 * 1024;
 
