@@ -106,7 +106,13 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             score: ok.then_some(r),
                             reason: None,
                             baseline_score: Some(1.0),
+                            baseline_run: None,
                             r_p: Some(if ok { r } else { 0.0 }),
+                            automl_score: None,
+                            automl_run: None,
+                            r_p_automl: None,
+                            role: None,
+                            in_expected_range: None,
                             answers_blake3: String::new(),
                         };
                         grades.push(Event::new(key("r", i), vec![xe.id], gr, p.clone()).unwrap());

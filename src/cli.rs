@@ -49,6 +49,8 @@ pub enum Command {
     Run(RunArgs),
     /// Run one stage of the pipeline.
     Stage(StageArgs),
+    /// Run the baselines (reference solution, AutoGluon) and check their scores' ranges.
+    Baselines(BaselinesArgs),
     /// List committed segments: version, hash, parent, event count, time.
     Log(LogArgs),
     /// Re-hash every segment and object and check every hash chain.
@@ -203,6 +205,35 @@ pub struct RunArgs {
     pub jobs: usize,
     /// Wall-clock limit per sandbox run, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub timeout: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselinesArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Only these competitions, comma-separated (default: all).
+    #[arg(long = "competitions", value_delimiter = ',', value_name = "X,Y")]
+    pub competitions: Vec<String>,
+    /// The baseline models, comma-separated.
+    #[arg(
+        long = "models",
+        value_delimiter = ',',
+        default_value = "reference,autogluon",
+        value_name = "A,B"
+    )]
+    pub models: Vec<String>,
+    /// Runs per baseline; seeds 0..N (AutoGluon's seed is the sample's).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seeds: u32,
+    /// Sandbox backend.
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    pub backend: Backend,
+    /// Sandbox runs at once.
+    #[arg(short = 'j', long = "jobs", default_value_t = 1, value_name = "N")]
+    pub jobs: usize,
+    /// Wall-clock limit per sandbox run, in seconds.
+    #[arg(long, default_value_t = 1800, value_name = "SECONDS")]
     pub timeout: u64,
 }
 

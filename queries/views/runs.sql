@@ -5,7 +5,9 @@
 -- regrade after an answers file changed): latest by created_at, ties broken by event_id.
 -- A sample that was not executed or not graded yet has outcome 'not_executed' / valid
 -- false / r_p 0, as ML2B counts a missing run; a valid run of a competition without a
--- baseline has r_p NULL (the aggregates skip it). Execute runs identical code once, so every
+-- baseline has r_p NULL (the aggregates skip it). r_p is against the reference solution,
+-- r_p_automl against the algorithmic baseline (AutoGluon), each as the grade recorded it.
+-- Execute runs identical code once, so every
 -- sample that produced the same code shares one execution and one grade.
 --
 -- "Latest" is an aggregate, last_value(… ORDER BY created_at, event_id) per key, not a
@@ -37,7 +39,8 @@ WITH g AS (
         last_value(score ORDER BY created_at, event_id) AS score,
         last_value(metric ORDER BY created_at, event_id) AS metric,
         last_value(direction ORDER BY created_at, event_id) AS direction,
-        last_value(r_p ORDER BY created_at, event_id) AS r_p
+        last_value(r_p ORDER BY created_at, event_id) AS r_p,
+        last_value(r_p_automl ORDER BY created_at, event_id) AS r_p_automl
     FROM grade
     GROUP BY array_element(upstream, 1)
 )
@@ -52,7 +55,8 @@ SELECT
     gr.event_id AS grade_id,
     coalesce(gr.valid, false) AS valid,
     gr.score, gr.metric, gr.direction,
-    CASE WHEN coalesce(gr.valid, false) THEN gr.r_p ELSE 0.0 END AS r_p
+    CASE WHEN coalesce(gr.valid, false) THEN gr.r_p ELSE 0.0 END AS r_p,
+    CASE WHEN coalesce(gr.valid, false) THEN gr.r_p_automl ELSE 0.0 END AS r_p_automl
 FROM g
 LEFT JOIN x ON x.competition = g.competition AND x.format = g.format
     AND x.code_blake3 = g.code_blake3

@@ -2,6 +2,7 @@
 
 mod agreement;
 mod aup;
+mod baselines;
 mod bleu;
 mod check;
 mod grade_file;
@@ -115,6 +116,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Run(args) => run::run(&settings, &args),
         Command::Stage(args) => stage::stage(&settings, &args),
+        Command::Baselines(args) => baselines::baselines(&settings, &args),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Verify(args) => verify::verify(&settings, &args),
         Command::Query(args) => query::query(&settings, &args),

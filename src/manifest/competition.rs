@@ -34,6 +34,8 @@
 //! min_bleu = 0.35; min_ac1 = 0.8
 //! [baseline]                     # the reference solution's score on the private answers
 //! score = 0.12; expected = [0.10, 0.16]
+//! [baseline.autogluon]           # the algorithmic baseline's (model `autogluon`), optional
+//! score = 0.13; expected = [0.11, 0.17]
 //! ```
 //! Invariants checked on load, each failure naming the file and the field: the id is the
 //! file stem; the metric is known and its direction agrees with the manifest's (an original
@@ -247,6 +249,39 @@ pub struct Baseline {
     pub score: f64,
     /// `[low, high]`: where any run of the reference solution must land.
     pub expected: [f64; 2],
+    /// The algorithmic baseline (model `autogluon`): its score and range likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autogluon: Option<Recorded>,
+}
+
+/// A baseline's recorded score and the range any run of it must land in.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recorded {
+    pub score: f64,
+    pub expected: [f64; 2],
+}
+
+impl Baseline {
+    /// The recorded score and range of a baseline role.
+    pub fn recorded(&self, role: BaselineRole) -> Option<Recorded> {
+        match role {
+            BaselineRole::Reference => Some(Recorded {
+                score: self.score,
+                expected: self.expected,
+            }),
+            BaselineRole::Automl => self.autogluon.clone(),
+        }
+    }
+}
+
+/// The two baselines of every competition: the reference solution (the paper's
+/// LLM-assisted manual solution) and the algorithmic baseline (AutoGluon).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineRole {
+    Reference,
+    Automl,
 }
 
 impl CompetitionManifest {
@@ -421,9 +456,13 @@ impl CompetitionManifest {
             return Err(("gates.min_ac1", "AC1 lies in [-1, 1]".into()));
         }
         if let Some(b) = &self.baseline {
-            let [lo, hi] = b.expected;
-            if lo.is_nan() || hi.is_nan() || lo > hi || !b.score.is_finite() {
-                return Err(("baseline.expected", format!("[{lo}, {hi}] is not a range")));
+            let fields = [("baseline.expected", Some((b.score, b.expected)))];
+            let automl = [("baseline.autogluon.expected", b.autogluon.as_ref().map(|r| (r.score, r.expected)))];
+            for (field, recorded) in fields.into_iter().chain(automl) {
+                let Some((score, [lo, hi])) = recorded else { continue };
+                if lo.is_nan() || hi.is_nan() || lo > hi || !score.is_finite() {
+                    return Err((field, format!("[{lo}, {hi}] is not a range")));
+                }
             }
         }
         Ok(())

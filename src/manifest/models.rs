@@ -9,7 +9,9 @@
 //! itself never appears in a manifest), prices in US dollars per million input and
 //! output tokens, for `replay` the `store` to replay (with `model` naming the model whose
 //! responses to take), for `local` (an embedded llama.cpp model) `model` = a GGUF path or
-//! `demo`, and optionally `max_tokens` per response. Invariants: names are unique; HTTP providers have an http(s) endpoint and
+//! `demo`, for `template` (a fixed solution rendered from `stages/generate/<template>.py.j2`,
+//! the algorithmic baseline) `template` and a `[model.params]` table, and optionally
+//! `max_tokens` per response. Invariants: names are unique; HTTP providers have an http(s) endpoint and
 //! a model id; prices are finite and not negative.
 
 use std::collections::HashSet;
@@ -29,6 +31,9 @@ pub enum Provider {
     Replay,
     /// An embedded llama.cpp model (`model`: a GGUF path, or `demo` for SmolLM2-135M).
     Local,
+    /// A fixed solution rendered from a template of `stages/generate/` (`template`), such
+    /// as the AutoGluon baseline; `params` are the template's settings.
+    Template,
 }
 
 impl Provider {
@@ -59,6 +64,12 @@ pub struct Model {
     /// The most tokens one response may have (default: the stage's, 4096).
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// `template` only: which template (`autogluon`).
+    #[serde(default)]
+    pub template: String,
+    /// `template` only: the template's settings (checked by the template's own rules).
+    #[serde(default)]
+    pub params: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]
@@ -111,6 +122,9 @@ fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
                     "an HTTP provider needs the provider's model id".into(),
                 ));
             }
+        }
+        if m.provider == Provider::Template {
+            crate::stages::generate::template::params(m).map_err(|e| bad("template", e.to_string()))?;
         }
         if m.provider == Provider::Replay && (m.store.is_empty() || m.model.is_empty()) {
             return Err(bad(

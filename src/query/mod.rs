@@ -88,10 +88,12 @@ impl Session<'_> {
         let ctx = SessionContext::new_with_config(config);
         udf::register(&ctx);
         let present = stages(store)?;
+        let schemas = pipeline_schemas()?;
         for stage in &present {
-            register_stage(&ctx, &StageLog::new(store, stage)?).await?;
+            let current = schemas.iter().find(|(s, _)| s == stage).map(|(_, schema)| schema);
+            register_stage(&ctx, &StageLog::new(store, stage)?, current).await?;
         }
-        for (stage, schema) in pipeline_schemas()? {
+        for (stage, schema) in schemas {
             if !present.iter().any(|s| s == stage) {
                 let table = MemTable::try_new(Arc::new(schema), vec![vec![]]).map_err(QueryError::Failed)?;
                 ctx.register_table(stage, Arc::new(table))
@@ -131,13 +133,27 @@ fn pipeline_schemas() -> Result<Vec<(&'static str, arrow::datatypes::Schema)>, L
     ])
 }
 
-async fn register_stage(ctx: &SessionContext, log: &StageLog) -> Result<(), QueryError> {
+/// Registers a stage's segments as one table. Its schema is the last segment's, widened by
+/// the columns today's event schema (`current`) adds: a log written before a column existed
+/// reads it as null, so the views can name every column of every schema version.
+async fn register_stage(
+    ctx: &SessionContext,
+    log: &StageLog,
+    current: Option<&arrow::datatypes::Schema>,
+) -> Result<(), QueryError> {
     let refs = log.list()?;
     let Some(last) = refs.last() else { return Ok(()) };
-    let schema: SchemaRef = log
+    let written = log
         .read(last)?
         .schema()
         .map_err(|m| LogError::damaged(&last.path, m))?;
+    let mut fields: Vec<arrow::datatypes::FieldRef> = written.fields().iter().cloned().collect();
+    for field in current.map(|c| c.fields().iter()).into_iter().flatten() {
+        if written.field_with_name(field.name()).is_err() {
+            fields.push(Arc::new(field.as_ref().clone().with_nullable(true)));
+        }
+    }
+    let schema: SchemaRef = Arc::new(arrow::datatypes::Schema::new(fields));
     for r in &refs[..refs.len() - 1] {
         log.check(r)?;
     }

@@ -209,8 +209,10 @@ def main() -> int:
         import pandas as pd
 
         spec = json.loads(args.spec.read_text(encoding="utf-8"))
-        data = pd.read_csv(args.train)
-        test = pd.read_csv(args.test)
+        # round_trip: every decimal in the CSV parses to the double that prints as it
+        # (pandas 2's default parser can miss by an ulp; pandas 3 is exact by default).
+        data = pd.read_csv(args.train, float_precision="round_trip")
+        test = pd.read_csv(args.test, float_precision="round_trip")
         target = spec["targets"][0]
         classes = sorted(data[target].dropna().unique().tolist()) if spec["kind"] == "probabilities" else []
         namespace = load_submission(args.code, result["dropped"])

@@ -144,7 +144,13 @@ fn grade(x: &Execution, r: Option<f64>) -> Grade {
         score: r.map(|r| 1.0 / r),
         reason: None,
         baseline_score: Some(1.0),
+        baseline_run: None,
         r_p: Some(r.unwrap_or(0.0)),
+        automl_score: None,
+        automl_run: None,
+        r_p_automl: None,
+        role: None,
+        in_expected_range: None,
         answers_blake3: "0".repeat(64),
     }
 }

@@ -5,6 +5,7 @@
 //! race and crash tests need several real processes writing one store.
 
 mod analyze;
+mod baselines;
 mod browser;
 mod check;
 mod cli;

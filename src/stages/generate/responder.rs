@@ -24,7 +24,7 @@ pub struct Response {
 
 /// The answering side of a model.
 pub enum Responder {
-    /// `reference`: nothing is asked.
+    /// `reference`, `template`: nothing is asked.
     None,
     OpenAi(OpenAiClient),
     Anthropic(AnthropicClient),
@@ -53,7 +53,7 @@ impl Responder {
             StageError::Other(format!("model `{}`: {}", model.name, crate::error_chain(&e)))
         };
         Ok(match model.provider {
-            Provider::Reference => Self::None,
+            Provider::Reference | Provider::Template => Self::None,
             Provider::Openai => Self::OpenAi(OpenAiClient::new(config).map_err(err)?),
             Provider::Anthropic => Self::Anthropic(AnthropicClient::new(config).map_err(err)?),
             Provider::Replay => Self::Replay(Replay::open(model)?),

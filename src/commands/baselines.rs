@@ -1,0 +1,210 @@
+//! `ml2b baselines`: runs the baselines of the chosen competitions and checks their scores.
+//!
+//! generate (each of `--models`, default the reference solution and AutoGluon, English
+//! only: baseline code does not depend on the language) → execute (`--backend`, `-j`) →
+//! grade, then one line per baseline run: competition, role, model, format, seed, outcome,
+//! score, the manifest's recorded score and expected range, and whether the run is inside
+//! it. Every stage skips what the store already holds, so a re-run only prints. Exit 1 when
+//! a baseline run failed, graded invalid or scored outside its expected range (the
+//! competition or the environment changed): loud, because r_p everywhere depends on it.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::ExitStatus;
+use crate::cli::{BaselinesArgs, ExecuteArgs, GenerateArgs, GradeArgs, RootArgs, TranslateValidateArgs};
+use crate::competition::Benchmark;
+use crate::log::{EventBody, StageLog};
+use crate::settings::GlobalSettings;
+use crate::stages::execute::Execution;
+use crate::stages::generate::Generation;
+use crate::stages::grade::Grade;
+
+/// One baseline run, as printed.
+#[derive(Debug, Serialize)]
+struct Line {
+    competition: String,
+    role: String,
+    model: String,
+    format: String,
+    seed: u32,
+    outcome: String,
+    score: Option<f64>,
+    recorded: Option<f64>,
+    expected: Option<[f64; 2]>,
+    /// `ok`, `outside` (the expected range), `invalid`, `failed`, `unchecked` (no range).
+    status: String,
+    execution: String,
+}
+
+/// Runs `ml2b baselines`.
+pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Result<ExitStatus> {
+    let root = || RootArgs {
+        root: args.root.root.clone(),
+    };
+    let select = || TranslateValidateArgs {
+        root: root(),
+        competitions: args.competitions.clone(),
+        languages: vec!["en".into()],
+    };
+    let mut summaries = Vec::new();
+    for model in &args.models {
+        summaries.push(super::stage::generate(
+            settings,
+            &GenerateArgs {
+                select: select(),
+                model: model.clone(),
+                formats: vec![crate::sandbox::Format::Modular],
+                seeds: args.seeds,
+                request_timeout: 600,
+                max_tokens: None,
+                force: false,
+            },
+        )?);
+    }
+    summaries.push(super::stage::execute(
+        settings,
+        &ExecuteArgs {
+            root: root(),
+            jobs: args.jobs,
+            timeout: args.timeout,
+            memory: 8 << 30,
+            backend: args.backend,
+            since: None,
+        },
+    )?);
+    summaries.push(super::stage::grade(settings, &GradeArgs { root: root(), since: None })?);
+    let mut failed = 0;
+    for s in &summaries {
+        for (label, error) in &s.failed {
+            settings.printer.warn(format!("{} {label} failed: {error}", s.stage));
+        }
+        failed += s.failed.len();
+    }
+    let bench = Benchmark::load(&args.root.root)?;
+    let lines = lines(settings, &bench, args)?;
+    let bad = lines.iter().filter(|l| l.status != "ok" && l.status != "unchecked").count();
+    for l in lines.iter().filter(|l| l.status == "outside") {
+        settings.printer.warn(format!(
+            "{} {} ({}): score {} is outside the expected range {:?} (recorded {}): the \
+             competition or the environment changed",
+            l.competition,
+            l.role,
+            l.model,
+            l.score.unwrap_or(f64::NAN),
+            l.expected.unwrap_or([f64::NAN; 2]),
+            l.recorded.unwrap_or(f64::NAN),
+        ));
+    }
+    if settings.printer.json {
+        settings.printer.json(&lines)?;
+    } else {
+        print!("{}", table(&lines));
+    }
+    Ok(if failed == 0 && bad == 0 {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+/// The baseline runs of the selection: for each (competition, model, seed) generated in
+/// English, its latest execution and that execution's latest grade.
+fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> anyhow::Result<Vec<Line>> {
+    let store = &settings.store;
+    let selected = bench.select(&args.competitions).map_err(super::InputError)?;
+    let mut executions: HashMap<(String, String, String), Execution> = HashMap::new();
+    let mut execution_ids = HashMap::new();
+    for e in StageLog::new(store, Execution::STAGE)?.read_events::<Execution>(0)? {
+        let key = (e.body.competition.clone(), e.body.format.clone(), e.body.code_blake3.clone());
+        execution_ids.insert(key.clone(), e.id);
+        executions.insert(key, e.body);
+    }
+    let mut grades = HashMap::new();
+    for g in StageLog::new(store, Grade::STAGE)?.read_events::<Grade>(0)? {
+        if let Some(x) = g.upstream.first() {
+            grades.insert(*x, g.body);
+        }
+    }
+    let mut generations: Vec<Generation> = Vec::new();
+    for g in StageLog::new(store, Generation::STAGE)?.read_events::<Generation>(0)? {
+        let b = g.body;
+        let wanted = b.language == "en"
+            && b.format == "modular"
+            && b.seed < args.seeds.max(1)
+            && args.models.contains(&b.model)
+            && selected.iter().any(|c| c.id() == b.competition);
+        if wanted {
+            generations.retain(|o| (&o.competition, &o.model, o.seed) != (&b.competition, &b.model, b.seed));
+            generations.push(b);
+        }
+    }
+    generations.sort_by(|a, b| (&a.competition, &a.model, a.seed).cmp(&(&b.competition, &b.model, b.seed)));
+    let mut out = Vec::new();
+    for g in generations {
+        let key = (g.competition.clone(), g.format.clone(), g.code_blake3.clone());
+        let (Some(x), Some(id)) = (executions.get(&key), execution_ids.get(&key)) else { continue };
+        let grade = grades.get(id);
+        let role = grade.and_then(|gr| gr.role.clone()).unwrap_or_else(|| "-".into());
+        let c = selected.iter().find(|c| c.id() == g.competition).expect("selected above");
+        let recorded = match role.as_str() {
+            "reference" | "automl" => c.manifest.baseline.as_ref().and_then(|b| {
+                b.recorded(if role == "reference" {
+                    crate::manifest::competition::BaselineRole::Reference
+                } else {
+                    crate::manifest::competition::BaselineRole::Automl
+                })
+            }),
+            _ => None,
+        };
+        let status = match grade {
+            _ if x.outcome != "ok" => "failed",
+            Some(gr) if !gr.valid => "invalid",
+            Some(gr) => match gr.in_expected_range {
+                Some(true) => "ok",
+                Some(false) => "outside",
+                None => "unchecked",
+            },
+            None => "failed",
+        };
+        out.push(Line {
+            competition: g.competition,
+            role,
+            model: g.model,
+            format: g.format,
+            seed: g.seed,
+            outcome: x.outcome.clone(),
+            score: grade.and_then(|gr| gr.score),
+            recorded: recorded.as_ref().map(|r| r.score),
+            expected: recorded.map(|r| r.expected),
+            status: status.into(),
+            execution: id.to_hex(),
+        });
+    }
+    Ok(out)
+}
+
+fn table(lines: &[Line]) -> String {
+    let num = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.6}"));
+    let mut out = format!(
+        "{:<26} {:<9} {:<12} {:>4} {:<20} {:>12} {:>12} {:>27}  {}\n",
+        "competition", "role", "model", "seed", "outcome", "score", "recorded", "expected", "status"
+    );
+    for l in lines {
+        let range = l.expected.map_or("-".to_string(), |[lo, hi]| format!("[{lo:.6}, {hi:.6}]"));
+        out.push_str(&format!(
+            "{:<26} {:<9} {:<12} {:>4} {:<20} {:>12} {:>12} {:>27}  {}\n",
+            l.competition,
+            l.role,
+            l.model,
+            l.seed,
+            l.outcome,
+            num(l.score),
+            num(l.recorded),
+            range,
+            l.status
+        ));
+    }
+    out
+}
