@@ -252,7 +252,7 @@ pub enum StageCommand {
     Generate(GenerateArgs),
     /// Run every distinct generated solution in the sandbox.
     Execute(ExecuteArgs),
-    /// Score every execution on the private answers; r_p against the baseline.
+    /// Score every execution on the private answers; r_p against both baselines.
     Grade(GradeArgs),
     /// Compute the paper's tables (queries/*.sql) over the logs; one event per table.
     Analyze(AnalyzeArgs),

@@ -3,7 +3,8 @@
 //!
 //! One template exists, `autogluon` (`stages/generate/autogluon.py.j2`, embedded):
 //! AutoGluon's `TabularPredictor` fitted on `train.csv` with the competition's label,
-//! problem type and an eval metric mapped from its metric ([`eval_metric`]), the preset,
+//! problem type and an eval metric mapped from its metric ([`eval_metric`]; a weighted
+//! metric fits and evaluates with the competition's weight column), the preset,
 //! time limit and model families of the model's `params` in `manifests/models.toml`
 //! ([`AutogluonParams`], defaults sized for a 2-core machine), the sample's seed in every
 //! family, and CPU families only (LightGBM, CatBoost, XGBoost, random forests, extra trees,
@@ -153,7 +154,7 @@ pub fn eval_metric(metric: &str, task: TaskType) -> Option<(&'static str, bool)>
         "rmse" | "rmse_multi" => ("root_mean_squared_error", false),
         "rmsle" | "rmsle_multi" => ("root_mean_squared_error", true),
         "mse" => ("mean_squared_error", false),
-        // Weighted MAE: the weights are the competition's, not the predictor's; plain MAE.
+        // Weighted MAE: MAE, fitted and evaluated with the competition's weight column.
         "mae" | "wmae" => ("mean_absolute_error", false),
         "log_loss" => ("log_loss", false),
         "roc_auc" if multiclass => ("roc_auc_ovr_macro", false),
@@ -248,6 +249,7 @@ pub fn render(model: &Model, c: &Competition, seed: u32) -> Result<Rendered, Tem
         "metric": m.metric.name,
         "id": spec.id,
         "targets": spec.targets,
+        "weight": m.columns.weight,
         "problem_type": problem,
         "eval_metric": metric,
         "log_target": log_target,
@@ -357,7 +359,7 @@ mod tests {
             let findings = crate::check::check(&r.code, crate::sandbox::Format::Modular);
             assert!(findings.is_empty(), "{}: {findings:?}", c.id());
             assert!(r.code.contains("SEED = 3\n"), "{}", c.id());
-            assert!(r.code.contains("\"GBM\": {\"seed\": 3}"), "{}", c.id());
+            assert!(r.code.contains("return {\"CAT\": {\"random_seed\": 3}, \"GBM\": {\"seed\": 3}, \"XGB\": {\"seed\": 3}}"), "{}", c.id());
             let again = render(&model, c, 3).unwrap();
             assert_eq!(again.code, r.code, "rendering is deterministic");
             let expected = match c.manifest.domain {
