@@ -74,17 +74,28 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
             since: None,
         },
     )?);
-    summaries.push(super::stage::grade(settings, &GradeArgs { root: root(), since: None })?);
+    summaries.push(super::stage::grade(
+        settings,
+        &GradeArgs {
+            root: root(),
+            since: None,
+        },
+    )?);
     let mut failed = 0;
     for s in &summaries {
         for (label, error) in &s.failed {
-            settings.printer.warn(format!("{} {label} failed: {error}", s.stage));
+            settings
+                .printer
+                .warn(format!("{} {label} failed: {error}", s.stage));
         }
         failed += s.failed.len();
     }
     let bench = Benchmark::load(&args.root.root)?;
     let lines = lines(settings, &bench, args)?;
-    let bad = lines.iter().filter(|l| l.status != "ok" && l.status != "unchecked").count();
+    let bad = lines
+        .iter()
+        .filter(|l| l.status != "ok" && l.status != "unchecked")
+        .count();
     for l in lines.iter().filter(|l| l.status == "outside") {
         settings.printer.warn(format!(
             "{} {} ({}): score {} is outside the expected range {:?} (recorded {}): the \
@@ -117,7 +128,11 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> 
     let mut executions: HashMap<(String, String, String), Execution> = HashMap::new();
     let mut execution_ids = HashMap::new();
     for e in StageLog::new(store, Execution::STAGE)?.read_events::<Execution>(0)? {
-        let key = (e.body.competition.clone(), e.body.format.clone(), e.body.code_blake3.clone());
+        let key = (
+            e.body.competition.clone(),
+            e.body.format.clone(),
+            e.body.code_blake3.clone(),
+        );
         execution_ids.insert(key.clone(), e.id);
         executions.insert(key, e.body);
     }
@@ -144,10 +159,15 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> 
     let mut out = Vec::new();
     for g in generations {
         let key = (g.competition.clone(), g.format.clone(), g.code_blake3.clone());
-        let (Some(x), Some(id)) = (executions.get(&key), execution_ids.get(&key)) else { continue };
+        let (Some(x), Some(id)) = (executions.get(&key), execution_ids.get(&key)) else {
+            continue;
+        };
         let grade = grades.get(id);
         let role = grade.and_then(|gr| gr.role.clone()).unwrap_or_else(|| "-".into());
-        let c = selected.iter().find(|c| c.id() == g.competition).expect("selected above");
+        let c = selected
+            .iter()
+            .find(|c| c.id() == g.competition)
+            .expect("selected above");
         let recorded = match role.as_str() {
             "reference" | "automl" => c.manifest.baseline.as_ref().and_then(|b| {
                 b.recorded(if role == "reference" {
@@ -192,7 +212,9 @@ fn table(lines: &[Line]) -> String {
         "competition", "role", "model", "seed", "outcome", "score", "recorded", "expected", "status"
     );
     for l in lines {
-        let range = l.expected.map_or("-".to_string(), |[lo, hi]| format!("[{lo:.6}, {hi:.6}]"));
+        let range = l
+            .expected
+            .map_or("-".to_string(), |[lo, hi]| format!("[{lo:.6}, {hi:.6}]"));
         out.push_str(&format!(
             "{:<26} {:<9} {:<12} {:>4} {:<20} {:>12} {:>12} {:>27}  {}\n",
             l.competition,

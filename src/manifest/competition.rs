@@ -457,9 +457,14 @@ impl CompetitionManifest {
         }
         if let Some(b) = &self.baseline {
             let fields = [("baseline.expected", Some((b.score, b.expected)))];
-            let automl = [("baseline.autogluon.expected", b.autogluon.as_ref().map(|r| (r.score, r.expected)))];
+            let automl = [(
+                "baseline.autogluon.expected",
+                b.autogluon.as_ref().map(|r| (r.score, r.expected)),
+            )];
             for (field, recorded) in fields.into_iter().chain(automl) {
-                let Some((score, [lo, hi])) = recorded else { continue };
+                let Some((score, [lo, hi])) = recorded else {
+                    continue;
+                };
                 if lo.is_nan() || hi.is_nan() || lo > hi || !score.is_finite() {
                     return Err((field, format!("[{lo}, {hi}] is not a range")));
                 }

@@ -16,12 +16,22 @@ fn json(out: &std::process::Output) -> serde_json::Value {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn baselines(ws: &Workspace, models: &str) -> serde_json::Value {
     let root = env!("CARGO_MANIFEST_DIR");
-    let args = ["--json", "baselines", "--root", root, "--competitions", SMALLEST, "--models", models];
+    let args = [
+        "--json",
+        "baselines",
+        "--root",
+        root,
+        "--competitions",
+        SMALLEST,
+        "--models",
+        models,
+    ];
     json(&ws.ml2b().args(args).output().unwrap())
 }
 
@@ -32,7 +42,11 @@ fn query(ws: &Workspace, sql: &str) -> serde_json::Value {
 #[test]
 fn smallest_competition_is_the_meat_one() {
     let bench = ml2b::competition::Benchmark::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let smallest = bench.competitions.iter().min_by_key(|c| c.manifest.characteristics.rows).unwrap();
+    let smallest = bench
+        .competitions
+        .iter()
+        .min_by_key(|c| c.manifest.characteristics.rows)
+        .unwrap();
     assert_eq!(smallest.id(), SMALLEST);
 }
 
@@ -68,7 +82,10 @@ fn autogluon_runs_in_the_sandbox_scores_in_range_repeats_and_grades_name_their_b
     assert_eq!(g_reference["baseline_run"], g_reference["execution"]);
     assert_eq!(g_reference["r_p"], 1.0);
     assert_eq!(g_reference["automl_run"], g_automl["execution"]);
-    let (a, r) = (g_automl["score"].as_f64().unwrap(), g_reference["score"].as_f64().unwrap());
+    let (a, r) = (
+        g_automl["score"].as_f64().unwrap(),
+        g_reference["score"].as_f64().unwrap(),
+    );
     assert_eq!(g_automl["baseline_score"].as_f64().unwrap(), r);
     // rmse_multi is minimized: r_p = baseline / score.
     assert_eq!(g_automl["r_p"].as_f64().unwrap(), r / a);
@@ -82,7 +99,11 @@ fn autogluon_runs_in_the_sandbox_scores_in_range_repeats_and_grades_name_their_b
     let ours = query(&ws, sql);
     let theirs = query(&again, sql);
     let pick = |rows: &serde_json::Value, code: &serde_json::Value| {
-        rows.as_array().unwrap().iter().find(|r| &r["code_blake3"] == code).cloned()
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| &r["code_blake3"] == code)
+            .cloned()
     };
     let their_row = &theirs.as_array().unwrap()[0];
     let our_row = pick(&ours, &their_row["code_blake3"]).expect("both stores ran the same code");

@@ -38,7 +38,11 @@ pub const TEMPLATES: [&str; 1] = ["autogluon"];
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
     #[error("model `{model}`: unknown template `{template}` (known: {known})")]
-    Unknown { model: String, template: String, known: String },
+    Unknown {
+        model: String,
+        template: String,
+        known: String,
+    },
     #[error("model `{model}`: params: {message}")]
     Params { model: String, message: String },
     #[error("competition `{competition}`: metric `{metric}` has no AutoGluon eval metric")]
@@ -200,12 +204,22 @@ pub fn params(model: &Model) -> Result<AutogluonParams, TemplateError> {
         message,
     };
     let p: AutogluonParams = match &model.params {
-        Some(table) => table.clone().try_into().map_err(|e: toml::de::Error| bad(e.message().to_string()))?,
+        Some(table) => table
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| bad(e.message().to_string()))?,
         None => AutogluonParams::default(),
     };
-    if let Some(f) = p.families.iter().find(|f| !FAMILY_SEEDS.iter().any(|(k, _)| k == f)) {
+    if let Some(f) = p
+        .families
+        .iter()
+        .find(|f| !FAMILY_SEEDS.iter().any(|(k, _)| k == f))
+    {
         let known: Vec<_> = FAMILY_SEEDS.iter().map(|(k, _)| *k).collect();
-        return Err(bad(format!("family `{f}` is not a CPU family ({})", known.join(", "))));
+        return Err(bad(format!(
+            "family `{f}` is not a CPU family ({})",
+            known.join(", ")
+        )));
     }
     if p.families.is_empty() {
         return Err(bad("families is empty".into()));
@@ -220,11 +234,10 @@ pub fn params(model: &Model) -> Result<AutogluonParams, TemplateError> {
 pub fn render(model: &Model, c: &Competition, seed: u32) -> Result<Rendered, TemplateError> {
     let p = params(model)?;
     let m = &c.manifest;
-    let (metric, log_target) =
-        eval_metric(&m.metric.name, m.task).ok_or_else(|| TemplateError::Metric {
-            competition: m.id.clone(),
-            metric: m.metric.name.clone(),
-        })?;
+    let (metric, log_target) = eval_metric(&m.metric.name, m.task).ok_or_else(|| TemplateError::Metric {
+        competition: m.id.clone(),
+        metric: m.metric.name.clone(),
+    })?;
     let problem = problem_type(m.task).ok_or_else(|| TemplateError::Task {
         competition: m.id.clone(),
         task: crate::manifest::serde_name(&m.task),
@@ -297,9 +310,8 @@ fn environment() -> Environment<'static> {
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_keep_trailing_newline(true);
     env.add_filter("py", |v: Value| -> Result<String, minijinja::Error> {
-        let json = serde_json::to_value(&v).map_err(|e| {
-            minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
-        })?;
+        let json = serde_json::to_value(&v)
+            .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))?;
         Ok(py_literal(&json))
     });
     env
@@ -347,7 +359,10 @@ mod tests {
     #[test]
     fn python_literals_keep_strings_exact() {
         let v = serde_json::json!({"a\"b": [true, false, null, 1.5, "x\ny\u{e9}'"]});
-        assert_eq!(py_literal(&v), r#"{"a\"b": [True, False, None, 1.5, "x\ny\u00e9'"]}"#.replace("\\u00e9", "é"));
+        assert_eq!(
+            py_literal(&v),
+            r#"{"a\"b": [True, False, None, 1.5, "x\ny\u00e9'"]}"#.replace("\\u00e9", "é")
+        );
     }
 
     #[test]
@@ -359,7 +374,13 @@ mod tests {
             let findings = crate::check::check(&r.code, crate::sandbox::Format::Modular);
             assert!(findings.is_empty(), "{}: {findings:?}", c.id());
             assert!(r.code.contains("SEED = 3\n"), "{}", c.id());
-            assert!(r.code.contains("return {\"CAT\": {\"random_seed\": 3}, \"GBM\": {\"seed\": 3}, \"XGB\": {\"seed\": 3}}"), "{}", c.id());
+            assert!(
+                r.code.contains(
+                    "return {\"CAT\": {\"random_seed\": 3}, \"GBM\": {\"seed\": 3}, \"XGB\": {\"seed\": 3}}"
+                ),
+                "{}",
+                c.id()
+            );
             let again = render(&model, c, 3).unwrap();
             assert_eq!(again.code, r.code, "rendering is deterministic");
             let expected = match c.manifest.domain {
@@ -373,8 +394,14 @@ mod tests {
 
     #[test]
     fn rmsle_is_fitted_on_log1p_and_unknown_metrics_are_named() {
-        assert_eq!(eval_metric("rmsle", TaskType::Regression), Some(("root_mean_squared_error", true)));
-        assert_eq!(eval_metric("map@3", TaskType::Multiclass), Some(("log_loss", false)));
+        assert_eq!(
+            eval_metric("rmsle", TaskType::Regression),
+            Some(("root_mean_squared_error", true))
+        );
+        assert_eq!(
+            eval_metric("map@3", TaskType::Multiclass),
+            Some(("log_loss", false))
+        );
         assert_eq!(eval_metric("f1_samples", TaskType::Multilabel), None);
     }
 
@@ -383,7 +410,10 @@ mod tests {
         let mut model = autogluon();
         model.params = Some(toml::from_str("familes = [\"GBM\"]").unwrap());
         let e = params(&model).unwrap_err().to_string();
-        assert!(e.starts_with("model `autogluon`: params: unknown field `familes`"), "{e}");
+        assert!(
+            e.starts_with("model `autogluon`: params: unknown field `familes`"),
+            "{e}"
+        );
         model.params = Some(toml::from_str("families = [\"NN_TORCH\"]").unwrap());
         let e = params(&model).unwrap_err().to_string();
         assert!(e.contains("family `NN_TORCH` is not a CPU family"), "{e}");

@@ -66,7 +66,11 @@ impl Baselines {
         for e in StageLog::new(store, Execution::STAGE)?.read_events::<Execution>(0)? {
             let Some(role) = index.role(&e.body) else { continue };
             if let Some(run) = rescore(store, bench, &e)? {
-                index.runs.entry((e.body.competition.clone(), role)).or_default().push(run);
+                index
+                    .runs
+                    .entry((e.body.competition.clone(), role))
+                    .or_default()
+                    .push(run);
             }
         }
         Ok(index)
@@ -82,7 +86,9 @@ impl Baselines {
     pub fn for_run(&self, x: &Execution) -> BTreeMap<BaselineRole, BaselineRun> {
         let mut chosen = BTreeMap::new();
         for role in [BaselineRole::Reference, BaselineRole::Automl] {
-            let Some(runs) = self.runs.get(&(x.competition.clone(), role)) else { continue };
+            let Some(runs) = self.runs.get(&(x.competition.clone(), role)) else {
+                continue;
+            };
             let same_format = runs.iter().rev().find(|r| r.format == x.format);
             let pick = match role {
                 BaselineRole::Reference => same_format.or(runs.last()),
@@ -98,13 +104,19 @@ impl Baselines {
 
 /// A baseline execution's run, when it is `ok` and grades valid (`None` otherwise, or when
 /// its competition is not in `bench`).
-pub fn rescore(store: &Store, bench: &Benchmark, e: &Event<Execution>) -> Result<Option<BaselineRun>, StageError> {
+pub fn rescore(
+    store: &Store,
+    bench: &Benchmark,
+    e: &Event<Execution>,
+) -> Result<Option<BaselineRun>, StageError> {
     let Ok(found) = bench.select(std::slice::from_ref(&e.body.competition)) else {
         return Ok(None);
     };
-    Ok(score_execution(store, found[0], &e.body)?.ok().map(|score| BaselineRun {
-        id: e.id,
-        format: e.body.format.clone(),
-        score,
-    }))
+    Ok(score_execution(store, found[0], &e.body)?
+        .ok()
+        .map(|score| BaselineRun {
+            id: e.id,
+            format: e.body.format.clone(),
+            score,
+        }))
 }

@@ -159,7 +159,10 @@ impl GradeStage {
             for (role, run) in recorded {
                 let Some(run) = run else { continue };
                 let found = run.parse::<Hash>().ok().and_then(|id| executions.get(&id));
-                match found.map(|b| baselines::rescore(store, &self.bench, b)).transpose()? {
+                match found
+                    .map(|b| baselines::rescore(store, &self.bench, b))
+                    .transpose()?
+                {
                     Some(Some(b)) => {
                         baselines.insert(role, b);
                     }
@@ -215,14 +218,20 @@ impl Stage for GradeStage {
 
     async fn run(&self, unit: Unit) -> Result<Grade, StageError> {
         let x = unit.execution;
-        let c = self
-            .competition(&x.competition)
-            .ok_or_else(|| StageError::Other(format!("competition `{}` is not in this root", x.competition)))?;
+        let c = self.competition(&x.competition).ok_or_else(|| {
+            StageError::Other(format!("competition `{}` is not in this root", x.competition))
+        })?;
         let m = &c.manifest;
         let against = |role: BaselineRole| -> (Option<f64>, Option<String>) {
             match unit.baselines.get(&role) {
                 Some(b) => (Some(b.score), Some(b.id.to_hex())),
-                None => (m.baseline.as_ref().and_then(|b| b.recorded(role)).map(|r| r.score), None),
+                None => (
+                    m.baseline
+                        .as_ref()
+                        .and_then(|b| b.recorded(role))
+                        .map(|r| r.score),
+                    None,
+                ),
             }
         };
         let (baseline_score, baseline_run) = against(BaselineRole::Reference);
@@ -282,7 +291,11 @@ fn in_range(c: &Competition, role: BaselineRole, score: f64) -> Option<bool> {
 
 /// The score of an execution's predictions: `Err(reason)` when the run is not `ok` or its
 /// predictions fail the grader's checks.
-pub fn score_execution(store: &Store, c: &Competition, x: &Execution) -> Result<Result<f64, String>, StageError> {
+pub fn score_execution(
+    store: &Store,
+    c: &Competition,
+    x: &Execution,
+) -> Result<Result<f64, String>, StageError> {
     let Some(hash) = x.predictions_blake3.as_deref().filter(|_| x.outcome == "ok") else {
         return Ok(Err(format!("the run ended {}", x.outcome)));
     };
