@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::ExitStatus;
-use crate::cli::{BaselinesArgs, ExecuteArgs, GenerateArgs, GradeArgs, RootArgs, TranslateValidateArgs};
+use crate::cli::{BaselinesArgs, ExecuteArgs, RootArgs, TranslateValidateArgs};
 use crate::competition::Benchmark;
 use crate::log::{EventBody, StageLog};
 use crate::settings::GlobalSettings;
@@ -48,24 +48,13 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
         competitions: args.competitions.clone(),
         languages: vec!["en".into()],
     };
-    let mut summaries = Vec::new();
-    for model in &args.models {
-        summaries.push(super::stage::generate(
-            settings,
-            &GenerateArgs {
-                select: select(),
-                model: model.clone(),
-                formats: vec![crate::sandbox::Format::Modular],
-                seeds: args.seeds,
-                request_timeout: 600,
-                max_tokens: None,
-                force: false,
-            },
-        )?);
-    }
-    summaries.push(super::stage::execute(
+    let summaries = super::run::generate_execute_grade(
         settings,
-        &ExecuteArgs {
+        &select,
+        &args.models,
+        &[crate::sandbox::Format::Modular],
+        args.seeds,
+        ExecuteArgs {
             root: root(),
             jobs: args.jobs,
             timeout: args.timeout,
@@ -73,14 +62,7 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
             backend: args.backend,
             since: None,
         },
-    )?);
-    summaries.push(super::stage::grade(
-        settings,
-        &GradeArgs {
-            root: root(),
-            since: None,
-        },
-    )?);
+    )?;
     let mut failed = 0;
     for s in &summaries {
         for (label, error) in &s.failed {

@@ -34,24 +34,13 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
         checks.len(),
         tv.appended()
     ));
-    let mut summaries: Vec<RunSummary> = Vec::new();
-    for model in &args.models {
-        summaries.push(super::stage::generate(
-            settings,
-            &GenerateArgs {
-                select: tv_args(),
-                model: model.clone(),
-                formats: args.formats.clone(),
-                seeds: args.seeds,
-                request_timeout: 600,
-                max_tokens: None,
-                force: false,
-            },
-        )?);
-    }
-    summaries.push(super::stage::execute(
+    let mut summaries = generate_execute_grade(
         settings,
-        &ExecuteArgs {
+        &tv_args,
+        &args.models,
+        &args.formats,
+        args.seeds,
+        ExecuteArgs {
             root: root(),
             jobs: args.jobs,
             timeout: args.timeout,
@@ -59,14 +48,7 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
             backend: args.backend,
             since: None,
         },
-    )?);
-    summaries.push(super::stage::grade(
-        settings,
-        &GradeArgs {
-            root: root(),
-            since: None,
-        },
-    )?);
+    )?;
     summaries.push(super::stage::analyze(
         settings,
         &AnalyzeArgs {
@@ -106,6 +88,39 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
     } else {
         ExitStatus::Failure
     })
+}
+
+/// generate with each of `models` over the `select` selection, then execute everything
+/// generated and grade it: what `ml2b run` and `ml2b baselines` share.
+pub(super) fn generate_execute_grade(
+    settings: &GlobalSettings,
+    select: &dyn Fn() -> TranslateValidateArgs,
+    models: &[String],
+    formats: &[crate::sandbox::Format],
+    seeds: u32,
+    execute: ExecuteArgs,
+) -> anyhow::Result<Vec<RunSummary>> {
+    let mut summaries = Vec::new();
+    for model in models {
+        summaries.push(super::stage::generate(
+            settings,
+            &GenerateArgs {
+                select: select(),
+                model: model.clone(),
+                formats: formats.to_vec(),
+                seeds,
+                request_timeout: 600,
+                max_tokens: None,
+                force: false,
+            },
+        )?);
+    }
+    let root = RootArgs {
+        root: execute.root.root.clone(),
+    };
+    summaries.push(super::stage::execute(settings, &execute)?);
+    summaries.push(super::stage::grade(settings, &GradeArgs { root, since: None })?);
+    Ok(summaries)
 }
 
 /// The headline: every model's average over languages from the latest `aup` table.
