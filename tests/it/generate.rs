@@ -180,6 +180,88 @@ fn an_http_model_generates_code_that_executes_and_grades_and_nothing_is_asked_tw
     }
 }
 
+/// Grade ids with the execution each grades, in the latest grade per execution.
+fn latest_grades(ws: &Workspace) -> serde_json::Value {
+    query(
+        ws,
+        "SELECT array_element(upstream, 1) AS execution, \
+         last_value(event_id ORDER BY created_at, event_id) AS grade \
+         FROM grade GROUP BY 1 ORDER BY 1",
+    )
+}
+
+#[test]
+fn a_baseline_run_that_arrives_late_regrades_earlier_runs_and_since_steps_equal_once() {
+    // The fake model's run is graded first, with no baseline anywhere (the toy manifest
+    // records none); then the reference solution runs. `grade --since` the first execute
+    // segment regrades the fake run against it, as grading everything once does.
+    let ws = toy();
+    let (port, _) = server(false);
+    add_model(&ws, port);
+    // The reference solution: the fake model's code plus a comment (other bytes, the same
+    // predictions), so the two are two runs.
+    let solution = ws.dir.path().join("data/toy/solution/modular.py");
+    std::fs::write(&solution, format!("{TOY_MODULAR}# the reference\n")).unwrap();
+    ml2b(&ws, &["stage", "translate-validate"]);
+    ml2b(
+        &ws,
+        &["stage", "generate", "--model", "fake", "--format", "modular"],
+    );
+    ml2b(&ws, &["stage", "execute"]);
+    let first = ml2b(&ws, &["--json", "log", "--stage", "execute"]).0["stages"][0]["segments"][0]["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ml2b(&ws, &["stage", "grade"]);
+    let before = query(&ws, "SELECT r_p, baseline_run FROM grade");
+    assert_eq!(
+        before,
+        serde_json::json!([{}]),
+        "no baseline yet: r_p and the run are null"
+    );
+
+    ml2b(
+        &ws,
+        &["stage", "generate", "--model", "reference", "--format", "modular"],
+    );
+    ml2b(&ws, &["stage", "execute"]);
+    let (step, _) = ml2b(&ws, &["--json", "stage", "grade", "--since", &first]);
+    assert_eq!(
+        step["summary"]["planned"], 2,
+        "the new run and the run its baseline regrades"
+    );
+    let after = query(
+        &ws,
+        "SELECT role, r_p, baseline_run = array_element(upstream, 1) AS own FROM grade \
+         WHERE r_p IS NOT NULL ORDER BY role NULLS FIRST",
+    );
+    assert_eq!(
+        after,
+        serde_json::json!([{"r_p": 1.0, "own": false}, {"role": "reference", "r_p": 1.0, "own": true}])
+    );
+
+    let once = Workspace::new();
+    crate::stages::copy_dir(&ws.dir.path().join("store"), &once.dir.path().join("store"));
+    for entry in ["manifests", "data"] {
+        crate::stages::copy_dir(&ws.dir.path().join(entry), &once.dir.path().join(entry));
+    }
+    for dir in ["store/log/grade", "store/index/grade"] {
+        let _ = std::fs::remove_dir_all(once.dir.path().join(dir));
+    }
+    ml2b(&once, &["stage", "grade"]);
+    assert_eq!(
+        latest_grades(&ws),
+        latest_grades(&once),
+        "steps and once end on the same grades"
+    );
+    let (verified, _) = ml2b(&ws, &["--json", "verify", "--rerun"]);
+    assert_eq!(
+        verified["rerun"]["grade"]["events"], 3,
+        "the superseded grade re-derives too"
+    );
+    assert_eq!(verified["rerun"]["grade"]["differ"].as_array().unwrap().len(), 0);
+}
+
 #[test]
 fn a_missing_key_fails_the_units_and_commits_nothing() {
     let ws = toy();

@@ -265,7 +265,7 @@ fn grading_in_since_steps_equals_grading_once_and_verify_rerun_rederives_it() {
     assert!(String::from_utf8_lossy(&bad_since.stderr).contains("no execute segment has this hash"));
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+pub(crate) fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.unwrap();
         let dest = to.join(entry.path().strip_prefix(from).unwrap());
