@@ -166,7 +166,12 @@ impl GradeStage {
                     Some(Some(b)) => {
                         baselines.insert(role, b);
                     }
-                    _ => missing = Some(format!("its {role:?} baseline run {run} does not grade valid")),
+                    _ => {
+                        let role = crate::manifest::serde_name(&role);
+                        missing = Some(format!(
+                            "its {role} baseline run {run} is not in the log or no longer grades valid"
+                        ));
+                    }
                 }
             }
             if let Some(why) = missing {
