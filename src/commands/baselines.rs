@@ -8,14 +8,15 @@
 //! a baseline run failed, graded invalid or scored outside its expected range (the
 //! competition or the environment changed): loud, because r_p everywhere depends on it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
 use super::ExitStatus;
-use crate::cli::{BaselinesArgs, ExecuteArgs, RootArgs, TranslateValidateArgs};
+use crate::cli::{BaselinesArgs, RootArgs, TranslateValidateArgs};
 use crate::competition::Benchmark;
 use crate::log::{EventBody, StageLog};
+use crate::manifest::competition::BaselineRole;
 use crate::settings::GlobalSettings;
 use crate::stages::execute::Execution;
 use crate::stages::generate::Generation;
@@ -54,14 +55,7 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
         &args.models,
         &[crate::sandbox::Format::Modular],
         args.seeds,
-        ExecuteArgs {
-            root: root(),
-            jobs: args.jobs,
-            timeout: args.timeout,
-            memory: 8 << 30,
-            backend: args.backend,
-            since: None,
-        },
+        super::run::execute_everything(root(), args.backend, args.jobs, args.timeout),
     )?;
     let mut failed = 0;
     for s in &summaries {
@@ -107,16 +101,15 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
 fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> anyhow::Result<Vec<Line>> {
     let store = &settings.store;
     let selected = bench.select(&args.competitions).map_err(super::InputError)?;
-    let mut executions: HashMap<(String, String, String), Execution> = HashMap::new();
-    let mut execution_ids = HashMap::new();
+    // Latest event per key (log order): executions by (competition, format, code), grades
+    // by execution, generations by (competition, model, seed), which also sorts them.
+    let mut executions = HashMap::new();
     for e in StageLog::new(store, Execution::STAGE)?.read_events::<Execution>(0)? {
-        let key = (
-            e.body.competition.clone(),
-            e.body.format.clone(),
-            e.body.code_blake3.clone(),
+        let b = &e.body;
+        executions.insert(
+            (b.competition.clone(), b.format.clone(), b.code_blake3.clone()),
+            e,
         );
-        execution_ids.insert(key.clone(), e.id);
-        executions.insert(key, e.body);
     }
     let mut grades = HashMap::new();
     for g in StageLog::new(store, Grade::STAGE)?.read_events::<Grade>(0)? {
@@ -124,7 +117,7 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> 
             grades.insert(*x, g.body);
         }
     }
-    let mut generations: Vec<Generation> = Vec::new();
+    let mut generations = BTreeMap::new();
     for g in StageLog::new(store, Generation::STAGE)?.read_events::<Generation>(0)? {
         let b = g.body;
         let wanted = b.language == "en"
@@ -133,33 +126,24 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> 
             && args.models.contains(&b.model)
             && selected.iter().any(|c| c.id() == b.competition);
         if wanted {
-            generations.retain(|o| (&o.competition, &o.model, o.seed) != (&b.competition, &b.model, b.seed));
-            generations.push(b);
+            generations.insert((b.competition.clone(), b.model.clone(), b.seed), b);
         }
     }
-    generations.sort_by(|a, b| (&a.competition, &a.model, a.seed).cmp(&(&b.competition, &b.model, b.seed)));
     let mut out = Vec::new();
-    for g in generations {
-        let key = (g.competition.clone(), g.format.clone(), g.code_blake3.clone());
-        let (Some(x), Some(id)) = (executions.get(&key), execution_ids.get(&key)) else {
+    for g in generations.into_values() {
+        let Some(e) = executions.get(&(g.competition.clone(), g.format.clone(), g.code_blake3.clone()))
+        else {
             continue;
         };
+        let (x, id) = (&e.body, &e.id);
         let grade = grades.get(id);
         let role = grade.and_then(|gr| gr.role.clone()).unwrap_or_else(|| "-".into());
         let c = selected
             .iter()
             .find(|c| c.id() == g.competition)
             .expect("selected above");
-        let recorded = match role.as_str() {
-            "reference" | "automl" => c.manifest.baseline.as_ref().and_then(|b| {
-                b.recorded(if role == "reference" {
-                    crate::manifest::competition::BaselineRole::Reference
-                } else {
-                    crate::manifest::competition::BaselineRole::Automl
-                })
-            }),
-            _ => None,
-        };
+        let recorded = BaselineRole::from_name(&role)
+            .and_then(|r| c.manifest.baseline.as_ref().and_then(|b| b.recorded(r)));
         let status = match grade {
             _ if x.outcome != "ok" => "failed",
             Some(gr) if !gr.valid => "invalid",

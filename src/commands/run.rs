@@ -40,14 +40,7 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
         &args.models,
         &args.formats,
         args.seeds,
-        ExecuteArgs {
-            root: root(),
-            jobs: args.jobs,
-            timeout: args.timeout,
-            memory: 8 << 30,
-            backend: args.backend,
-            since: None,
-        },
+        execute_everything(root(), args.backend, args.jobs, args.timeout),
     )?;
     summaries.push(super::stage::analyze(
         settings,
@@ -88,6 +81,24 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
     } else {
         ExitStatus::Failure
     })
+}
+
+/// execute's arguments for running every generated program not yet run (no `--since`),
+/// with the default memory limit.
+pub(super) fn execute_everything(
+    root: RootArgs,
+    backend: crate::cli::Backend,
+    jobs: usize,
+    timeout: u64,
+) -> ExecuteArgs {
+    ExecuteArgs {
+        root,
+        jobs,
+        timeout,
+        memory: 8 << 30,
+        backend,
+        since: None,
+    }
 }
 
 /// generate with each of `models` over the `select` selection, then execute everything

@@ -284,6 +284,15 @@ pub enum BaselineRole {
     Automl,
 }
 
+impl BaselineRole {
+    /// The role a grade event names (`reference`, `automl`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Reference, Self::Automl]
+            .into_iter()
+            .find(|r| super::serde_name(r) == name)
+    }
+}
+
 impl CompetitionManifest {
     /// Loads and checks a competition manifest.
     pub fn load(path: &Path) -> Result<Self, ManifestError> {

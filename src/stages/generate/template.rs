@@ -24,7 +24,7 @@ use minijinja::{Environment, UndefinedBehavior};
 use serde::{Deserialize, Serialize};
 
 use crate::competition::Competition;
-use crate::competition::contract::{Kind, Spec};
+use crate::competition::contract::Spec;
 use crate::manifest::competition::{Domain, TaskType};
 use crate::manifest::models::Model;
 
@@ -266,7 +266,7 @@ pub fn render(model: &Model, c: &Competition, seed: u32) -> Result<Rendered, Tem
         "problem_type": problem,
         "eval_metric": metric,
         "log_target": log_target,
-        "kind": kind_name(spec.kind),
+        "kind": spec.kind,
         "k": spec.k,
         "seed": seed,
         "presets": p.presets,
@@ -294,15 +294,6 @@ pub fn render(model: &Model, c: &Competition, seed: u32) -> Result<Rendered, Tem
         context,
         fallback,
     })
-}
-
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Values => "values",
-        Kind::Labels => "labels",
-        Kind::Probabilities => "probabilities",
-        Kind::Ranked => "ranked",
-    }
 }
 
 fn environment() -> Environment<'static> {
