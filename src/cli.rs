@@ -206,6 +206,58 @@ pub struct RunArgs {
     /// Wall-clock limit per sandbox run, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub timeout: u64,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+/// How LLM models turn a prompt into a submission.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Agent {
+    /// One answer per unit.
+    #[default]
+    OneShot,
+    /// AIDE's tree search: drafts, debugs and improvements, each run on a validation split
+    /// of the training data; the best attempt is submitted, every attempt is in `journal`.
+    Aide,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct AgentArgs {
+    /// The agent of LLM models (the reference and template models have none).
+    #[arg(long, value_enum, default_value_t = Agent::OneShot)]
+    pub agent: Agent,
+    /// aide: attempts per unit at most.
+    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub steps: u32,
+    /// aide: seconds per unit at most, counted over the recorded answer and validation-run times.
+    #[arg(long, default_value_t = 3600, value_name = "SECONDS")]
+    pub time_budget: u64,
+    /// aide: drafts before debugging or improving.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub drafts: u32,
+    /// aide: probability of debugging a buggy attempt at a step.
+    #[arg(long, default_value_t = 0.5, value_name = "P")]
+    pub debug_prob: f64,
+    /// aide: longest chain of debugging attempts.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub max_debug_depth: u32,
+    /// aide: share of the training rows held out to score attempts.
+    #[arg(long, default_value_t = 0.2, value_name = "F")]
+    pub validation_fraction: f64,
+}
+
+impl Default for AgentArgs {
+    fn default() -> Self {
+        Self {
+            agent: Agent::OneShot,
+            steps: 20,
+            time_budget: 3600,
+            drafts: 5,
+            debug_prob: 0.5,
+            max_debug_depth: 3,
+            validation_fraction: 0.2,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -298,6 +350,17 @@ pub struct GenerateArgs {
     /// Also generate for pairs whose translation failed its gate or was not checked.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    /// aide: the sandbox its attempts run in.
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    pub backend: Backend,
+    /// aide: wall-clock limit per attempt's run, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// aide: attempts' runs at once, over all searches.
+    #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
+    pub jobs: usize,
 }
 
 #[derive(Debug, Args)]

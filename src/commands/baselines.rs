@@ -55,6 +55,7 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
         &args.models,
         &[crate::sandbox::Format::Modular],
         args.seeds,
+        &crate::cli::AgentArgs::default(),
         super::run::execute_everything(root(), args.backend, args.jobs, args.timeout),
     )?;
     let mut failed = 0;

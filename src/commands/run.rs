@@ -40,6 +40,7 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
         &args.models,
         &args.formats,
         args.seeds,
+        &args.agent,
         execute_everything(root(), args.backend, args.jobs, args.timeout),
     )?;
     summaries.push(super::stage::analyze(
@@ -109,6 +110,7 @@ pub(super) fn generate_execute_grade(
     models: &[String],
     formats: &[crate::sandbox::Format],
     seeds: u32,
+    agent: &crate::cli::AgentArgs,
     execute: ExecuteArgs,
 ) -> anyhow::Result<Vec<RunSummary>> {
     let mut summaries = Vec::new();
@@ -123,6 +125,10 @@ pub(super) fn generate_execute_grade(
                 request_timeout: 600,
                 max_tokens: None,
                 force: false,
+                agent: agent.clone(),
+                backend: execute.backend,
+                timeout: execute.timeout,
+                jobs: execute.jobs,
             },
         )?);
     }

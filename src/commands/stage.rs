@@ -22,7 +22,9 @@ use crate::sandbox::{Format, Limits};
 use crate::settings::GlobalSettings;
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::{Execute, Execution};
+use crate::cli::Agent;
 use crate::stages::generate::Generate;
+use crate::stages::generate::aide::{self, Aide};
 use crate::stages::generate::provider::is_floating_alias;
 use crate::stages::generate::responder::{Responder, client_config};
 use crate::stages::grade::{Grade, GradeStage};
@@ -110,12 +112,49 @@ pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow
         store: settings.store.clone(),
         responder,
         limits: crate::stages::generate::prompt::Limits {
-            timeout_s: 600,
+            timeout_s: args.timeout,
             memory_gib: 8.0,
             cpus: 2,
         },
+        aide: aide(settings, args)?,
     };
     run(settings, stage, 4)
+}
+
+/// The AIDE agent that `--agent aide` asks for, with its sandbox; `None` for one-shot.
+fn aide(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow::Result<Option<Arc<Aide>>> {
+    let a = &args.agent;
+    if a.agent != Agent::Aide {
+        return Ok(None);
+    }
+    if !(0.0..=1.0).contains(&a.debug_prob) {
+        return Err(super::InputError(format!("--debug-prob {}: not a probability", a.debug_prob)).into());
+    }
+    if !(a.validation_fraction > 0.0 && a.validation_fraction < 1.0) {
+        return Err(super::InputError(format!(
+            "--validation-fraction {}: must be between 0 and 1",
+            a.validation_fraction
+        ))
+        .into());
+    }
+    let python = super::reporters::python_env(&settings.printer)?;
+    let backend = super::reporters::sandbox(&settings.printer, args.backend)?;
+    let limits = Limits {
+        wall: std::time::Duration::from_secs(args.timeout),
+        ..Limits::default()
+    };
+    let config = aide::Config {
+        steps: a.steps,
+        time_budget_s: a.time_budget,
+        drafts: a.drafts,
+        debug_prob: a.debug_prob,
+        max_debug_depth: a.max_debug_depth,
+        validation_fraction: a.validation_fraction,
+    };
+    Ok(Some(Arc::new(Aide {
+        config,
+        trials: aide::trial::Trials::new(backend, python, limits, args.jobs)?,
+    })))
 }
 
 /// Runs execute with the chosen sandbox.

@@ -21,6 +21,7 @@ pub mod import;
 pub mod prepare;
 pub mod split;
 pub mod terms;
+pub mod validation;
 
 use std::path::{Path, PathBuf};
 

@@ -82,14 +82,15 @@ pub struct Built {
 }
 
 /// A raw CSV table: header and records as text.
-struct Table {
-    path: PathBuf,
-    header: Vec<String>,
-    rows: Vec<csv::StringRecord>,
+/// A parsed CSV file: its header and its records.
+pub(crate) struct Table {
+    pub(crate) path: PathBuf,
+    pub(crate) header: Vec<String>,
+    pub(crate) rows: Vec<csv::StringRecord>,
 }
 
 impl Table {
-    fn read(path: &Path) -> Result<Self, PrepareError> {
+    pub(crate) fn read(path: &Path) -> Result<Self, PrepareError> {
         let bytes = std::fs::read(path).map_err(|source| PrepareError::Read {
             path: path.to_path_buf(),
             source,
@@ -118,7 +119,7 @@ impl Table {
         })
     }
 
-    fn column(&self, name: &str) -> Result<usize, PrepareError> {
+    pub(crate) fn column(&self, name: &str) -> Result<usize, PrepareError> {
         self.header
             .iter()
             .position(|h| h == name)
@@ -264,13 +265,13 @@ fn decompressed(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, PrepareError> {
     Ok(out)
 }
 
-fn csv_writer() -> csv::Writer<Vec<u8>> {
+pub(crate) fn csv_writer() -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new())
 }
 
-fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+pub(crate) fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
     w.into_inner().expect("writing to memory cannot fail")
 }
 

@@ -44,6 +44,9 @@ impl Assignment {
 pub const SPLIT_DOMAIN: &[u8] = b"ml2b split v1";
 /// The domain of the id order.
 pub const ID_DOMAIN: &[u8] = b"ml2b id v1";
+/// The domain of the validation split of the public training rows (`super::validation`),
+/// used in place of [`SPLIT_DOMAIN`].
+pub const VALIDATION_DOMAIN: &[u8] = b"ml2b validation v1";
 
 /// The shuffled order of `n` rows under `seed` in `domain`: source row indices by position.
 pub fn shuffled(n: usize, seed: u64, domain: &[u8]) -> Vec<usize> {
@@ -67,7 +70,12 @@ fn round_count(fraction: f64, n: usize) -> usize {
 
 /// Splits `n` rows; `classes` (one label per row) makes it stratified.
 pub fn holdout(n: usize, fraction: f64, seed: u64, classes: Option<&[&str]>) -> Assignment {
-    let split_order = shuffled(n, seed, SPLIT_DOMAIN);
+    holdout_in(SPLIT_DOMAIN, n, fraction, seed, classes)
+}
+
+/// [`holdout`] with the split order drawn in `domain`.
+pub fn holdout_in(domain: &[u8], n: usize, fraction: f64, seed: u64, classes: Option<&[&str]>) -> Assignment {
+    let split_order = shuffled(n, seed, domain);
     let order = shuffled(n, seed, ID_DOMAIN);
     let mut ids = vec![0u64; n];
     for (pos, &i) in order.iter().enumerate() {

@@ -10,17 +10,43 @@ use std::sync::{Arc, Mutex};
 use crate::common::Workspace;
 use crate::competitions::{TOY_MODULAR, toy};
 
-const KEY: &str = "sk-test-9f1c2e7d-never-stored";
+pub(crate) const KEY: &str = "sk-test-9f1c2e7d-never-stored";
 
 /// What the server saw.
 #[derive(Default)]
-struct Seen {
-    requests: Vec<(String, serde_json::Value)>,
+pub(crate) struct Seen {
+    pub(crate) requests: Vec<(String, serde_json::Value)>,
 }
 
 /// A chat-completions server: answers 429 (Retry-After: 1) to the first request when
 /// `throttle_first`, then a fenced solution with usage.
 fn server(throttle_first: bool) -> (u16, Arc<Mutex<Seen>>) {
+    chat_server(move |n, _| {
+        if throttle_first && n == 1 {
+            (429, "{\"error\": {\"message\": \"slow down\"}}".into())
+        } else {
+            let content = format!("Here is a solution.\n\n```python\n{TOY_MODULAR}```\n\nIt predicts the base rate.");
+            (200, completion(&content))
+        }
+    })
+}
+
+/// A chat-completions body with `content` and usage (1200 prompt, 300 completion tokens).
+pub(crate) fn completion(content: &str) -> String {
+    serde_json::json!({
+        "id": "cmpl-1", "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1200, "completion_tokens": 300}
+    })
+    .to_string()
+}
+
+/// A chat-completions server on 127.0.0.1: records every request (with its authorization
+/// header) and answers `reply(n, request)` = (status, JSON body), `n` counting from 1; a
+/// 429 carries `Retry-After: 1`.
+pub(crate) fn chat_server(
+    reply: impl Fn(usize, &serde_json::Value) -> (u16, String) + Send + 'static,
+) -> (u16, Arc<Mutex<Seen>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(Mutex::new(Seen::default()));
@@ -48,37 +74,26 @@ fn server(throttle_first: bool) -> (u16, Arc<Mutex<Seen>>) {
             let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
             let n = {
                 let mut s = log.lock().unwrap();
-                s.requests.push((auth, request));
+                s.requests.push((auth, request.clone()));
                 s.requests.len()
             };
-            let reply = if throttle_first && n == 1 {
-                let b = "{\"error\": {\"message\": \"slow down\"}}";
-                format!(
-                    "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
-                    b.len()
-                )
-            } else {
-                let content = format!(
-                    "Here is a solution.\n\n```python\n{TOY_MODULAR}```\n\nIt predicts the base rate."
-                );
-                let b = serde_json::json!({
-                    "id": "cmpl-1", "object": "chat.completion",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 1200, "completion_tokens": 300}
-                })
-                .to_string();
-                format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
-                    b.len()
-                )
+            let (status, b) = reply(n, &request);
+            let head = match status {
+                200 => "200 OK".to_string(),
+                429 => "429 Too Many Requests\r\nRetry-After: 1".to_string(),
+                s => format!("{s} Error"),
             };
+            let reply = format!(
+                "HTTP/1.1 {head}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
+                b.len()
+            );
             let _ = stream.write_all(reply.as_bytes());
         }
     });
     (port, seen)
 }
 
-fn add_model(ws: &Workspace, port: u16) {
+pub(crate) fn add_model(ws: &Workspace, port: u16) {
     let path = ws.dir.path().join("manifests/models.toml");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(&format!(
@@ -87,7 +102,7 @@ fn add_model(ws: &Workspace, port: u16) {
     std::fs::write(path, text).unwrap();
 }
 
-fn ml2b(ws: &Workspace, args: &[&str]) -> (serde_json::Value, String) {
+pub(crate) fn ml2b(ws: &Workspace, args: &[&str]) -> (serde_json::Value, String) {
     let out = ws.ml2b().env("ML2B_TEST_KEY", KEY).args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
@@ -102,7 +117,7 @@ fn ml2b(ws: &Workspace, args: &[&str]) -> (serde_json::Value, String) {
     (serde_json::from_str(&stdout).unwrap_or_default(), stderr)
 }
 
-fn query(ws: &Workspace, sql: &str) -> serde_json::Value {
+pub(crate) fn query(ws: &Workspace, sql: &str) -> serde_json::Value {
     ml2b(ws, &["--json", "query", sql]).0
 }
 

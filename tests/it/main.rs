@@ -4,6 +4,7 @@
 //! Some tests re-execute this binary as a worker process (see `worker`): the
 //! race and crash tests need several real processes writing one store.
 
+mod aide;
 mod analyze;
 mod baselines;
 mod browser;

@@ -1,4 +1,5 @@
-//! The request cache: a response is never paid for twice.
+//! The request cache: a response is never paid for twice. The same mechanism keeps the AIDE
+//! agent's validation runs (`aide::trial`), under `cache/trials/`.
 //!
 //! Key: blake3 over (provider, endpoint, model id, the responder's identity — a local
 //! model's GGUF blake3 —, the full request as JSON, sample index) in the `KeyHasher`
@@ -6,7 +7,8 @@
 //!
 //! ```text
 //! store/cache/requests/<key hex>   64 hex digits: the response's object hash
-//! store/objects/…                  the response (JSON of `provider::Completion`)
+//! store/cache/trials/<key hex>     64 hex digits: a validation run's object hash
+//! store/objects/…                  the response (JSON of `provider::Completion`), the run
 //! ```
 //! The entry is written atomically after the response object is stored, so an entry
 //! always names a complete object; a damaged or missing object makes the entry a miss.
@@ -37,20 +39,34 @@ pub fn request_key(
     Ok(k.finish())
 }
 
-fn entry(store: &Store, key: &Hash) -> PathBuf {
-    store.root().join("cache/requests").join(key.to_hex())
+/// The requests' cache folder (under `store/cache/`).
+const REQUESTS: &str = "requests";
+
+fn entry(store: &Store, kind: &str, key: &Hash) -> PathBuf {
+    store.root().join("cache").join(kind).join(key.to_hex())
+}
+
+/// The object (hash and bytes) that `kind`'s entry `key` names, if it is complete.
+pub fn lookup_object(store: &Store, kind: &str, key: &Hash) -> Option<(Hash, Vec<u8>)> {
+    let text = std::fs::read_to_string(entry(store, kind, key)).ok()?;
+    let object = text.trim().parse::<Hash>().ok()?;
+    let bytes = store.objects().get(&object).ok()?;
+    Some((object, bytes))
+}
+
+/// Records, atomically, that `kind`'s entry `key` is the (already stored) `object`.
+pub fn record_object(store: &Store, kind: &str, key: &Hash, object: &Hash) -> Result<(), StageError> {
+    let path = entry(store, kind, key);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| LogError::io(dir, e))?;
+    }
+    crate::store::write_atomic(&path, object.to_hex().as_bytes()).map_err(|e| LogError::io(&path, e))?;
+    Ok(())
 }
 
 /// The recorded response of `key`, if any.
 pub fn lookup(store: &Store, key: &Hash) -> Result<Option<Response>, StageError> {
-    let path = entry(store, key);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
-    };
-    let Ok(object) = text.trim().parse::<Hash>() else {
-        return Ok(None);
-    };
-    let Ok(bytes) = store.objects().get(&object) else {
+    let Some((object, bytes)) = lookup_object(store, REQUESTS, key) else {
         return Ok(None);
     };
     let completion: Completion = serde_json::from_slice(&bytes)
@@ -60,11 +76,5 @@ pub fn lookup(store: &Store, key: &Hash) -> Result<Option<Response>, StageError>
 
 /// Records that `key` was answered by `response`.
 pub fn record(store: &Store, key: &Hash, response: &Response) -> Result<(), StageError> {
-    let path = entry(store, key);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| LogError::io(dir, e))?;
-    }
-    crate::store::write_atomic(&path, response.object.to_hex().as_bytes())
-        .map_err(|e| LogError::io(&path, e))?;
-    Ok(())
+    record_object(store, REQUESTS, key, &response.object)
 }

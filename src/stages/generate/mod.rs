@@ -17,6 +17,11 @@
 //!
 //! Only pairs whose translation passed translate-validate are planned, unless forced.
 //!
+//! Agents of the LLM providers: `one-shot`, one request per unit; `aide` ([`aide`]), a tree
+//! search over attempts scored on a validation split, each attempt an event of the
+//! `journal` log, the best attempt the unit's code. A search unit's key covers the agent's
+//! settings, its first request, the split and the sandbox.
+//!
 //! Request cache: an LLM unit's key covers the request's blake3 (provider, endpoint, model
 //! id, the full request and the sample index). The response is stored as an object the
 //! moment it arrives and `store/cache/requests/<request blake3>` names it, so a re-run —
@@ -28,6 +33,7 @@
 //! and the event names it by blake3, so execute runs identical code once however many
 //! languages or seeds produced it.
 
+pub mod aide;
 pub mod cache;
 pub mod extract;
 pub mod local;
@@ -115,6 +121,8 @@ pub enum Unit {
         prompt: Vec<u8>,
         required: &'static [&'static str],
     },
+    /// An AIDE search: many requests, each attempt run on a validation split.
+    Search { body: Generation, search: aide::Search },
 }
 
 /// The stage.
@@ -132,6 +140,8 @@ pub struct Generate {
     pub responder: Responder,
     /// Limits the prompt states (they should match execute's).
     pub limits: prompt::Limits,
+    /// The AIDE agent, for LLM models (`None`: one-shot).
+    pub aide: Option<std::sync::Arc<aide::Aide>>,
 }
 
 impl Generate {
@@ -170,6 +180,7 @@ impl Generate {
             agent: match self.model.provider {
                 Provider::Reference => "reference",
                 Provider::Template => "template",
+                _ if self.aide.is_some() => aide::AGENT,
                 _ => AGENT,
             }
             .into(),
@@ -226,27 +237,61 @@ impl Generate {
         })
     }
 
+    /// What the prompt of (`c`, `language`, `format`) is made from.
+    fn prompt_inputs(&self, c: &Competition, language: &str, format: Format) -> Result<prompt::PromptInputs, StageError> {
+        let task = c
+            .task(language)
+            .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+        Ok(prompt::PromptInputs {
+            language: language.to_string(),
+            mode: mode_of(format),
+            task,
+            output: output_of(&Spec::of(&c.manifest)),
+            limits: self.limits,
+            libraries: prompt::LIBRARIES.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+
+    /// An AIDE search unit, keyed by its first request, settings, split and sandbox.
+    fn search_unit(
+        &self,
+        aide: &aide::Aide,
+        body: Generation,
+        c: &Competition,
+        format: Format,
+    ) -> Result<Planned<Unit>, StageError> {
+        if self.model.provider == Provider::Replay {
+            return Err(StageError::Other(format!(
+                "model `{}`: the aide agent cannot replay another store (its journal is not matched); replay its store's generate events with the one-shot agent, or copy the store",
+                self.model.name
+            )));
+        }
+        let inputs = self.prompt_inputs(c, &body.language, format)?;
+        let first = aide::first_request(self, c, &body, &inputs)?;
+        let first = cache::request_key(&self.model, &self.responder.identity(), &first, body.seed)?;
+        let split = aide.trials.split(c, aide.config.validation_fraction)?;
+        let what = aide.key_params(&first, &split.blake3);
+        let search = aide::Search {
+            key: crate::store::Hash([0; 32]),
+            inputs,
+            format,
+            required: mode_of(format).functions(),
+        };
+        let mut p = planned(what, body, |body| Unit::Search { body, search })?;
+        if let Unit::Search { search, .. } = &mut p.unit {
+            search.key = p.key;
+        }
+        Ok(p)
+    }
+
     fn request_unit(
         &self,
         mut body: Generation,
         c: &Competition,
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
-        let task = c
-            .task(&body.language)
-            .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
-        let mode = match format {
-            Format::Modular => prompt::Mode::Modular,
-            Format::Mono => prompt::Mode::Mono,
-        };
-        let inputs = prompt::PromptInputs {
-            language: body.language.clone(),
-            mode,
-            task,
-            output: output_of(&Spec::of(&c.manifest)),
-            limits: self.limits,
-            libraries: prompt::LIBRARIES.iter().map(|s| s.to_string()).collect(),
-        };
+        let inputs = self.prompt_inputs(c, &body.language, format)?;
+        let mode = inputs.mode;
         let rendered = prompt::render(&inputs).map_err(|e| StageError::Other(crate::error_chain(&e)))?;
         let prompt =
             serde_json::to_vec(&serde_json::json!({"system": rendered.system, "user": rendered.user}))
@@ -278,23 +323,19 @@ impl Generate {
         })
     }
 
-    /// Answers one request: from the cache, or from the provider (then cached).
+    /// Answers one request, cached under `key`: from the cache, or from the provider (then
+    /// cached).
     async fn respond(
         &self,
+        key: &crate::store::Hash,
         body: &Generation,
         request: &provider::ChatRequest,
     ) -> Result<Response, StageError> {
-        let key: crate::store::Hash = body
-            .request_blake3
-            .as_deref()
-            .unwrap_or_default()
-            .parse()
-            .map_err(|_| StageError::Other("a request unit without its key".into()))?;
-        if let Some(cached) = cache::lookup(&self.store, &key)? {
+        if let Some(cached) = cache::lookup(&self.store, key)? {
             return Ok(cached);
         }
         let response = self.responder.respond(&self.store, body, request).await?;
-        cache::record(&self.store, &key, &response)?;
+        cache::record(&self.store, key, &response)?;
         Ok(response)
     }
 }
@@ -338,6 +379,13 @@ pub fn provider_name(p: Provider) -> &'static str {
     }
 }
 
+fn mode_of(format: Format) -> prompt::Mode {
+    match format {
+        Format::Modular => prompt::Mode::Modular,
+        Format::Mono => prompt::Mode::Mono,
+    }
+}
+
 /// The prediction shape the prompt describes, from the harness contract.
 fn output_of(spec: &Spec) -> prompt::Output {
     let kind = match spec.kind {
@@ -370,7 +418,10 @@ impl Stage for Generate {
                     planned.push(match self.model.provider {
                         Provider::Reference => self.reference_unit(body, c, format)?,
                         Provider::Template => self.template_unit(body, c)?,
-                        _ => self.request_unit(body, c, format)?,
+                        _ => match &self.aide {
+                            Some(aide) => self.search_unit(aide, body, c, format)?,
+                            None => self.request_unit(body, c, format)?,
+                        },
                     });
                 }
             }
@@ -395,7 +446,13 @@ impl Stage for Generate {
                 required,
             } => {
                 objects.put(&prompt).map_err(LogError::from)?;
-                let response = self.respond(&body, &request).await?;
+                let key: crate::store::Hash = body
+                    .request_blake3
+                    .as_deref()
+                    .unwrap_or_default()
+                    .parse()
+                    .map_err(|_| StageError::Other("a request unit without its key".into()))?;
+                let response = self.respond(&key, &body, &request).await?;
                 let found = extract::extract_code(&response.completion.text, required);
                 let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
                 body.code_blake3 = code.to_hex();
@@ -413,6 +470,15 @@ impl Stage for Generate {
                     self.model.usd_per_mtok_output,
                 );
                 Ok(body)
+            }
+            Unit::Search { body, search } => {
+                let aide = self.aide.as_ref().ok_or_else(|| StageError::Other("a search unit without its agent".into()))?;
+                let c = self
+                    .translations
+                    .bench
+                    .select(std::slice::from_ref(&body.competition))
+                    .map_err(StageError::Other)?[0];
+                aide::search(self, aide, c, body, search).await
             }
         }
     }

@@ -4,6 +4,7 @@
 //! ```text
 //! stages/generate/system.j2                  role, rules, environment and limits, answer format
 //! stages/generate/user.j2                    task text, submission contract, run(), request
+//! stages/generate/aide.j2                    the AIDE agent's step, appended to the user message
 //! stages/generate/instructions/<code>.toml   flat table: key -> sentence, one per language
 //! ```
 //!
@@ -65,9 +66,11 @@ const LIST_SEPARATOR: &str = "list_separator";
 
 const SYSTEM: &str = "system.j2";
 const USER: &str = "user.j2";
-const TEMPLATES: [(&str, &str); 2] = [
+const AIDE: &str = "aide.j2";
+const TEMPLATES: [(&str, &str); 3] = [
     (SYSTEM, include_str!("../../../stages/generate/system.j2")),
     (USER, include_str!("../../../stages/generate/user.j2")),
+    (AIDE, include_str!("../../../stages/generate/aide.j2")),
 ];
 
 const MONO_SIGNATURES: &str = "\
@@ -179,6 +182,30 @@ pub struct PromptInputs {
     pub libraries: Vec<String>,
 }
 
+/// One step of the AIDE agent, as its prompt shows it (`aide.j2`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AideStep {
+    /// `draft`, `debug` or `improve`.
+    pub stage: String,
+    /// The attempt being fixed or improved.
+    pub code: Option<String>,
+    /// Its run's output (debug).
+    pub output: Option<String>,
+    /// Its validation score (improve), as shown.
+    pub score: Option<String>,
+    /// Whether a higher score is better.
+    pub maximize: bool,
+    /// The earlier good attempts' plans and scores (draft and improve).
+    pub memory: Vec<Remembered>,
+}
+
+/// An earlier good attempt in the AIDE prompt's memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Remembered {
+    pub plan: String,
+    pub score: String,
+}
+
 /// A rendered prompt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prompt {
@@ -231,7 +258,13 @@ pub enum PromptError {
 
 /// Renders the prompt of `inputs` from the embedded templates and instruction tables.
 pub fn render(inputs: &PromptInputs) -> Result<Prompt, PromptError> {
-    render_from(&INSTRUCTIONS, inputs)
+    render_from(&INSTRUCTIONS, inputs, None)
+}
+
+/// The prompt of one AIDE step: [`render`]'s, with the step (`aide.j2`) appended to the
+/// user message.
+pub fn render_aide(inputs: &PromptInputs, step: &AideStep) -> Result<Prompt, PromptError> {
+    render_from(&INSTRUCTIONS, inputs, Some(step))
 }
 
 /// Checks every embedded instruction table against the reference and the templates.
@@ -245,12 +278,16 @@ pub fn check() -> Result<(), PromptError> {
 
 type Table = BTreeMap<String, String>;
 
-fn render_from(files: &[(&str, &str)], inputs: &PromptInputs) -> Result<Prompt, PromptError> {
+fn render_from(
+    files: &[(&str, &str)],
+    inputs: &PromptInputs,
+    aide: Option<&AideStep>,
+) -> Result<Prompt, PromptError> {
     let language = inputs.language.as_str();
     let table = checked_table(files, language)?;
     let env = environment()?;
     check_references(&env, language, &table)?;
-    let context = Value::from_serialize(Context::new(inputs, &table)?);
+    let context = Value::from_serialize(Context::new(inputs, &table, aide)?);
     let render = |template: &'static str| {
         env.get_template(template)
             .and_then(|t| t.render(&context))
@@ -260,9 +297,13 @@ fn render_from(files: &[(&str, &str)], inputs: &PromptInputs) -> Result<Prompt, 
                 source,
             })
     };
+    let mut user = render(USER)?;
+    if aide.is_some() {
+        user = format!("{}\n\n{}", user.trim_end(), render(AIDE)?);
+    }
     Ok(Prompt {
         system: render(SYSTEM)?,
-        user: render(USER)?,
+        user,
     })
 }
 
@@ -420,6 +461,8 @@ struct Context<'a> {
     functions: String,
     signatures: &'static str,
     run_source: &'static str,
+    /// The AIDE step (only `aide.j2` reads it).
+    aide: Option<&'a AideStep>,
 }
 
 #[derive(Serialize)]
@@ -452,7 +495,7 @@ struct LimitsContext {
 }
 
 impl<'a> Context<'a> {
-    fn new(inputs: &'a PromptInputs, table: &'a Table) -> Result<Self, PromptError> {
+    fn new(inputs: &'a PromptInputs, table: &'a Table, aide: Option<&'a AideStep>) -> Result<Self, PromptError> {
         let task = &inputs.task;
         let mode = inputs.mode;
         let separator = table.get(LIST_SEPARATOR).ok_or_else(|| PromptError::MissingKey {
@@ -479,6 +522,7 @@ impl<'a> Context<'a> {
             functions: code_spans(mode.functions().iter().copied(), separator),
             signatures: mode.signatures(),
             run_source: mode.run_source(),
+            aide,
         })
     }
 }
@@ -563,7 +607,7 @@ mod tests {
 
     fn render_edited(files: &[(&'static str, String)], inputs: &PromptInputs) -> Result<Prompt, PromptError> {
         let files: Vec<(&str, &str)> = files.iter().map(|(c, t)| (*c, t.as_str())).collect();
-        render_from(&files, inputs)
+        render_from(&files, inputs, None)
     }
 
     fn without_line(text: &str, prefix: &str) -> String {
@@ -596,6 +640,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn aide_step(stage: &str, maximize: bool, memory: usize) -> AideStep {
+        AideStep {
+            stage: stage.into(),
+            code: (stage != "draft").then(|| "def train(data):\n    return 1".into()),
+            output: (stage == "debug").then(|| "ValueError: boom".into()),
+            score: (stage == "improve").then(|| "0.812500".into()),
+            maximize,
+            memory: (0..memory)
+                .map(|i| Remembered {
+                    plan: format!("plan number {i}"),
+                    score: format!("0.{i}"),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn every_language_renders_every_aide_step_after_the_task() {
+        for language in LANGUAGES {
+            let inputs = inputs(language, Mode::Modular, OutputKind::Values, &["y"]);
+            let plain = render(&inputs).unwrap();
+            for (stage, memory) in [("draft", 0), ("draft", 2), ("debug", 0), ("improve", 1)] {
+                let p = render_aide(&inputs, &aide_step(stage, language == "ja", memory))
+                    .unwrap_or_else(|e| panic!("{language} {stage}: {e:?}"));
+                assert_eq!(p.system, plain.system);
+                assert!(p.user.starts_with(plain.user.trim_end()), "{language} {stage}");
+                let step = &p.user[plain.user.trim_end().len()..];
+                assert!(!step.contains(['{', '}']), "{language} {stage}:\n{step}");
+                assert_eq!(step.contains("def train(data)"), stage != "draft", "{language} {stage}");
+                assert_eq!(step.contains("ValueError: boom"), stage == "debug");
+                assert_eq!(step.contains("0.812500"), stage == "improve");
+                for i in 0..memory {
+                    assert!(step.contains(&format!("plan number {i}")), "{language} {stage}:\n{step}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_improve_step_says_which_way_is_better() {
+        let inputs = english(Mode::Modular);
+        let up = render_aide(&inputs, &aide_step("improve", true, 0)).unwrap();
+        let down = render_aide(&inputs, &aide_step("improve", false, 0)).unwrap();
+        assert!(up.user.contains("scored 0.812500 (higher is better)"), "{}", up.user);
+        assert!(down.user.contains("scored 0.812500 (lower is better)"), "{}", down.user);
     }
 
     #[test]

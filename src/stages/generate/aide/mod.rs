@@ -1,0 +1,461 @@
+//! The `aide` agent: AIDE's tree search over attempts (WecoAI/aideml), one generate unit.
+//!
+//! A search makes up to `steps` attempts. Each step asks the model, in the pair's language,
+//! for a new draft, the fix of a buggy attempt or one improvement of the best one
+//! ([`policy`]; the prompt is the task's with `stages/generate/aide.j2` appended), extracts
+//! the plan and the code, runs the code on the validation split of the public training
+//! data through the execute stage's sandbox and scores it with the competition's metric
+//! ([`trial`]). An attempt is buggy when its run is not `ok` or its predictions cannot be
+//! scored. The best good attempt (ties: the earliest) becomes the unit's submission; with
+//! none good, the last attempt does, and fails honestly in execute.
+//!
+//! Budgets: `steps`, and `time_budget_s` over the *recorded* time of the attempts (the
+//! model's answer time, retries included, plus the validation runs'), so a re-run that
+//! replays everything from the caches stops where the first run stopped. The first attempt
+//! is always made; the one that crosses the budget is the last.
+//!
+//! Where AIDE asks a second model to review each run (`submit_review`: is_bug, summary,
+//! metric), the metric here is measured by ml2b's own grader on the split and the review is
+//! the run's facts, so no score is ever taken from the model's word.
+//!
+//! Every attempt is an event of the `journal` log ([`Attempt`]: AIDE's journal fields), keyed
+//! by (the generate unit's key, step) and committed when the search ends, before the unit's
+//! generate event. Nothing is lost to a crash: the requests and the runs are cached
+//! (`cache/requests/`, `cache/trials/`), so a re-run replays the finished steps without a
+//! call or a run and commits the same events; the log drops keys it already holds.
+
+pub mod policy;
+pub mod trial;
+
+use serde::{Deserialize, Serialize};
+
+use super::prompt::{self, AideStep, PromptInputs, Remembered};
+use super::provider::{ChatRequest, Message};
+use super::{Generate, Generation, StageError, extract};
+use crate::competition::Competition;
+use crate::log::{Event, EventBody, LogError, Provenance, StageLog, unit_key};
+use crate::metrics::grading::Direction;
+use crate::sandbox::Format;
+use crate::store::Hash;
+use policy::{Action, Node};
+use trial::{Trial, Trials};
+
+/// The agent's name in events and on the command line.
+pub const AGENT: &str = "aide";
+
+/// The longest plan kept (characters).
+const PLAN_CHARS: usize = 2000;
+
+/// The search's settings; all of them change results, so all are in the unit key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// Attempts at most.
+    pub steps: u32,
+    /// Recorded seconds at most (see the module docs); the step that crosses it is the last.
+    pub time_budget_s: u64,
+    /// Drafts before any debugging or improving (AIDE's `num_drafts`).
+    pub drafts: u32,
+    /// Probability of debugging a buggy leaf at a step (AIDE's `debug_prob`).
+    pub debug_prob: f64,
+    /// Debug chains deeper than this are abandoned (AIDE's `max_debug_depth`).
+    pub max_debug_depth: u32,
+    /// Share of the public training rows held out for validation.
+    pub validation_fraction: f64,
+}
+
+impl Default for Config {
+    /// AIDE's defaults (`steps 20, num_drafts 5, debug_prob 0.5, max_debug_depth 3`), an
+    /// hour, and a fifth of the rows (AIDE's 5-fold validation holds out a fifth).
+    fn default() -> Self {
+        Self {
+            steps: 20,
+            time_budget_s: 3600,
+            drafts: 5,
+            debug_prob: 0.5,
+            max_debug_depth: 3,
+            validation_fraction: 0.2,
+        }
+    }
+}
+
+/// The agent: its settings and where its attempts run.
+pub struct Aide {
+    pub config: Config,
+    pub trials: Trials,
+}
+
+/// One attempt of a search: an event of the `journal` log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    pub competition: String,
+    pub language: String,
+    pub model: String,
+    pub format: String,
+    pub seed: u32,
+    /// The generate unit this search is (its unit key): `generate.unit_key`.
+    pub search: String,
+    /// This attempt's id: blake3 of (search, step), 32 hex digits.
+    pub node: String,
+    /// The attempt it revised.
+    pub parent: Option<String>,
+    /// 0-based.
+    pub step: u32,
+    /// `draft`, `debug` or `improve`.
+    pub stage: String,
+    pub debug_depth: u32,
+    /// The text before the code in the answer.
+    pub plan: String,
+    pub code_blake3: String,
+    pub prompt_blake3: String,
+    pub request_blake3: String,
+    pub response_blake3: String,
+    pub http_attempts: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+    /// The validation run's `sandbox::Outcome`.
+    pub outcome: String,
+    pub exec_seconds: f64,
+    /// The run's errors and output, trimmed (AIDE's `term_out`).
+    pub term_out: String,
+    pub exc_type: Option<String>,
+    /// The validation score (AIDE's `metric.value`; none when buggy).
+    pub metric: Option<f64>,
+    pub maximize: bool,
+    pub is_buggy: bool,
+    /// The review: what happened, in a sentence (AIDE's `analysis`).
+    pub analysis: String,
+    /// Whether this attempt was the best good one when it was made.
+    pub is_best_so_far: bool,
+    /// Recorded seconds used by the search up to and including this attempt.
+    pub elapsed_seconds: f64,
+    /// The validation split's blake3 (`competition::validation`).
+    pub validation_blake3: String,
+}
+
+impl EventBody for Attempt {
+    const STAGE: &'static str = "journal";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+/// What a search unit carries from planning.
+#[derive(Clone, Debug)]
+pub struct Search {
+    /// The generate unit's key (set once planned).
+    pub key: Hash,
+    pub inputs: PromptInputs,
+    pub format: Format,
+    pub required: &'static [&'static str],
+}
+
+/// An attempt made, as the search keeps it.
+struct Made {
+    node: Node,
+    code: String,
+    plan: String,
+    term_out: String,
+    response: super::responder::Response,
+    prompt_blake3: Hash,
+    request_blake3: Hash,
+    how: extract::How,
+}
+
+impl Aide {
+    /// What the unit key covers besides the pair, model, format and seed: the agent, its
+    /// settings, the first request, the split and the sandbox.
+    pub fn key_params(&self, first_request: &Hash, validation_blake3: &str) -> serde_json::Value {
+        serde_json::json!({
+            "agent": AGENT, "config": self.config, "first_request": first_request.to_hex(),
+            "validation": validation_blake3, "sandbox": self.trials.identity(),
+        })
+    }
+}
+
+/// The first step's request (a draft with an empty journal), for the unit key.
+pub fn first_request(
+    g: &Generate,
+    c: &Competition,
+    body: &Generation,
+    inputs: &PromptInputs,
+) -> Result<ChatRequest, StageError> {
+    request(g, body, inputs, &draft_step(&[], maximizes(c)), 0)
+}
+
+fn maximizes(c: &Competition) -> bool {
+    c.manifest.metric.direction == Direction::Maximize
+}
+
+/// Runs the search of one unit: commits its attempts to the journal and returns the
+/// generate event's body, which names the chosen attempt's code.
+pub async fn search(
+    g: &Generate,
+    aide: &Aide,
+    c: &Competition,
+    mut body: Generation,
+    unit: Search,
+) -> Result<Generation, StageError> {
+    let maximize = maximizes(c);
+    let split = aide.trials.split(c, aide.config.validation_fraction)?;
+    let objects = g.store.objects();
+    let mut made: Vec<Made> = Vec::new();
+    let mut events: Vec<Attempt> = Vec::new();
+    let mut elapsed = 0.0;
+    for step in 0..aide.config.steps {
+        if step > 0 && elapsed >= aide.config.time_budget_s as f64 {
+            break;
+        }
+        let nodes: Vec<Node> = made.iter().map(|m| m.node.clone()).collect();
+        let action = policy::next(&nodes, &aide.config, maximize, body.seed, step);
+        let shown = shown_step(&made, action, maximize);
+        let request = request(g, &body, &unit.inputs, &shown, step)?;
+        let prompt = serde_json::to_vec(&serde_json::json!({
+            "system": request.messages[0].content, "user": request.messages[1].content,
+        }))
+        .map_err(|e| StageError::Other(e.to_string()))?;
+        let prompt_hash = objects.put(&prompt).map_err(LogError::from)?;
+        let key = super::cache::request_key(&g.model, &g.responder.identity(), &request, body.seed)?;
+        let response = g.respond(&key, &body, &request).await?;
+        let text = &response.completion.text;
+        let found = extract::extract_code(text, unit.required);
+        let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
+        let run = aide.trials.run(&g.store, c, unit.format, &code, &split).await?;
+        elapsed += answer_seconds(&response) + run.wall_seconds;
+        let node = Node {
+            parent: action.parent(),
+            is_buggy: run.score.is_none(),
+            metric: run.score,
+        };
+        let plan = plan_of(text);
+        made.push(Made {
+            node,
+            code: found.code,
+            plan: plan.clone(),
+            term_out: run.term_out.clone(),
+            response: response.clone(),
+            prompt_blake3: prompt_hash,
+            request_blake3: key,
+            how: found.how,
+        });
+        let nodes: Vec<Node> = made.iter().map(|m| m.node.clone()).collect();
+        let attempt = Attempt {
+            competition: body.competition.clone(),
+            language: body.language.clone(),
+            model: body.model.clone(),
+            format: body.format.clone(),
+            seed: body.seed,
+            search: unit.key.to_hex(),
+            node: node_id(&unit.key, step),
+            parent: action.parent().map(|p| node_id(&unit.key, p as u32)),
+            step,
+            stage: action.stage().into(),
+            debug_depth: policy::debug_depth(&nodes, step as usize),
+            plan,
+            code_blake3: code.to_hex(),
+            prompt_blake3: prompt_hash.to_hex(),
+            request_blake3: key.to_hex(),
+            response_blake3: response.object.to_hex(),
+            http_attempts: response.completion.attempts.len() as u32,
+            input_tokens: response.completion.input_tokens,
+            output_tokens: response.completion.output_tokens,
+            cost_usd: cost(g, &response),
+            analysis: analysis(&run),
+            outcome: run.outcome,
+            exec_seconds: run.wall_seconds,
+            term_out: run.term_out,
+            exc_type: run.exc_type,
+            metric: run.score,
+            maximize,
+            is_buggy: run.score.is_none(),
+            is_best_so_far: policy::best(&nodes, maximize) == Some(step as usize),
+            elapsed_seconds: elapsed,
+            validation_blake3: split.blake3.clone(),
+        };
+        events.push(attempt);
+    }
+    let nodes: Vec<Node> = made.iter().map(|m| m.node.clone()).collect();
+    let chosen = policy::best(&nodes, maximize)
+        .or(made.len().checked_sub(1))
+        .ok_or_else(|| StageError::Other("the search made no attempt (steps or time budget 0)".into()))?;
+    commit_journal(g, &unit.key, events)?;
+    let best = &made[chosen];
+    let attempts = totals(&made, g);
+    body.code_blake3 = blake3::hash(best.code.as_bytes()).to_hex().to_string();
+    body.code_bytes = best.code.len() as u64;
+    body.prompt_blake3 = Some(best.prompt_blake3.to_hex());
+    body.request_blake3 = Some(best.request_blake3.to_hex());
+    body.response_blake3 = Some(best.response.object.to_hex());
+    body.extraction = serde_json::to_string(&best.how).ok();
+    body.finish_reason = best.response.completion.finish_reason.clone();
+    body.attempts = attempts.http;
+    body.input_tokens = attempts.input;
+    body.output_tokens = attempts.output;
+    body.cost_usd = attempts.cost;
+    Ok(body)
+}
+
+/// Totals over every attempt of a search (a search costs all its steps).
+struct Totals {
+    http: u32,
+    input: u64,
+    output: u64,
+    cost: f64,
+}
+
+fn totals(made: &[Made], g: &Generate) -> Totals {
+    let mut t = Totals {
+        http: 0,
+        input: 0,
+        output: 0,
+        cost: 0.0,
+    };
+    for m in made {
+        let c = &m.response.completion;
+        t.http += c.attempts.len() as u32;
+        t.input += c.input_tokens;
+        t.output += c.output_tokens;
+        t.cost += cost(g, &m.response);
+    }
+    t
+}
+
+fn cost(g: &Generate, r: &super::responder::Response) -> f64 {
+    super::provider::cost_usd(
+        r.completion.input_tokens,
+        r.completion.output_tokens,
+        g.model.usd_per_mtok_input,
+        g.model.usd_per_mtok_output,
+    )
+}
+
+/// What the prompt shows for `action`.
+fn shown_step(made: &[Made], action: Action, maximize: bool) -> AideStep {
+    match action {
+        Action::Draft => draft_step(made, maximize),
+        Action::Debug(i) => AideStep {
+            stage: "debug".into(),
+            code: Some(made[i].code.clone()),
+            output: Some(made[i].term_out.clone()),
+            score: None,
+            maximize,
+            memory: Vec::new(),
+        },
+        Action::Improve(i) => AideStep {
+            stage: "improve".into(),
+            code: Some(made[i].code.clone()),
+            output: None,
+            score: made[i].node.metric.map(shown_score),
+            maximize,
+            memory: memory(made),
+        },
+    }
+}
+
+fn draft_step(made: &[Made], maximize: bool) -> AideStep {
+    AideStep {
+        stage: "draft".into(),
+        code: None,
+        output: None,
+        score: None,
+        maximize,
+        memory: memory(made),
+    }
+}
+
+/// AIDE's memory: the good attempts' plans and scores, in journal order.
+fn memory(made: &[Made]) -> Vec<Remembered> {
+    made.iter()
+        .filter_map(|m| {
+            let score = m.node.metric.filter(|_| !m.node.is_buggy)?;
+            Some(Remembered {
+                plan: if m.plan.is_empty() { "-".into() } else { m.plan.replace('\n', " ") },
+                score: shown_score(score),
+            })
+        })
+        .collect()
+}
+
+fn shown_score(score: f64) -> String {
+    format!("{score:.6}")
+}
+
+/// The chat request of one step. Its `seed` is (sample seed, step), so two steps with the
+/// same prompt (two drafts before any attempt is good) are two samples, not one.
+fn request(
+    g: &Generate,
+    body: &Generation,
+    inputs: &PromptInputs,
+    step: &AideStep,
+    index: u32,
+) -> Result<ChatRequest, StageError> {
+    let rendered = prompt::render_aide(inputs, step).map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+    Ok(ChatRequest {
+        model: g.model.model.clone(),
+        messages: vec![
+            Message {
+                role: "system".into(),
+                content: rendered.system,
+            },
+            Message {
+                role: "user".into(),
+                content: rendered.user,
+            },
+        ],
+        temperature: super::TEMPERATURE,
+        seed: Some((u64::from(body.seed) << 32) | u64::from(index)),
+        max_tokens: g.model.max_tokens.unwrap_or(super::MAX_TOKENS),
+    })
+}
+
+/// The recorded time of an answer: every HTTP attempt and the waits between them.
+fn answer_seconds(r: &super::responder::Response) -> f64 {
+    let ms: u64 = r
+        .completion
+        .attempts
+        .iter()
+        .map(|a| a.duration_ms + a.backoff_ms.unwrap_or(0))
+        .sum();
+    ms as f64 / 1000.0
+}
+
+/// The plan: the answer's text before its first fence (AIDE's `extract_text_up_to_code`).
+pub fn plan_of(text: &str) -> String {
+    let before = text.split("```").next().unwrap_or_default().trim();
+    before.chars().take(PLAN_CHARS).collect()
+}
+
+/// The review of a run, in one sentence.
+fn analysis(run: &Trial) -> String {
+    match (run.score, &run.reason) {
+        (Some(score), _) => format!("The run ended ok; validation score {score}."),
+        (None, Some(reason)) => match &run.exc_type {
+            Some(exc) => format!("Buggy: {reason} ({exc})."),
+            None => format!("Buggy: {reason}."),
+        },
+        (None, None) => format!("Buggy: the run ended {}.", run.outcome),
+    }
+}
+
+/// An attempt's id: blake3 of (search key, step), 32 hex digits.
+fn node_id(search: &Hash, step: u32) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"ml2b aide node v1");
+    h.update(&search.0);
+    h.update(&step.to_le_bytes());
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// Commits a search's attempts to the `journal` log (keys it holds already are dropped).
+fn commit_journal(g: &Generate, search: &Hash, attempts: Vec<Attempt>) -> Result<(), StageError> {
+    let log = StageLog::new(&g.store, Attempt::STAGE)?;
+    let events = attempts
+        .into_iter()
+        .map(|a| {
+            let key = unit_key(Attempt::STAGE, Attempt::SCHEMA_VERSION, &[], &(search.to_hex(), a.step))?;
+            let ms = ((a.exec_seconds) * 1000.0) as u64;
+            Event::new(key, Vec::new(), a, Provenance::now(ms))
+        })
+        .collect::<Result<Vec<_>, LogError>>()?;
+    let mut view = log.view()?;
+    log.commit(&mut view, events, None)?;
+    Ok(())
+}

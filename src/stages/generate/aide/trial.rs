@@ -1,0 +1,216 @@
+//! Running one AIDE attempt on the validation split and scoring it.
+//!
+//! An attempt's code runs through the execute stage's sandbox ([`Backend`], the same harness,
+//! requirements and limits) with the validation split (`competition::validation`) as its
+//! public folder, so it never sees the held-out features; its predictions are scored with
+//! the competition's metric against the split's answers, by the grader.
+//!
+//! A run is a fact like an LLM response: it is recorded once and reused. Its [`Trial`] is
+//! stored as an object and `store/cache/trials/<key>` names it (see `super::super::cache`),
+//! the key covering the code, the format, the split's blake3 and the sandbox's identity. So a
+//! search that is run again — after a crash, say — replays the same runs, and makes the same
+//! choices, without executing anything.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::super::cache;
+use crate::competition::Competition;
+use crate::competition::contract::Spec;
+use crate::competition::validation::{self, Validation};
+use crate::log::LogError;
+use crate::metrics::grading::{Score, score_files_with};
+use crate::sandbox::{Backend, Format, Job, Limits, assets};
+use crate::stages::StageError;
+use crate::store::{Hash, KeyHasher, Store};
+
+/// The cache folder of validation runs.
+const TRIALS: &str = "trials";
+
+/// The most output an attempt shows the model when it failed (AIDE trims to about 5,000).
+const TERM_OUT_BYTES: usize = 5000;
+
+/// What one validation run gave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    /// A `sandbox::Outcome` name.
+    pub outcome: String,
+    pub wall_seconds: f64,
+    /// Errors, tracebacks and output of the run, trimmed, as the model is shown them.
+    pub term_out: String,
+    /// The exception's class name, when the code raised one.
+    pub exc_type: Option<String>,
+    /// The validation score, when the run is ok and its predictions are valid.
+    pub score: Option<f64>,
+    /// Why there is no score.
+    pub reason: Option<String>,
+    pub predictions_blake3: Option<String>,
+}
+
+/// Runs attempts in one sandbox, `jobs` at once whatever the number of searches, and keeps
+/// each competition's validation split.
+pub struct Trials {
+    backend: Arc<dyn Backend>,
+    python: PathBuf,
+    limits: Limits,
+    jobs: tokio::sync::Semaphore,
+    scratch: tempfile::TempDir,
+    splits: Mutex<HashMap<(String, u64), Arc<Validation>>>,
+}
+
+impl Trials {
+    pub fn new(backend: Arc<dyn Backend>, python: PathBuf, limits: Limits, jobs: usize) -> std::io::Result<Self> {
+        Ok(Self {
+            backend,
+            python,
+            limits,
+            jobs: tokio::sync::Semaphore::new(jobs.max(1)),
+            scratch: tempfile::tempdir()?,
+            splits: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// What makes runs differ besides the code and the data, for unit keys.
+    pub fn identity(&self) -> serde_json::Value {
+        serde_json::json!({
+            "backend": self.backend.name(), "image": self.backend.image(),
+            "harness": assets::hash(assets::HARNESS), "requirements": assets::hash(assets::REQUIREMENTS),
+            "limits": self.limits,
+        })
+    }
+
+    /// `c`'s validation split holding out `fraction`, written once per stage.
+    pub fn split(&self, c: &Competition, fraction: f64) -> Result<Arc<Validation>, StageError> {
+        let mut splits = self.splits.lock().expect("split lock");
+        let key = (c.id().to_string(), fraction.to_bits());
+        if let Some(v) = splits.get(&key) {
+            return Ok(v.clone());
+        }
+        let dir = self.scratch.path().join(format!("{}-{}", c.id(), splits.len()));
+        let v = validation::write(c, fraction, &dir)
+            .map_err(|e| StageError::Other(format!("validation split of {}: {}", c.id(), crate::error_chain(&e))))?;
+        let v = Arc::new(v);
+        splits.insert(key, v.clone());
+        Ok(v)
+    }
+
+    /// The run of `code` on `split`: recorded, or made now (then recorded).
+    pub async fn run(
+        &self,
+        store: &Store,
+        c: &Competition,
+        format: Format,
+        code: &Hash,
+        split: &Validation,
+    ) -> Result<Trial, StageError> {
+        let key = self.key(format, code, split)?;
+        if let Some((object, bytes)) = cache::lookup_object(store, TRIALS, &key) {
+            return serde_json::from_slice(&bytes)
+                .map_err(|e| StageError::Other(format!("recorded validation run {object}: {e}")));
+        }
+        let trial = self.execute(store, c, format, code, split).await?;
+        let json = serde_json::to_vec(&trial).map_err(|e| StageError::Other(e.to_string()))?;
+        let object = store.objects().put(&json).map_err(LogError::from)?;
+        cache::record_object(store, TRIALS, &key, &object)?;
+        Ok(trial)
+    }
+
+    fn key(&self, format: Format, code: &Hash, split: &Validation) -> Result<Hash, StageError> {
+        let mut k = KeyHasher::new("ml2b aide trial v1");
+        k.str(format.harness_mode()).str(&code.to_hex()).str(&split.blake3);
+        k.json(&self.identity()).map_err(|e| StageError::Other(e.to_string()))?;
+        Ok(k.finish())
+    }
+
+    async fn execute(
+        &self,
+        store: &Store,
+        c: &Competition,
+        format: Format,
+        code: &Hash,
+        split: &Validation,
+    ) -> Result<Trial, StageError> {
+        let fail = |m: String| StageError::Other(format!("validation run of {}: {m}", c.id()));
+        let bytes = store.objects().get(code).map_err(LogError::from)?;
+        let scratch = tempfile::tempdir().map_err(|e| fail(e.to_string()))?;
+        let code_path = scratch.path().join("code.py");
+        std::fs::write(&code_path, &bytes).map_err(|e| fail(e.to_string()))?;
+        let out_dir = scratch.path().join("out");
+        std::fs::create_dir(&out_dir).map_err(|e| fail(e.to_string()))?;
+        let job = Job {
+            python: self.python.clone(),
+            harness: assets::materialize("harness.py", assets::HARNESS).map_err(|e| fail(e.to_string()))?,
+            code: code_path,
+            format,
+            public_dir: split.dir.clone(),
+            spec: Spec::of(&c.manifest),
+            limits: self.limits.clone(),
+        };
+        let backend = self.backend.clone();
+        let _permit = self.jobs.acquire().await.map_err(|e| fail(e.to_string()))?;
+        let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
+            .await
+            .map_err(|e| fail(e.to_string()))?
+            .map_err(|e| fail(crate::error_chain(&e)))?;
+        let outcome = serde_json::to_value(run.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let mut trial = Trial {
+            outcome,
+            wall_seconds: run.wall_seconds,
+            term_out: term_out(&run),
+            exc_type: run.result["exception"].as_str().map(String::from),
+            score: None,
+            reason: None,
+            predictions_blake3: None,
+        };
+        let Some(predictions) = run.predictions.filter(|_| trial.outcome == "ok") else {
+            trial.reason = Some(format!("the run ended {}", trial.outcome));
+            return Ok(trial);
+        };
+        let bytes = std::fs::read(&predictions).map_err(|e| fail(e.to_string()))?;
+        trial.predictions_blake3 = Some(store.objects().put(&bytes).map_err(LogError::from)?.to_hex());
+        let score = score_files_with(&c.manifest.metric.name, &split.answers(), &predictions, &c.grade_options())
+            .map_err(|e| fail(crate::error_chain(&e)))?;
+        match score {
+            Score::Valid { score, .. } => trial.score = Some(score),
+            Score::Invalid { reason } => {
+                trial.reason = Some(reason.to_string());
+                trial.term_out = trim(&format!("{}\nThe predictions are invalid: {reason}", trial.term_out));
+            }
+        }
+        Ok(trial)
+    }
+}
+
+/// What the model is shown of a run: the harness's tracebacks and errors, the backend's
+/// detail, then the tail of the code's own output (or, with nothing else, of stderr).
+fn term_out(run: &crate::sandbox::Execution) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for key in ["tracebacks", "errors"] {
+        if let Some(items) = run.result[key].as_array() {
+            parts.extend(items.iter().filter_map(|v| v.as_str()).map(String::from));
+        }
+    }
+    if let Some(detail) = &run.detail {
+        parts.push(detail.clone());
+    }
+    let stdout = run.stdout_tail.trim();
+    // An ok run prints the harness's result there; a failed one, only the code's output.
+    if !stdout.is_empty() && run.result.get("success") != Some(&serde_json::Value::Bool(true)) {
+        parts.push(stdout.to_string());
+    }
+    if parts.is_empty() && !run.stderr_tail.trim().is_empty() {
+        parts.push(run.stderr_tail.trim().to_string());
+    }
+    trim(&parts.join("\n"))
+}
+
+/// The last [`TERM_OUT_BYTES`] of `text`.
+fn trim(text: &str) -> String {
+    crate::sandbox::tail(text.as_bytes(), TERM_OUT_BYTES)
+}
