@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use super::{ExitStatus, ProgressReporter, runtime};
+use crate::cli::Agent;
 use crate::cli::{
     AnalyzeArgs, ExecuteArgs, GenerateArgs, GradeArgs, StageArgs, StageCommand, TranslateValidateArgs,
 };
@@ -22,7 +23,6 @@ use crate::sandbox::{Format, Limits};
 use crate::settings::GlobalSettings;
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::{Execute, Execution};
-use crate::cli::Agent;
 use crate::stages::generate::Generate;
 use crate::stages::generate::aide::{self, Aide};
 use crate::stages::generate::provider::is_floating_alias;

@@ -71,7 +71,10 @@ pub fn write(c: &Competition, fraction: f64, dir: &Path) -> Result<Validation, P
         .copied()
         .filter(|i| !targets.contains(i) && Some(*i) != weight)
         .collect();
-    let answers: Vec<usize> = std::iter::once(id).chain(targets.iter().copied()).chain(weight).collect();
+    let answers: Vec<usize> = std::iter::once(id)
+        .chain(targets.iter().copied())
+        .chain(weight)
+        .collect();
     let files = [
         ("train.csv", rows(&table, &kept, &all)),
         ("test.csv", rows(&table, &held, &features)),
@@ -100,7 +103,8 @@ fn rows(table: &Table, rows: &[usize], cols: &[usize]) -> Vec<u8> {
     w.write_record(cols.iter().map(|&c| table.header[c].as_str()))
         .expect("memory");
     for &r in rows {
-        w.write_record(cols.iter().map(|&c| &table.rows[r][c])).expect("memory");
+        w.write_record(cols.iter().map(|&c| &table.rows[r][c]))
+            .expect("memory");
     }
     finish(w)
 }
@@ -119,7 +123,10 @@ mod tests {
     fn read(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
         let mut r = csv::Reader::from_path(path).unwrap();
         let header = r.headers().unwrap().iter().map(String::from).collect();
-        let rows = r.records().map(|x| x.unwrap().iter().map(String::from).collect()).collect();
+        let rows = r
+            .records()
+            .map(|x| x.unwrap().iter().map(String::from).collect())
+            .collect();
         (header, rows)
     }
 

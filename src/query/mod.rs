@@ -127,7 +127,10 @@ fn pipeline_schemas() -> Result<Vec<(&'static str, arrow::datatypes::Schema)>, L
             schema::<translate_validate::TranslationCheck>()?,
         ),
         (generate::Generation::STAGE, schema::<generate::Generation>()?),
-        (generate::aide::Attempt::STAGE, schema::<generate::aide::Attempt>()?),
+        (
+            generate::aide::Attempt::STAGE,
+            schema::<generate::aide::Attempt>()?,
+        ),
         (execute::Execution::STAGE, schema::<execute::Execution>()?),
         (grade::Grade::STAGE, schema::<grade::Grade>()?),
         (analyze::Analysis::STAGE, schema::<analyze::Analysis>()?),

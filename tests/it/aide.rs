@@ -71,10 +71,10 @@ fn scripted(fail_step: Arc<Mutex<Option<u64>>>) -> (u16, Arc<Mutex<Seen>>) {
 fn best_of(rows: &[serde_json::Value]) -> usize {
     let mut best: Option<(usize, f64)> = None;
     for (i, r) in rows.iter().enumerate() {
-        if let Some(m) = r["metric"].as_f64() {
-            if best.is_none_or(|(_, b)| m > b) {
-                best = Some((i, m));
-            }
+        if let Some(m) = r["metric"].as_f64()
+            && best.is_none_or(|(_, b)| m > b)
+        {
+            best = Some((i, m));
         }
     }
     best.unwrap().0
@@ -88,7 +88,12 @@ fn workspace(port: u16) -> Workspace {
 }
 
 fn generate(ws: &Workspace, extra: &[&str]) -> serde_json::Value {
-    let args = [&["--json", "stage", "generate", "--language", "en"][..], &SEARCH, extra].concat();
+    let args = [
+        &["--json", "stage", "generate", "--language", "en"][..],
+        &SEARCH,
+        extra,
+    ]
+    .concat();
     ml2b(ws, &args).0
 }
 
@@ -121,10 +126,16 @@ fn the_search_drafts_debugs_improves_and_submits_the_best_attempt() {
     assert_eq!(rows[2]["parent"], rows[0]["node"], "the debug revises draft 0");
     assert_eq!(rows[2]["debug_depth"], 1);
     assert_eq!(rows[1]["metric"], 0.5, "a constant has AUC 0.5: {j}");
-    assert_eq!(rows[2]["plan"], "The draft raised in train; score rows by x instead.");
+    assert_eq!(
+        rows[2]["plan"],
+        "The draft raised in train; score rows by x instead."
+    );
     let by_x = rows[2]["metric"].as_f64().unwrap();
     let by_minus_x = rows[3]["metric"].as_f64().unwrap();
-    assert!((by_x + by_minus_x - 1.0).abs() < 1e-12, "AUC of -x is 1 - AUC of x: {j}");
+    assert!(
+        (by_x + by_minus_x - 1.0).abs() < 1e-12,
+        "AUC of -x is 1 - AUC of x: {j}"
+    );
     // Each improvement revises the best attempt before it (the earliest of equals).
     assert_eq!(rows[3]["parent"], rows[best_of(&rows[..3])]["node"], "{j}");
     assert_eq!(rows[4]["parent"], rows[best_of(&rows[..4])]["node"], "{j}");
@@ -138,11 +149,17 @@ fn the_search_drafts_debugs_improves_and_submits_the_best_attempt() {
     {
         let s = seen.lock().unwrap();
         let debug = user(&s.requests[2].1);
-        assert!(debug.contains("ValueError: boom: no model"), "the run's error is shown:\n{debug}");
+        assert!(
+            debug.contains("ValueError: boom: no model"),
+            "the run's error is shown:\n{debug}"
+        );
         assert!(debug.contains("raise ValueError"), "with the buggy code");
         let improve = user(&s.requests[3].1);
         assert!(improve.contains("## Earlier attempts"), "{improve}");
-        assert!(improve.contains("Predict the base rate of yes. (validation score: 0.500000)"), "{improve}");
+        assert!(
+            improve.contains("Predict the base rate of yes. (validation score: 0.500000)"),
+            "{improve}"
+        );
     }
 
     // The submission is the best attempt's code, and the unit's costs are the search's.
@@ -174,7 +191,11 @@ fn the_search_drafts_debugs_improves_and_submits_the_best_attempt() {
     let replayed = generate(&ws, &[]);
     assert_eq!(replayed["summary"]["ran"], 1);
     assert_eq!(ids(), before, "bit-identical journal events");
-    assert_eq!(seen.lock().unwrap().requests.len(), 5, "answered from the request cache");
+    assert_eq!(
+        seen.lock().unwrap().requests.len(),
+        5,
+        "answered from the request cache"
+    );
 }
 
 #[test]
@@ -183,15 +204,41 @@ fn a_search_that_fails_midway_resumes_without_asking_again_and_ends_as_an_uninte
     let (port, seen) = scripted(fail.clone());
     let ws = workspace(port);
     let args = [&["--json", "stage", "generate", "--language", "en"][..], &SEARCH].concat();
-    let out = ws.ml2b().env("ML2B_TEST_KEY", crate::generate::KEY).args(&args).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(query(&ws, "SELECT count(*) AS n FROM journal")[0]["n"], 0, "nothing committed");
-    let asked: Vec<u64> = seen.lock().unwrap().requests.iter().map(|(_, r)| step_of(r)).collect();
+    let out = ws
+        .ml2b()
+        .env("ML2B_TEST_KEY", crate::generate::KEY)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        query(&ws, "SELECT count(*) AS n FROM journal")[0]["n"],
+        0,
+        "nothing committed"
+    );
+    let asked: Vec<u64> = seen
+        .lock()
+        .unwrap()
+        .requests
+        .iter()
+        .map(|(_, r)| step_of(r))
+        .collect();
     assert_eq!(asked, [0, 1, 2, 3]);
 
     *fail.lock().unwrap() = None;
     generate(&ws, &[]);
-    let asked: Vec<u64> = seen.lock().unwrap().requests.iter().map(|(_, r)| step_of(r)).collect();
+    let asked: Vec<u64> = seen
+        .lock()
+        .unwrap()
+        .requests
+        .iter()
+        .map(|(_, r)| step_of(r))
+        .collect();
     assert_eq!(asked, [0, 1, 2, 3, 3, 4], "steps 0-2 came from the cache");
 
     // The same search in a fresh store, uninterrupted, takes the same path to the same code
@@ -219,9 +266,15 @@ fn the_time_budget_stops_the_search_after_the_step_that_crosses_it() {
     let rows = query(&ws, "SELECT step, elapsed_seconds FROM journal ORDER BY step");
     let rows = rows.as_array().unwrap();
     assert!(!rows.is_empty());
-    let elapsed: Vec<f64> = rows.iter().map(|r| r["elapsed_seconds"].as_f64().unwrap()).collect();
+    let elapsed: Vec<f64> = rows
+        .iter()
+        .map(|r| r["elapsed_seconds"].as_f64().unwrap())
+        .collect();
     // Each step starts under the budget; the search ends at the budget or at 5 steps.
-    assert!(elapsed[..elapsed.len() - 1].iter().all(|&e| e < 1.0), "{elapsed:?}");
+    assert!(
+        elapsed[..elapsed.len() - 1].iter().all(|&e| e < 1.0),
+        "{elapsed:?}"
+    );
     assert!(rows.len() == 5 || *elapsed.last().unwrap() >= 1.0, "{elapsed:?}");
     assert!(elapsed.windows(2).all(|w| w[0] < w[1]));
 }
@@ -231,7 +284,9 @@ fn a_replay_model_is_refused_by_the_aide_agent_with_the_reason() {
     let ws = toy();
     let path = ws.dir.path().join("manifests/models.toml");
     let mut text = std::fs::read_to_string(&path).unwrap();
-    text.push_str("\n[[model]]\nname = \"again\"\nprovider = \"replay\"\nmodel = \"fake\"\nstore = \"elsewhere\"\n");
+    text.push_str(
+        "\n[[model]]\nname = \"again\"\nprovider = \"replay\"\nmodel = \"fake\"\nstore = \"elsewhere\"\n",
+    );
     std::fs::write(path, text).unwrap();
     ml2b(&ws, &["stage", "translate-validate"]);
     let out = ws

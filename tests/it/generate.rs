@@ -25,7 +25,8 @@ fn server(throttle_first: bool) -> (u16, Arc<Mutex<Seen>>) {
         if throttle_first && n == 1 {
             (429, "{\"error\": {\"message\": \"slow down\"}}".into())
         } else {
-            let content = format!("Here is a solution.\n\n```python\n{TOY_MODULAR}```\n\nIt predicts the base rate.");
+            let content =
+                format!("Here is a solution.\n\n```python\n{TOY_MODULAR}```\n\nIt predicts the base rate.");
             (200, completion(&content))
         }
     })

@@ -238,7 +238,12 @@ impl Generate {
     }
 
     /// What the prompt of (`c`, `language`, `format`) is made from.
-    fn prompt_inputs(&self, c: &Competition, language: &str, format: Format) -> Result<prompt::PromptInputs, StageError> {
+    fn prompt_inputs(
+        &self,
+        c: &Competition,
+        language: &str,
+        format: Format,
+    ) -> Result<prompt::PromptInputs, StageError> {
         let task = c
             .task(language)
             .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
@@ -472,7 +477,10 @@ impl Stage for Generate {
                 Ok(body)
             }
             Unit::Search { body, search } => {
-                let aide = self.aide.as_ref().ok_or_else(|| StageError::Other("a search unit without its agent".into()))?;
+                let aide = self
+                    .aide
+                    .as_ref()
+                    .ok_or_else(|| StageError::Other("a search unit without its agent".into()))?;
                 let c = self
                     .translations
                     .bench

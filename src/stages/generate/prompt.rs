@@ -495,7 +495,11 @@ struct LimitsContext {
 }
 
 impl<'a> Context<'a> {
-    fn new(inputs: &'a PromptInputs, table: &'a Table, aide: Option<&'a AideStep>) -> Result<Self, PromptError> {
+    fn new(
+        inputs: &'a PromptInputs,
+        table: &'a Table,
+        aide: Option<&'a AideStep>,
+    ) -> Result<Self, PromptError> {
         let task = &inputs.task;
         let mode = inputs.mode;
         let separator = table.get(LIST_SEPARATOR).ok_or_else(|| PromptError::MissingKey {
@@ -670,11 +674,18 @@ mod tests {
                 assert!(p.user.starts_with(plain.user.trim_end()), "{language} {stage}");
                 let step = &p.user[plain.user.trim_end().len()..];
                 assert!(!step.contains(['{', '}']), "{language} {stage}:\n{step}");
-                assert_eq!(step.contains("def train(data)"), stage != "draft", "{language} {stage}");
+                assert_eq!(
+                    step.contains("def train(data)"),
+                    stage != "draft",
+                    "{language} {stage}"
+                );
                 assert_eq!(step.contains("ValueError: boom"), stage == "debug");
                 assert_eq!(step.contains("0.812500"), stage == "improve");
                 for i in 0..memory {
-                    assert!(step.contains(&format!("plan number {i}")), "{language} {stage}:\n{step}");
+                    assert!(
+                        step.contains(&format!("plan number {i}")),
+                        "{language} {stage}:\n{step}"
+                    );
                 }
             }
         }
@@ -685,8 +696,16 @@ mod tests {
         let inputs = english(Mode::Modular);
         let up = render_aide(&inputs, &aide_step("improve", true, 0)).unwrap();
         let down = render_aide(&inputs, &aide_step("improve", false, 0)).unwrap();
-        assert!(up.user.contains("scored 0.812500 (higher is better)"), "{}", up.user);
-        assert!(down.user.contains("scored 0.812500 (lower is better)"), "{}", down.user);
+        assert!(
+            up.user.contains("scored 0.812500 (higher is better)"),
+            "{}",
+            up.user
+        );
+        assert!(
+            down.user.contains("scored 0.812500 (lower is better)"),
+            "{}",
+            down.user
+        );
     }
 
     #[test]

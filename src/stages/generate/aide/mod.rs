@@ -367,7 +367,11 @@ fn memory(made: &[Made]) -> Vec<Remembered> {
         .filter_map(|m| {
             let score = m.node.metric.filter(|_| !m.node.is_buggy)?;
             Some(Remembered {
-                plan: if m.plan.is_empty() { "-".into() } else { m.plan.replace('\n', " ") },
+                plan: if m.plan.is_empty() {
+                    "-".into()
+                } else {
+                    m.plan.replace('\n', " ")
+                },
                 score: shown_score(score),
             })
         })
@@ -387,7 +391,8 @@ fn request(
     step: &AideStep,
     index: u32,
 ) -> Result<ChatRequest, StageError> {
-    let rendered = prompt::render_aide(inputs, step).map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+    let rendered =
+        prompt::render_aide(inputs, step).map_err(|e| StageError::Other(crate::error_chain(&e)))?;
     Ok(ChatRequest {
         model: g.model.model.clone(),
         messages: vec![
@@ -450,7 +455,12 @@ fn commit_journal(g: &Generate, search: &Hash, attempts: Vec<Attempt>) -> Result
     let events = attempts
         .into_iter()
         .map(|a| {
-            let key = unit_key(Attempt::STAGE, Attempt::SCHEMA_VERSION, &[], &(search.to_hex(), a.step))?;
+            let key = unit_key(
+                Attempt::STAGE,
+                Attempt::SCHEMA_VERSION,
+                &[],
+                &(search.to_hex(), a.step),
+            )?;
             let ms = ((a.exec_seconds) * 1000.0) as u64;
             Event::new(key, Vec::new(), a, Provenance::now(ms))
         })

@@ -59,7 +59,9 @@ pub fn next(nodes: &[Node], config: &Config, maximize: bool, seed: u32, step: u3
     }
     if draw(seed, step, b"debug") < config.debug_prob {
         let debuggable: Vec<usize> = (0..nodes.len())
-            .filter(|&i| nodes[i].is_buggy && is_leaf(nodes, i) && debug_depth(nodes, i) <= config.max_debug_depth)
+            .filter(|&i| {
+                nodes[i].is_buggy && is_leaf(nodes, i) && debug_depth(nodes, i) <= config.max_debug_depth
+            })
             .collect();
         if !debuggable.is_empty() {
             let pick = (pick(seed, step, b"leaf") % debuggable.len() as u64) as usize;
@@ -76,7 +78,9 @@ pub fn next(nodes: &[Node], config: &Config, maximize: bool, seed: u32, step: u3
 pub fn best(nodes: &[Node], maximize: bool) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, n) in nodes.iter().enumerate() {
-        let Some(m) = n.metric.filter(|_| !n.is_buggy) else { continue };
+        let Some(m) = n.metric.filter(|_| !n.is_buggy) else {
+            continue;
+        };
         let better = match best {
             None => true,
             Some((_, b)) if maximize => m > b,
@@ -155,17 +159,18 @@ mod tests {
         // 0 buggy draft, 1 debugs it (still buggy, depth 1), 2 debugs 1 (depth 2 > max 1).
         let nodes = [node(None, None), node(Some(0), None), node(Some(1), None)];
         assert_eq!(debug_depth(&nodes, 2), 2);
-        let c = Config {
-            drafts: 1,
-            ..config(1, 1.0)
-        };
+        let c = config(1, 1.0);
         // Only 2 is a leaf, and it is too deep: no good node either, so draft.
         assert_eq!(next(&nodes, &c, true, 0, 3), Action::Draft);
     }
 
     #[test]
     fn the_best_good_node_is_improved_by_direction_earliest_of_equals() {
-        let nodes = [node(None, Some(0.3)), node(None, Some(0.7)), node(Some(1), Some(0.7))];
+        let nodes = [
+            node(None, Some(0.3)),
+            node(None, Some(0.7)),
+            node(Some(1), Some(0.7)),
+        ];
         assert_eq!(best(&nodes, true), Some(1));
         assert_eq!(best(&nodes, false), Some(0));
         assert_eq!(best(&[node(None, None)], true), None);

@@ -62,7 +62,12 @@ pub struct Trials {
 }
 
 impl Trials {
-    pub fn new(backend: Arc<dyn Backend>, python: PathBuf, limits: Limits, jobs: usize) -> std::io::Result<Self> {
+    pub fn new(
+        backend: Arc<dyn Backend>,
+        python: PathBuf,
+        limits: Limits,
+        jobs: usize,
+    ) -> std::io::Result<Self> {
         Ok(Self {
             backend,
             python,
@@ -90,8 +95,13 @@ impl Trials {
             return Ok(v.clone());
         }
         let dir = self.scratch.path().join(format!("{}-{}", c.id(), splits.len()));
-        let v = validation::write(c, fraction, &dir)
-            .map_err(|e| StageError::Other(format!("validation split of {}: {}", c.id(), crate::error_chain(&e))))?;
+        let v = validation::write(c, fraction, &dir).map_err(|e| {
+            StageError::Other(format!(
+                "validation split of {}: {}",
+                c.id(),
+                crate::error_chain(&e)
+            ))
+        })?;
         let v = Arc::new(v);
         splits.insert(key, v.clone());
         Ok(v)
@@ -120,8 +130,11 @@ impl Trials {
 
     fn key(&self, format: Format, code: &Hash, split: &Validation) -> Result<Hash, StageError> {
         let mut k = KeyHasher::new("ml2b aide trial v1");
-        k.str(format.harness_mode()).str(&code.to_hex()).str(&split.blake3);
-        k.json(&self.identity()).map_err(|e| StageError::Other(e.to_string()))?;
+        k.str(format.harness_mode())
+            .str(&code.to_hex())
+            .str(&split.blake3);
+        k.json(&self.identity())
+            .map_err(|e| StageError::Other(e.to_string()))?;
         Ok(k.finish())
     }
 
@@ -174,13 +187,21 @@ impl Trials {
         };
         let bytes = std::fs::read(&predictions).map_err(|e| fail(e.to_string()))?;
         trial.predictions_blake3 = Some(store.objects().put(&bytes).map_err(LogError::from)?.to_hex());
-        let score = score_files_with(&c.manifest.metric.name, &split.answers(), &predictions, &c.grade_options())
-            .map_err(|e| fail(crate::error_chain(&e)))?;
+        let score = score_files_with(
+            &c.manifest.metric.name,
+            &split.answers(),
+            &predictions,
+            &c.grade_options(),
+        )
+        .map_err(|e| fail(crate::error_chain(&e)))?;
         match score {
             Score::Valid { score, .. } => trial.score = Some(score),
             Score::Invalid { reason } => {
                 trial.reason = Some(reason.to_string());
-                trial.term_out = trim(&format!("{}\nThe predictions are invalid: {reason}", trial.term_out));
+                trial.term_out = trim(&format!(
+                    "{}\nThe predictions are invalid: {reason}",
+                    trial.term_out
+                ));
             }
         }
         Ok(trial)
