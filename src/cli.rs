@@ -53,6 +53,8 @@ pub enum Command {
     Baselines(BaselinesArgs),
     /// List committed segments: version, hash, parent, event count, time.
     Log(LogArgs),
+    /// The aide agent's searches; one search as AIDE's journal.json.
+    Journal(JournalArgs),
     /// Re-hash every segment and object and check every hash chain.
     Verify(VerifyArgs),
     /// Run a read-only SQL query over the stage logs (one table per stage).
@@ -403,6 +405,16 @@ pub struct TranslateValidateArgs {
     /// Only this language code (repeatable; default: all).
     #[arg(long = "language", value_name = "CODE")]
     pub languages: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct JournalArgs {
+    /// A search: its key (`generate.unit_key`) or a unique prefix of 8+ hex digits.
+    #[arg(value_name = "SEARCH")]
+    pub search: Option<String>,
+    /// Write DIR/journal.json and DIR/best_solution.py instead of printing the journal.
+    #[arg(long, value_name = "DIR", requires = "search")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

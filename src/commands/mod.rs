@@ -7,6 +7,7 @@ mod bleu;
 mod check;
 mod grade_file;
 mod import;
+mod journal;
 mod log;
 mod prepare;
 mod query;
@@ -118,6 +119,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Stage(args) => stage::stage(&settings, &args),
         Command::Baselines(args) => baselines::baselines(&settings, &args),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
+        Command::Journal(args) => journal::journal(&settings, &args),
         Command::Verify(args) => verify::verify(&settings, &args),
         Command::Query(args) => query::query(&settings, &args),
         Command::Report(args) => report::report(&settings, &args),

@@ -178,6 +178,40 @@ fn the_search_drafts_debugs_improves_and_submits_the_best_attempt() {
     let graded = query(&ws, "SELECT valid FROM grade");
     assert_eq!(graded[0]["valid"], true, "{graded}");
 
+    // The search as AIDE's journal.json, and its best solution.
+    let (listed, _) = ml2b(&ws, &["--json", "journal"]);
+    assert_eq!(listed[0]["attempts"], 5, "{listed}");
+    assert_eq!(listed[0]["buggy"], 1);
+    assert_eq!(listed[0]["best_step"], best);
+    let out = ws.dir.path().join("aide-run");
+    let search = rows[0]["search"].as_str().unwrap();
+    ml2b(&ws, &["journal", &search[..10], "--out", out.to_str().unwrap()]);
+    let dump: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("journal.json")).unwrap()).unwrap();
+    assert_eq!(dump["__version"], "2");
+    let nodes = dump["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 5);
+    assert_eq!(nodes[0]["code"], BUGGY);
+    assert_eq!(
+        nodes[0]["metric"],
+        serde_json::json!({"value": null, "maximize": null})
+    );
+    assert_eq!(
+        nodes[1]["metric"],
+        serde_json::json!({"value": 0.5, "maximize": true})
+    );
+    assert!(nodes[0]["_term_out"][0].as_str().unwrap().contains("boom"));
+    assert_eq!(dump["node2parent"].as_object().unwrap().len(), 3, "{dump}");
+    assert_eq!(
+        dump["node2parent"][nodes[2]["id"].as_str().unwrap()],
+        nodes[0]["id"]
+    );
+    let best_code = std::fs::read_to_string(out.join("best_solution.py")).unwrap();
+    assert_eq!(best_code, nodes[best]["code"].as_str().unwrap());
+    let unknown = ws.ml2b().args(["journal", "00000000"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no search of the journal"));
+
     // Again: nothing is asked, run or appended. After losing both logs (a crash before the
     // commits), the same events are re-derived from the caches without a call.
     let again = generate(&ws, &[]);
