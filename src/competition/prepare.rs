@@ -119,6 +119,26 @@ impl Table {
         })
     }
 
+    /// The indices of the manifest's target columns and of its weight column, if any.
+    pub(crate) fn answer_columns(
+        &self,
+        m: &CompetitionManifest,
+    ) -> Result<(Vec<usize>, Option<usize>), PrepareError> {
+        let targets = m
+            .columns
+            .targets
+            .iter()
+            .map(|t| self.column(t))
+            .collect::<Result<_, _>>()?;
+        let weight = m.columns.weight.as_deref().map(|w| self.column(w)).transpose()?;
+        Ok((targets, weight))
+    }
+
+    /// Every row's value in column `col`.
+    pub(crate) fn values(&self, col: usize) -> Vec<&str> {
+        self.rows.iter().map(|r| &r[col]).collect()
+    }
+
     pub(crate) fn column(&self, name: &str) -> Result<usize, PrepareError> {
         self.header
             .iter()
@@ -191,14 +211,8 @@ fn build_holdout(c: &Competition, domain_term_density: f64) -> Result<Built, Pre
             ),
         });
     }
-    let targets: Vec<usize> = m
-        .columns
-        .targets
-        .iter()
-        .map(|t| table.column(t))
-        .collect::<Result<_, _>>()?;
-    let weight = m.columns.weight.as_deref().map(|w| table.column(w)).transpose()?;
-    let labels: Vec<&str> = table.rows.iter().map(|r| &r[targets[0]]).collect();
+    let (targets, weight) = table.answer_columns(m)?;
+    let labels = table.values(targets[0]);
     let stratify = m.split.stratify.then_some(labels.as_slice());
     let assignment = split::holdout(table.rows.len(), m.split.test_fraction, m.split.seed, stratify);
     if assignment.test_rows().next().is_none() || assignment.train_rows().next().is_none() {

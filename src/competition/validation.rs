@@ -46,14 +46,8 @@ pub fn write(c: &Competition, fraction: f64, dir: &Path) -> Result<Validation, P
     let m = &c.manifest;
     let table = Table::read(&c.file(Side::Public, "train.csv"))?;
     let id = table.column(&m.columns.id)?;
-    let targets: Vec<usize> = m
-        .columns
-        .targets
-        .iter()
-        .map(|t| table.column(t))
-        .collect::<Result<_, _>>()?;
-    let weight = m.columns.weight.as_deref().map(|w| table.column(w)).transpose()?;
-    let labels: Vec<&str> = table.rows.iter().map(|r| &r[targets[0]]).collect();
+    let (targets, weight) = table.answer_columns(m)?;
+    let labels = table.values(targets[0]);
     let stratify = m.split.stratify.then_some(labels.as_slice());
     let n = table.rows.len();
     let a = split::holdout_in(split::VALIDATION_DOMAIN, n, fraction, m.split.seed, stratify);
