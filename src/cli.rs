@@ -399,11 +399,21 @@ pub struct GradeArgs {
 pub struct TranslateValidateArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// Only this competition (repeatable; default: all).
-    #[arg(long = "competition", value_name = "ID")]
+    /// Only these competitions (repeatable or comma-separated; default: all).
+    #[arg(
+        long = "competition",
+        visible_alias = "competitions",
+        value_delimiter = ',',
+        value_name = "ID"
+    )]
     pub competitions: Vec<String>,
-    /// Only this language code (repeatable; default: all).
-    #[arg(long = "language", value_name = "CODE")]
+    /// Only these language codes (repeatable or comma-separated; default: all).
+    #[arg(
+        long = "language",
+        visible_alias = "langs",
+        value_delimiter = ',',
+        value_name = "CODE"
+    )]
     pub languages: Vec<String>,
 }
 

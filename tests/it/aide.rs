@@ -89,7 +89,7 @@ fn workspace(port: u16) -> Workspace {
 
 fn generate(ws: &Workspace, extra: &[&str]) -> serde_json::Value {
     let args = [
-        &["--json", "stage", "generate", "--language", "en"][..],
+        &["--json", "stage", "generate", "--langs", "en"][..],
         &SEARCH,
         extra,
     ]

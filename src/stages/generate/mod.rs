@@ -70,7 +70,7 @@ pub struct Generation {
     pub language: String,
     pub model: String,
     pub provider: String,
-    /// `one-shot` (or `reference` for the reference provider).
+    /// `one-shot` or `aide` (`reference` or `template` for those providers).
     pub agent: String,
     /// `modular` or `mono`.
     pub format: String,
@@ -85,7 +85,9 @@ pub struct Generation {
     pub request_blake3: Option<String>,
     /// The recorded response's object hash (JSON: text, usage, raw body, attempts).
     pub response_blake3: Option<String>,
-    /// HTTP attempts made for this response (0: none, e.g. `reference` or `replay`).
+    /// HTTP attempts made for this response (0: none, e.g. `reference` or `replay`). For
+    /// the aide agent, this and the tokens and cost are totals over all its steps, and the
+    /// prompt, request and response are the chosen attempt's.
     pub attempts: u32,
     /// How the code was found in the response (JSON of `extract::How`).
     pub extraction: Option<String>,
