@@ -1,6 +1,8 @@
 -- runs: one row per generated sample, joined with its execution and its grade.
 --
--- Grain: (model, format, competition, language, seed). The latest committed event wins
+-- Grain: (model, format, competition, language, seed), where a model searched by the aide
+-- agent is its own entrant, `<model>+aide` (like the paper's "AIDE (o4-mini)"), so its
+-- samples never replace the model's one-shot ones. The latest committed event wins
 -- where a log holds several for the same thing (a regenerated sample, a re-execution, a
 -- regrade after an answers file changed): latest by created_at, ties broken by event_id.
 -- A sample that was not executed or not graded yet has outcome 'not_executed' / valid
@@ -14,14 +16,19 @@
 -- row_number() window: a window sorts the whole log (3 s per log at 1,000,000 events),
 -- a grouped aggregate hashes it once. Booleans go through TINYINT: DataFusion's
 -- last_value has a grouped fast path for numbers and text only (3× slower on booleans).
-WITH g AS (
+WITH gen AS (
+    SELECT CASE WHEN agent = 'aide' THEN model || '+aide' ELSE model END AS model,
+        format, competition, language, seed, event_id, created_at,
+        code_blake3, input_tokens, output_tokens, cost_usd
+    FROM generate
+), g AS (
     SELECT model, format, competition, language, seed,
         last_value(event_id ORDER BY created_at, event_id) AS event_id,
         last_value(code_blake3 ORDER BY created_at, event_id) AS code_blake3,
         last_value(input_tokens ORDER BY created_at, event_id) AS input_tokens,
         last_value(output_tokens ORDER BY created_at, event_id) AS output_tokens,
         last_value(cost_usd ORDER BY created_at, event_id) AS cost_usd
-    FROM generate
+    FROM gen
     GROUP BY model, format, competition, language, seed
 ), x AS (
     SELECT competition, format, code_blake3,

@@ -177,6 +177,12 @@ fn the_search_drafts_debugs_improves_and_submits_the_best_attempt() {
     ml2b(&ws, &["stage", "grade"]);
     let graded = query(&ws, "SELECT valid FROM grade");
     assert_eq!(graded[0]["valid"], true, "{graded}");
+    // In the paper's tables the searched model is its own entrant.
+    let runs = query(&ws, "SELECT model, valid FROM runs");
+    assert_eq!(runs, serde_json::json!([{"model": "fake+aide", "valid": true}]));
+    let cost = query(&ws, concat!(env!("CARGO_MANIFEST_DIR"), "/queries/cost.sql"));
+    assert_eq!(cost[0]["model"], "fake+aide", "{cost}");
+    assert_eq!(cost[0]["input_tokens"], 5 * 1200, "every step is paid for");
 
     // The search as AIDE's journal.json, and its best solution.
     let (listed, _) = ml2b(&ws, &["--json", "journal"]);
