@@ -229,35 +229,52 @@ pub struct AgentArgs {
     #[arg(long, value_enum, default_value_t = Agent::OneShot)]
     pub agent: Agent,
     /// aide: attempts per unit at most.
-    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = AIDE.steps, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub steps: u32,
     /// aide: seconds per unit at most, counted over the recorded answer and validation-run times.
-    #[arg(long, default_value_t = 3600, value_name = "SECONDS")]
+    #[arg(long, default_value_t = AIDE.time_budget_s, value_name = "SECONDS")]
     pub time_budget: u64,
     /// aide: drafts before debugging or improving.
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = AIDE.drafts, value_name = "N")]
     pub drafts: u32,
     /// aide: probability of debugging a buggy attempt at a step.
-    #[arg(long, default_value_t = 0.5, value_name = "P")]
+    #[arg(long, default_value_t = AIDE.debug_prob, value_name = "P")]
     pub debug_prob: f64,
     /// aide: longest chain of debugging attempts.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    #[arg(long, default_value_t = AIDE.max_debug_depth, value_name = "N")]
     pub max_debug_depth: u32,
     /// aide: share of the training rows held out to score attempts.
-    #[arg(long, default_value_t = 0.2, value_name = "F")]
+    #[arg(long, default_value_t = AIDE.validation_fraction, value_name = "F")]
     pub validation_fraction: f64,
 }
+
+/// The aide agent's defaults (AIDE's own), shown by `--help`.
+const AIDE: crate::stages::generate::aide::Config = crate::stages::generate::aide::Config::AIDE;
 
 impl Default for AgentArgs {
     fn default() -> Self {
         Self {
             agent: Agent::OneShot,
-            steps: 20,
-            time_budget: 3600,
-            drafts: 5,
-            debug_prob: 0.5,
-            max_debug_depth: 3,
-            validation_fraction: 0.2,
+            steps: AIDE.steps,
+            time_budget: AIDE.time_budget_s,
+            drafts: AIDE.drafts,
+            debug_prob: AIDE.debug_prob,
+            max_debug_depth: AIDE.max_debug_depth,
+            validation_fraction: AIDE.validation_fraction,
+        }
+    }
+}
+
+impl AgentArgs {
+    /// The aide agent's settings these flags give.
+    pub fn aide_config(&self) -> crate::stages::generate::aide::Config {
+        crate::stages::generate::aide::Config {
+            steps: self.steps,
+            time_budget_s: self.time_budget,
+            drafts: self.drafts,
+            debug_prob: self.debug_prob,
+            max_debug_depth: self.max_debug_depth,
+            validation_fraction: self.validation_fraction,
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::cli::JournalArgs;
 use crate::log::{Event, EventBody, StageLog};
 use crate::settings::GlobalSettings;
 use crate::stages::generate::aide::Attempt;
-use crate::stages::generate::aide::policy::{Node, best};
+use crate::stages::generate::aide::policy::{Node, submitted};
 
 /// Runs `ml2b journal`.
 pub fn journal(settings: &GlobalSettings, args: &JournalArgs) -> anyhow::Result<ExitStatus> {
@@ -98,7 +98,7 @@ fn chosen(attempts: &[Event<Attempt>]) -> usize {
         })
         .collect();
     let maximize = attempts.first().is_none_or(|e| e.body.maximize);
-    best(&nodes, maximize).unwrap_or(attempts.len() - 1)
+    submitted(&nodes, maximize).expect("a search has attempts")
 }
 
 fn list(

@@ -22,7 +22,7 @@ use crate::manifest::{Model, Models};
 use crate::sandbox::{Format, Limits};
 use crate::settings::GlobalSettings;
 use crate::stages::analyze::Analyze;
-use crate::stages::execute::{Execute, Execution};
+use crate::stages::execute::{Execute, Execution, Runner};
 use crate::stages::generate::Generate;
 use crate::stages::generate::aide::{self, Aide};
 use crate::stages::generate::provider::is_floating_alias;
@@ -137,23 +137,17 @@ fn aide(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow::Result<Option
         ))
         .into());
     }
-    let python = super::reporters::python_env(&settings.printer)?;
-    let backend = super::reporters::sandbox(&settings.printer, args.backend)?;
-    let limits = Limits {
-        wall: std::time::Duration::from_secs(args.timeout),
-        ..Limits::default()
-    };
-    let config = aide::Config {
-        steps: a.steps,
-        time_budget_s: a.time_budget,
-        drafts: a.drafts,
-        debug_prob: a.debug_prob,
-        max_debug_depth: a.max_debug_depth,
-        validation_fraction: a.validation_fraction,
+    let runner = Runner {
+        python: super::reporters::python_env(&settings.printer)?,
+        backend: super::reporters::sandbox(&settings.printer, args.backend)?,
+        limits: Limits {
+            wall: std::time::Duration::from_secs(args.timeout),
+            ..Limits::default()
+        },
     };
     Ok(Some(Arc::new(Aide {
-        config,
-        trials: aide::trial::Trials::new(backend, python, limits, args.jobs)?,
+        config: a.aide_config(),
+        trials: aide::trial::Trials::new(runner, args.jobs)?,
     })))
 }
 
@@ -164,12 +158,14 @@ pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::
     let backend = super::reporters::sandbox(&settings.printer, args.backend)?;
     let stage = Execute {
         bench: Benchmark::load(root)?,
-        backend,
-        python,
-        limits: Limits {
-            wall: std::time::Duration::from_secs(args.timeout),
-            memory_bytes: args.memory,
-            ..Limits::default()
+        runner: Runner {
+            backend,
+            python,
+            limits: Limits {
+                wall: std::time::Duration::from_secs(args.timeout),
+                memory_bytes: args.memory,
+                ..Limits::default()
+            },
         },
         store: settings.store.clone(),
         since: parse_since(args.since.as_deref())?,

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::generate::Generation;
 use super::{Planned, Stage, StageError};
-use crate::competition::Benchmark;
+use crate::competition::{Benchmark, Competition};
 use crate::competition::contract::Spec;
 use crate::log::{EventBody, LogError, StageLog, unit_key};
 use crate::sandbox::{Backend, Format, Job, Limits, assets};
@@ -62,17 +62,87 @@ pub struct Unit {
 /// The stage.
 pub struct Execute {
     pub bench: Benchmark,
-    pub backend: Arc<dyn Backend>,
-    pub python: PathBuf,
-    pub limits: Limits,
+    pub runner: Runner,
     pub store: Store,
     /// Run only code generated after the generate segment with this hash.
     pub since: Option<Hash>,
 }
 
-impl Execute {
-    fn harness(&self) -> Result<PathBuf, StageError> {
-        assets::materialize("harness.py", assets::HARNESS).map_err(|e| StageError::Other(e.to_string()))
+/// How stored code runs: the sandbox backend, the managed Python and the limits. The execute
+/// stage and the aide agent's validation runs share it.
+#[derive(Clone)]
+pub struct Runner {
+    pub backend: Arc<dyn Backend>,
+    pub python: PathBuf,
+    pub limits: Limits,
+}
+
+/// One run of stored code.
+pub struct Ran {
+    pub run: crate::sandbox::Execution,
+    /// The `sandbox::Outcome` name.
+    pub outcome: String,
+    /// The predictions, stored as an object (when the run wrote them).
+    pub predictions: Option<Hash>,
+}
+
+impl Runner {
+    /// What makes runs of the same code on the same data differ, for unit keys: the backend,
+    /// its image, the harness's and the requirements' blake3 and the limits.
+    pub fn identity(&self) -> serde_json::Map<String, serde_json::Value> {
+        let v = serde_json::json!({
+            "backend": self.backend.name(), "image": self.backend.image(),
+            "harness": assets::hash(assets::HARNESS), "requirements": assets::hash(assets::REQUIREMENTS),
+            "limits": self.limits,
+        });
+        match v {
+            serde_json::Value::Object(map) => map,
+            _ => unreachable!("a JSON object"),
+        }
+    }
+
+    /// Runs `code` (an object of `store`) for `c` in `format`, with `public_dir` as its public
+    /// folder (the competition's, or a validation split), and stores its predictions.
+    pub async fn run(
+        &self,
+        store: &Store,
+        c: &Competition,
+        format: Format,
+        code: &Hash,
+        public_dir: PathBuf,
+    ) -> Result<Ran, String> {
+        let bytes = store.objects().get(code).map_err(|e| e.to_string())?;
+        let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let code_path = scratch.path().join("code.py");
+        std::fs::write(&code_path, &bytes).map_err(|e| e.to_string())?;
+        let out_dir = scratch.path().join("out");
+        std::fs::create_dir(&out_dir).map_err(|e| e.to_string())?;
+        let job = Job {
+            python: self.python.clone(),
+            harness: assets::materialize("harness.py", assets::HARNESS).map_err(|e| e.to_string())?,
+            code: code_path,
+            format,
+            public_dir,
+            spec: Spec::of(&c.manifest),
+            limits: self.limits.clone(),
+        };
+        let backend = self.backend.clone();
+        let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| crate::error_chain(&e))?;
+        let predictions = match &run.predictions {
+            Some(p) => {
+                let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
+                Some(store.objects().put(&bytes).map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        Ok(Ran {
+            outcome: crate::manifest::serde_name(&run.outcome),
+            run,
+            predictions,
+        })
     }
 }
 
@@ -87,8 +157,6 @@ impl Stage for Execute {
             None => 0,
         };
         let state = log.state::<Generation>(from)?;
-        let harness = assets::hash(assets::HARNESS);
-        let requirements = assets::hash(assets::REQUIREMENTS);
         let mut seen = BTreeSet::new();
         let mut planned = Vec::new();
         for e in state.events() {
@@ -104,11 +172,10 @@ impl Stage for Execute {
                 .code_blake3
                 .parse()
                 .map_err(|_| StageError::Other(format!("bad code hash in {}", e.id)))?;
-            let params = serde_json::json!({
-                "competition": g.competition, "format": g.format, "code": g.code_blake3,
-                "backend": self.backend.name(), "image": self.backend.image(), "harness": harness, "requirements": requirements,
-                "limits": self.limits,
-            });
+            let mut params = self.runner.identity();
+            params.insert("competition".into(), g.competition.clone().into());
+            params.insert("format".into(), g.format.clone().into());
+            params.insert("code".into(), g.code_blake3.clone().into());
             planned.push(Planned {
                 key: unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?,
                 upstream: vec![e.id],
@@ -135,41 +202,24 @@ impl Stage for Execute {
             .map_err(StageError::Other)?[0];
         let code = self.store.objects().get(&unit.code).map_err(LogError::from)?;
         let findings = crate::check::check(&String::from_utf8_lossy(&code), unit.format);
-        let scratch = tempfile::tempdir().map_err(|e| fail(e.to_string()))?;
-        let code_path = scratch.path().join("code.py");
-        std::fs::write(&code_path, &code).map_err(|e| fail(e.to_string()))?;
-        let out_dir = scratch.path().join("out");
-        std::fs::create_dir(&out_dir).map_err(|e| fail(e.to_string()))?;
-        let job = Job {
-            python: self.python.clone(),
-            harness: self.harness()?,
-            code: code_path,
-            format: unit.format,
-            public_dir: c.dir.join("public"),
-            spec: Spec::of(&c.manifest),
-            limits: self.limits.clone(),
-        };
-        let backend = self.backend.clone();
-        let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
+        let Ran {
+            run,
+            outcome,
+            predictions,
+        } = self
+            .runner
+            .run(&self.store, c, unit.format, &unit.code, c.dir.join("public"))
             .await
-            .map_err(|e| fail(e.to_string()))?
-            .map_err(|e| fail(crate::error_chain(&e)))?;
-        let predictions_blake3 = match &run.predictions {
-            Some(p) => {
-                let bytes = std::fs::read(p).map_err(|e| fail(e.to_string()))?;
-                Some(self.store.objects().put(&bytes).map_err(LogError::from)?.to_hex())
-            }
-            None => None,
-        };
-        let outcome = serde_json::to_value(run.outcome).map_err(|e| fail(e.to_string()))?;
+            .map_err(fail)?;
+        let backend = &self.runner.backend;
         Ok(Execution {
             competition: unit.competition,
             format: unit.format.harness_mode().into(),
             code_blake3: unit.code.to_hex(),
-            backend: self.backend.name().into(),
-            image: self.backend.image(),
-            outcome: outcome.as_str().unwrap_or_default().to_string(),
-            predictions_blake3,
+            backend: backend.name().into(),
+            image: backend.image(),
+            outcome,
+            predictions_blake3: predictions.map(|h| h.to_hex()),
             result: run.result.to_string(),
             detail: run.detail,
             wall_seconds: run.wall_seconds,

@@ -215,7 +215,7 @@ impl Generate {
             .map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))?;
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
-        planned(body.code_blake3.clone(), body, |body| Unit::Fixed {
+        planned(body.code_blake3.clone(), body, |body, _| Unit::Fixed {
             body,
             code,
             context: None,
@@ -232,7 +232,7 @@ impl Generate {
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
         body.prompt_blake3 = Some(blake3::hash(&r.context).to_hex().to_string());
-        planned(body.code_blake3.clone(), body, |body| Unit::Fixed {
+        planned(body.code_blake3.clone(), body, |body, _| Unit::Fixed {
             body,
             code,
             context: Some(r.context),
@@ -278,17 +278,15 @@ impl Generate {
         let first = cache::request_key(&self.model, &self.responder.identity(), &first, body.seed)?;
         let split = aide.trials.split(c, aide.config.validation_fraction)?;
         let what = aide.key_params(&first, &split.blake3);
-        let search = aide::Search {
-            key: crate::store::Hash([0; 32]),
-            inputs,
-            format,
-            required: mode_of(format).functions(),
-        };
-        let mut p = planned(what, body, |body| Unit::Search { body, search })?;
-        if let Unit::Search { search, .. } = &mut p.unit {
-            search.key = p.key;
-        }
-        Ok(p)
+        planned(what, body, |body, key| Unit::Search {
+            body,
+            search: aide::Search {
+                key,
+                inputs,
+                format,
+                required: mode_of(format).functions(),
+            },
+        })
     }
 
     fn request_unit(
@@ -322,7 +320,7 @@ impl Generate {
         let key = cache::request_key(&self.model, &self.responder.identity(), &request, body.seed)?;
         body.prompt_blake3 = Some(blake3::hash(&prompt).to_hex().to_string());
         body.request_blake3 = Some(key.to_hex());
-        planned(key, body, |body| Unit::Request {
+        planned(key, body, |body, _| Unit::Request {
             body,
             request,
             prompt,
@@ -352,7 +350,7 @@ impl Generate {
 fn planned(
     what: impl Serialize,
     body: Generation,
-    unit: impl FnOnce(Generation) -> Unit,
+    unit: impl FnOnce(Generation, crate::store::Hash) -> Unit,
 ) -> Result<Planned<Unit>, StageError> {
     let params = (
         &body.competition,
@@ -362,11 +360,12 @@ fn planned(
         body.seed,
         what,
     );
+    let key = unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?;
     Ok(Planned {
-        key: unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?,
+        key,
         upstream: Vec::new(),
         label: label(&body),
-        unit: unit(body),
+        unit: unit(body, key),
     })
 }
 

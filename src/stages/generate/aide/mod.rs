@@ -33,6 +33,7 @@ use super::prompt::{self, AideStep, PromptInputs, Remembered};
 use super::provider::{ChatRequest, Message};
 use super::{Generate, Generation, StageError, extract};
 use crate::competition::Competition;
+use crate::competition::validation::Validation;
 use crate::log::{Event, EventBody, LogError, Provenance, StageLog, unit_key};
 use crate::metrics::grading::Direction;
 use crate::sandbox::Format;
@@ -63,18 +64,22 @@ pub struct Config {
     pub validation_fraction: f64,
 }
 
-impl Default for Config {
+impl Config {
     /// AIDE's defaults (`steps 20, num_drafts 5, debug_prob 0.5, max_debug_depth 3`), an
     /// hour, and a fifth of the rows (AIDE's 5-fold validation holds out a fifth).
+    pub const AIDE: Self = Self {
+        steps: 20,
+        time_budget_s: 3600,
+        drafts: 5,
+        debug_prob: 0.5,
+        max_debug_depth: 3,
+        validation_fraction: 0.2,
+    };
+}
+
+impl Default for Config {
     fn default() -> Self {
-        Self {
-            steps: 20,
-            time_budget_s: 3600,
-            drafts: 5,
-            debug_prob: 0.5,
-            max_debug_depth: 3,
-            validation_fraction: 0.2,
-        }
+        Self::AIDE
     }
 }
 
@@ -141,23 +146,20 @@ impl EventBody for Attempt {
 /// What a search unit carries from planning.
 #[derive(Clone, Debug)]
 pub struct Search {
-    /// The generate unit's key (set once planned).
+    /// The generate unit's key.
     pub key: Hash,
     pub inputs: PromptInputs,
     pub format: Format,
     pub required: &'static [&'static str],
 }
 
-/// An attempt made, as the search keeps it.
+/// An attempt made: its journal event, and what the later prompts and the unit's event
+/// need besides.
 struct Made {
-    node: Node,
+    attempt: Attempt,
     code: String,
-    plan: String,
-    term_out: String,
-    response: super::responder::Response,
-    prompt_blake3: Hash,
-    request_blake3: Hash,
     how: extract::How,
+    finish_reason: Option<String>,
 }
 
 impl Aide {
@@ -196,135 +198,118 @@ pub async fn search(
 ) -> Result<Generation, StageError> {
     let maximize = maximizes(c);
     let split = aide.trials.split(c, aide.config.validation_fraction)?;
-    let objects = g.store.objects();
     let mut made: Vec<Made> = Vec::new();
-    let mut events: Vec<Attempt> = Vec::new();
+    let mut nodes: Vec<Node> = Vec::new();
     let mut elapsed = 0.0;
     for step in 0..aide.config.steps {
         if step > 0 && elapsed >= aide.config.time_budget_s as f64 {
             break;
         }
-        let nodes: Vec<Node> = made.iter().map(|m| m.node.clone()).collect();
         let action = policy::next(&nodes, &aide.config, maximize, body.seed, step);
-        let shown = shown_step(&made, action, maximize);
-        let request = request(g, &body, &unit.inputs, &shown, step)?;
-        let prompt = serde_json::to_vec(&serde_json::json!({
-            "system": request.messages[0].content, "user": request.messages[1].content,
-        }))
-        .map_err(|e| StageError::Other(e.to_string()))?;
-        let prompt_hash = objects.put(&prompt).map_err(LogError::from)?;
-        let key = super::cache::request_key(&g.model, &g.responder.identity(), &request, body.seed)?;
-        let response = g.respond(&key, &body, &request).await?;
-        let text = &response.completion.text;
-        let found = extract::extract_code(text, unit.required);
-        let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
-        let run = aide.trials.run(&g.store, c, unit.format, &code, &split).await?;
-        elapsed += answer_seconds(&response) + run.wall_seconds;
-        let node = Node {
+        let mut m = attempt(g, aide, c, &body, &unit, &split, &made, action, step).await?;
+        elapsed += m.attempt.elapsed_seconds;
+        nodes.push(Node {
             parent: action.parent(),
-            is_buggy: run.score.is_none(),
-            metric: run.score,
-        };
-        let plan = plan_of(text);
-        made.push(Made {
-            node,
-            code: found.code,
-            plan: plan.clone(),
-            term_out: run.term_out.clone(),
-            response: response.clone(),
-            prompt_blake3: prompt_hash,
-            request_blake3: key,
-            how: found.how,
+            is_buggy: m.attempt.is_buggy,
+            metric: m.attempt.metric,
         });
-        let nodes: Vec<Node> = made.iter().map(|m| m.node.clone()).collect();
-        let attempt = Attempt {
-            competition: body.competition.clone(),
-            language: body.language.clone(),
-            model: body.model.clone(),
-            format: body.format.clone(),
-            seed: body.seed,
-            search: unit.key.to_hex(),
-            node: node_id(&unit.key, step),
-            parent: action.parent().map(|p| node_id(&unit.key, p as u32)),
-            step,
-            stage: action.stage().into(),
-            debug_depth: policy::debug_depth(&nodes, step as usize),
-            plan,
-            code_blake3: code.to_hex(),
-            prompt_blake3: prompt_hash.to_hex(),
-            request_blake3: key.to_hex(),
-            response_blake3: response.object.to_hex(),
-            http_attempts: response.completion.attempts.len() as u32,
-            input_tokens: response.completion.input_tokens,
-            output_tokens: response.completion.output_tokens,
-            cost_usd: cost(g, &response),
-            analysis: analysis(&run),
-            outcome: run.outcome,
-            exec_seconds: run.wall_seconds,
-            term_out: run.term_out,
-            exc_type: run.exc_type,
-            metric: run.score,
-            maximize,
-            is_buggy: run.score.is_none(),
-            is_best_so_far: policy::best(&nodes, maximize) == Some(step as usize),
-            elapsed_seconds: elapsed,
-            validation_blake3: split.blake3.clone(),
-        };
-        events.push(attempt);
+        m.attempt.elapsed_seconds = elapsed;
+        m.attempt.debug_depth = policy::debug_depth(&nodes, step as usize);
+        m.attempt.is_best_so_far = policy::best(&nodes, maximize) == Some(step as usize);
+        made.push(m);
     }
-    let nodes: Vec<Node> = made.iter().map(|m| m.node.clone()).collect();
-    let chosen = policy::best(&nodes, maximize)
-        .or(made.len().checked_sub(1))
-        .ok_or_else(|| StageError::Other("the search made no attempt (steps or time budget 0)".into()))?;
-    commit_journal(g, &unit.key, events)?;
+    let chosen = policy::submitted(&nodes, maximize)
+        .ok_or_else(|| StageError::Other("the search made no attempt (steps 0)".into()))?;
     let best = &made[chosen];
-    let attempts = totals(&made, g);
-    body.code_blake3 = blake3::hash(best.code.as_bytes()).to_hex().to_string();
+    let all = made.iter().map(|m| &m.attempt);
+    body.code_blake3 = best.attempt.code_blake3.clone();
     body.code_bytes = best.code.len() as u64;
-    body.prompt_blake3 = Some(best.prompt_blake3.to_hex());
-    body.request_blake3 = Some(best.request_blake3.to_hex());
-    body.response_blake3 = Some(best.response.object.to_hex());
+    body.prompt_blake3 = Some(best.attempt.prompt_blake3.clone());
+    body.request_blake3 = Some(best.attempt.request_blake3.clone());
+    body.response_blake3 = Some(best.attempt.response_blake3.clone());
     body.extraction = serde_json::to_string(&best.how).ok();
-    body.finish_reason = best.response.completion.finish_reason.clone();
-    body.attempts = attempts.http;
-    body.input_tokens = attempts.input;
-    body.output_tokens = attempts.output;
-    body.cost_usd = attempts.cost;
+    body.finish_reason = best.finish_reason.clone();
+    body.attempts = all.clone().map(|a| a.http_attempts).sum();
+    body.input_tokens = all.clone().map(|a| a.input_tokens).sum();
+    body.output_tokens = all.clone().map(|a| a.output_tokens).sum();
+    body.cost_usd = all.map(|a| a.cost_usd).sum();
+    commit_journal(g, &unit.key, made.into_iter().map(|m| m.attempt).collect())?;
     Ok(body)
 }
 
-/// Totals over every attempt of a search (a search costs all its steps).
-struct Totals {
-    http: u32,
-    input: u64,
-    output: u64,
-    cost: f64,
-}
-
-fn totals(made: &[Made], g: &Generate) -> Totals {
-    let mut t = Totals {
-        http: 0,
-        input: 0,
-        output: 0,
-        cost: 0.0,
+/// One step: ask for `action`, run the answer's code on the split, and record it. The
+/// attempt's `elapsed_seconds` is this step's own time; the search makes it cumulative and
+/// fills in what depends on the journal (`debug_depth`, `is_best_so_far`).
+#[allow(clippy::too_many_arguments)]
+async fn attempt(
+    g: &Generate,
+    aide: &Aide,
+    c: &Competition,
+    body: &Generation,
+    unit: &Search,
+    split: &Validation,
+    made: &[Made],
+    action: Action,
+    step: u32,
+) -> Result<Made, StageError> {
+    let objects = g.store.objects();
+    let shown = shown_step(made, action, maximizes(c));
+    let request = request(g, body, &unit.inputs, &shown, step)?;
+    let prompt = serde_json::to_vec(&serde_json::json!({
+        "system": request.messages[0].content, "user": request.messages[1].content,
+    }))
+    .map_err(|e| StageError::Other(e.to_string()))?;
+    let prompt_hash = objects.put(&prompt).map_err(LogError::from)?;
+    let key = super::cache::request_key(&g.model, &g.responder.identity(), &request, body.seed)?;
+    let response = g.respond(&key, body, &request).await?;
+    let completion = &response.completion;
+    let found = extract::extract_code(&completion.text, unit.required);
+    let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
+    let run = aide.trials.run(&g.store, c, unit.format, &code, split).await?;
+    let attempt = Attempt {
+        competition: body.competition.clone(),
+        language: body.language.clone(),
+        model: body.model.clone(),
+        format: body.format.clone(),
+        seed: body.seed,
+        search: unit.key.to_hex(),
+        node: node_id(&unit.key, step),
+        parent: action.parent().map(|p| node_id(&unit.key, p as u32)),
+        step,
+        stage: action.stage().into(),
+        debug_depth: 0,
+        plan: plan_of(&completion.text),
+        code_blake3: code.to_hex(),
+        prompt_blake3: prompt_hash.to_hex(),
+        request_blake3: key.to_hex(),
+        response_blake3: response.object.to_hex(),
+        http_attempts: completion.attempts.len() as u32,
+        input_tokens: completion.input_tokens,
+        output_tokens: completion.output_tokens,
+        cost_usd: super::provider::cost_usd(
+            completion.input_tokens,
+            completion.output_tokens,
+            g.model.usd_per_mtok_input,
+            g.model.usd_per_mtok_output,
+        ),
+        analysis: analysis(&run),
+        outcome: run.outcome,
+        exec_seconds: run.wall_seconds,
+        term_out: run.term_out,
+        exc_type: run.exc_type,
+        metric: run.score,
+        maximize: maximizes(c),
+        is_buggy: run.score.is_none(),
+        is_best_so_far: false,
+        elapsed_seconds: answer_seconds(&response) + run.wall_seconds,
+        validation_blake3: split.blake3.clone(),
     };
-    for m in made {
-        let c = &m.response.completion;
-        t.http += c.attempts.len() as u32;
-        t.input += c.input_tokens;
-        t.output += c.output_tokens;
-        t.cost += cost(g, &m.response);
-    }
-    t
-}
-
-fn cost(g: &Generate, r: &super::responder::Response) -> f64 {
-    super::provider::cost_usd(
-        r.completion.input_tokens,
-        r.completion.output_tokens,
-        g.model.usd_per_mtok_input,
-        g.model.usd_per_mtok_output,
-    )
+    Ok(Made {
+        attempt,
+        code: found.code,
+        how: found.how,
+        finish_reason: completion.finish_reason.clone(),
+    })
 }
 
 /// What the prompt shows for `action`.
@@ -334,7 +319,7 @@ fn shown_step(made: &[Made], action: Action, maximize: bool) -> AideStep {
         Action::Debug(i) => AideStep {
             stage: "debug".into(),
             code: Some(made[i].code.clone()),
-            output: Some(made[i].term_out.clone()),
+            output: Some(made[i].attempt.term_out.clone()),
             score: None,
             maximize,
             memory: Vec::new(),
@@ -343,7 +328,7 @@ fn shown_step(made: &[Made], action: Action, maximize: bool) -> AideStep {
             stage: "improve".into(),
             code: Some(made[i].code.clone()),
             output: None,
-            score: made[i].node.metric.map(shown_score),
+            score: made[i].attempt.metric.map(shown_score),
             maximize,
             memory: memory(made),
         },
@@ -364,13 +349,14 @@ fn draft_step(made: &[Made], maximize: bool) -> AideStep {
 /// AIDE's memory: the good attempts' plans and scores, in journal order.
 fn memory(made: &[Made]) -> Vec<Remembered> {
     made.iter()
-        .filter_map(|m| {
-            let score = m.node.metric.filter(|_| !m.node.is_buggy)?;
+        .map(|m| &m.attempt)
+        .filter_map(|a| {
+            let score = a.metric.filter(|_| !a.is_buggy)?;
             Some(Remembered {
-                plan: if m.plan.is_empty() {
+                plan: if a.plan.is_empty() {
                     "-".into()
                 } else {
-                    m.plan.replace('\n', " ")
+                    a.plan.replace('\n', " ")
                 },
                 score: shown_score(score),
             })

@@ -93,6 +93,12 @@ pub fn best(nodes: &[Node], maximize: bool) -> Option<usize> {
     best.map(|(i, _)| i)
 }
 
+/// The attempt a search submits: the best good one, else the last (which fails honestly in
+/// execute); `None` without attempts.
+pub fn submitted(nodes: &[Node], maximize: bool) -> Option<usize> {
+    best(nodes, maximize).or(nodes.len().checked_sub(1))
+}
+
 /// AIDE's `debug_depth`: 0 unless the node debugs a buggy parent, then one more than it.
 pub fn debug_depth(nodes: &[Node], i: usize) -> u32 {
     match nodes[i].parent {

@@ -1,6 +1,6 @@
 //! Running one AIDE attempt on the validation split and scoring it.
 //!
-//! An attempt's code runs through the execute stage's sandbox ([`Backend`], the same harness,
+//! An attempt's code runs through the execute stage's [`Runner`] (the same backend, harness,
 //! requirements and limits) with the validation split (`competition::validation`) as its
 //! public folder, so it never sees the held-out features; its predictions are scored with
 //! the competition's metric against the split's answers, by the grader.
@@ -12,19 +12,18 @@
 //! choices, without executing anything.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
 use super::super::cache;
 use crate::competition::Competition;
-use crate::competition::contract::Spec;
 use crate::competition::validation::{self, Validation};
 use crate::log::LogError;
 use crate::metrics::grading::{Score, score_files_with};
-use crate::sandbox::{Backend, Format, Job, Limits, assets};
+use crate::sandbox::Format;
 use crate::stages::StageError;
+use crate::stages::execute::Runner;
 use crate::store::{Hash, KeyHasher, Store};
 
 /// The cache folder of validation runs.
@@ -50,28 +49,19 @@ pub struct Trial {
     pub predictions_blake3: Option<String>,
 }
 
-/// Runs attempts in one sandbox, `jobs` at once whatever the number of searches, and keeps
-/// each competition's validation split.
+/// Runs attempts with the execute stage's runner, `jobs` at once whatever the number of
+/// searches, and keeps each competition's validation split.
 pub struct Trials {
-    backend: Arc<dyn Backend>,
-    python: PathBuf,
-    limits: Limits,
+    runner: Runner,
     jobs: tokio::sync::Semaphore,
     scratch: tempfile::TempDir,
     splits: Mutex<HashMap<(String, u64), Arc<Validation>>>,
 }
 
 impl Trials {
-    pub fn new(
-        backend: Arc<dyn Backend>,
-        python: PathBuf,
-        limits: Limits,
-        jobs: usize,
-    ) -> std::io::Result<Self> {
+    pub fn new(runner: Runner, jobs: usize) -> std::io::Result<Self> {
         Ok(Self {
-            backend,
-            python,
-            limits,
+            runner,
             jobs: tokio::sync::Semaphore::new(jobs.max(1)),
             scratch: tempfile::tempdir()?,
             splits: Mutex::new(HashMap::new()),
@@ -79,12 +69,8 @@ impl Trials {
     }
 
     /// What makes runs differ besides the code and the data, for unit keys.
-    pub fn identity(&self) -> serde_json::Value {
-        serde_json::json!({
-            "backend": self.backend.name(), "image": self.backend.image(),
-            "harness": assets::hash(assets::HARNESS), "requirements": assets::hash(assets::REQUIREMENTS),
-            "limits": self.limits,
-        })
+    pub fn identity(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.runner.identity()
     }
 
     /// `c`'s validation split holding out `fraction`, written once per stage.
@@ -147,50 +133,33 @@ impl Trials {
         split: &Validation,
     ) -> Result<Trial, StageError> {
         let fail = |m: String| StageError::Other(format!("validation run of {}: {m}", c.id()));
-        let bytes = store.objects().get(code).map_err(LogError::from)?;
-        let scratch = tempfile::tempdir().map_err(|e| fail(e.to_string()))?;
-        let code_path = scratch.path().join("code.py");
-        std::fs::write(&code_path, &bytes).map_err(|e| fail(e.to_string()))?;
-        let out_dir = scratch.path().join("out");
-        std::fs::create_dir(&out_dir).map_err(|e| fail(e.to_string()))?;
-        let job = Job {
-            python: self.python.clone(),
-            harness: assets::materialize("harness.py", assets::HARNESS).map_err(|e| fail(e.to_string()))?,
-            code: code_path,
-            format,
-            public_dir: split.dir.clone(),
-            spec: Spec::of(&c.manifest),
-            limits: self.limits.clone(),
+        let ran = {
+            let _permit = self.jobs.acquire().await.map_err(|e| fail(e.to_string()))?;
+            self.runner
+                .run(store, c, format, code, split.dir.clone())
+                .await
+                .map_err(fail)?
         };
-        let backend = self.backend.clone();
-        let _permit = self.jobs.acquire().await.map_err(|e| fail(e.to_string()))?;
-        let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
-            .await
-            .map_err(|e| fail(e.to_string()))?
-            .map_err(|e| fail(crate::error_chain(&e)))?;
-        let outcome = serde_json::to_value(run.outcome)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
+        let run = &ran.run;
         let mut trial = Trial {
-            outcome,
+            outcome: ran.outcome.clone(),
             wall_seconds: run.wall_seconds,
-            term_out: term_out(&run),
+            term_out: term_out(run),
             exc_type: run.result["exception"].as_str().map(String::from),
             score: None,
             reason: None,
             predictions_blake3: None,
         };
-        let Some(predictions) = run.predictions.filter(|_| trial.outcome == "ok") else {
+        let Some(predictions) = ran.predictions.filter(|_| trial.outcome == "ok") else {
             trial.reason = Some(format!("the run ended {}", trial.outcome));
             return Ok(trial);
         };
-        let bytes = std::fs::read(&predictions).map_err(|e| fail(e.to_string()))?;
-        trial.predictions_blake3 = Some(store.objects().put(&bytes).map_err(LogError::from)?.to_hex());
+        trial.predictions_blake3 = Some(predictions.to_hex());
+        let path = store.objects().path(&predictions);
         let score = score_files_with(
             &c.manifest.metric.name,
             &split.answers(),
-            &predictions,
+            &path,
             &c.grade_options(),
         )
         .map_err(|e| fail(crate::error_chain(&e)))?;
