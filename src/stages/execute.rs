@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use super::generate::Generation;
 use super::{Planned, Stage, StageError};
-use crate::competition::{Benchmark, Competition};
 use crate::competition::contract::Spec;
+use crate::competition::{Benchmark, Competition};
 use crate::log::{EventBody, LogError, StageLog, unit_key};
 use crate::sandbox::{Backend, Format, Job, Limits, assets};
 use crate::store::{Hash, Store};
