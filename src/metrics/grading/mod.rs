@@ -7,7 +7,9 @@
 //!
 //! Layout: [`registry`] names the metrics and their direction, [`labels`] turns label columns
 //! into dense class codes, the family modules compute, and [`submission`] loads answer and
-//! prediction files, validates a submission and scores it.
+//! prediction files, validates a submission and scores it. For the regression metrics over
+//! Parquet, `stream` first tries to prove the submission valid and score it in one pass over
+//! small batches; whatever it cannot prove is graded in memory.
 //!
 //! Invariants: inputs handed to a family function are already aligned row by row and of equal
 //! length (checked with [`MetricError::Length`]); class codes index the sorted class list.
@@ -20,6 +22,7 @@ pub mod probabilistic;
 pub mod ranking;
 pub mod registry;
 pub mod regression;
+mod stream;
 pub mod submission;
 mod sum;
 pub mod table;

@@ -6,8 +6,197 @@
 //! values (`multioutput="uniform_average"`, as ML2B's multitarget grader).
 
 use super::registry::Metric;
-use super::sum::{mean, sum};
+use super::sum::{Neumaier, mean, sum};
 use super::{MetricError, check_lengths};
+
+/// A single-target regression metric folded over aligned row chunks.
+///
+/// Each chunk is checked before it is summed (answers finite, predictions finite, the domain
+/// of `rmsle`, then the weights), with rows numbered from the first chunk, and every sum is
+/// one sequential [`Neumaier`]: the score of a column fed in chunks is bit-identical to the
+/// score of the whole column. `r2` needs the mean of the answers first and has no fold.
+#[derive(Debug, Clone)]
+pub struct Fold {
+    metric: Metric,
+    rows: usize,
+    errors: Neumaier,
+    weights: Neumaier,
+}
+
+impl Fold {
+    /// The fold of `metric`; `None` for a metric that is not a one-pass regression sum.
+    pub fn new(metric: Metric) -> Option<Self> {
+        let metric = match metric {
+            Metric::RmseMulti => Metric::Rmse,
+            Metric::RmsleMulti => Metric::Rmsle,
+            Metric::Rmse | Metric::Rmsle | Metric::Mse | Metric::Mae | Metric::Wmae | Metric::WmaeMl2b => {
+                metric
+            }
+            _ => return None,
+        };
+        Some(Self {
+            metric,
+            rows: 0,
+            errors: Neumaier::default(),
+            weights: Neumaier::default(),
+        })
+    }
+
+    fn name(&self) -> &'static str {
+        match self.metric {
+            Metric::Rmse => "rmse",
+            Metric::Rmsle => "rmsle",
+            Metric::Mse => "mse",
+            Metric::Mae => "mae",
+            Metric::Wmae => "wmae",
+            _ => "wmae_ml2b",
+        }
+    }
+
+    fn weighted(&self) -> bool {
+        matches!(self.metric, Metric::Wmae | Metric::WmaeMl2b)
+    }
+
+    /// Checks and adds the next rows; `weights` only for the weighted metrics.
+    pub fn add(
+        &mut self,
+        y_true: &[f64],
+        y_pred: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<(), MetricError> {
+        self.check(y_true, y_pred, weights)?;
+        match (self.metric, weights) {
+            (Metric::Rmse | Metric::Mse, _) => y_true
+                .iter()
+                .zip(y_pred)
+                .for_each(|(t, p)| self.errors.add((t - p) * (t - p))),
+            (Metric::Rmsle, _) => y_true
+                .iter()
+                .zip(y_pred)
+                .for_each(|(t, p)| self.errors.add((t.ln_1p() - p.ln_1p()).powi(2))),
+            (Metric::Mae, _) => y_true
+                .iter()
+                .zip(y_pred)
+                .for_each(|(t, p)| self.errors.add((t - p).abs())),
+            (_, Some(w)) => {
+                w.iter().for_each(|&w| self.weights.add(w));
+                y_true
+                    .iter()
+                    .zip(y_pred)
+                    .zip(w)
+                    .for_each(|((t, p), w)| self.errors.add(w * (t - p).abs()));
+            }
+            (_, None) => unreachable!("checked: a weighted fold has weights"),
+        }
+        self.rows += y_true.len();
+        Ok(())
+    }
+
+    fn check(&self, y_true: &[f64], y_pred: &[f64], weights: Option<&[f64]>) -> Result<(), MetricError> {
+        if y_true.len() != y_pred.len() {
+            return Err(MetricError::Length {
+                expected: y_true.len(),
+                got: y_pred.len(),
+            });
+        }
+        let at = |row: usize| self.rows + row + 1;
+        if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
+            let reason = format!("non-finite value at row {}", at(row));
+            return Err(MetricError::bad_answers(self.name(), reason));
+        }
+        if let Some(row) = y_pred.iter().position(|v| !v.is_finite()) {
+            let reason = format!("non-finite value at row {}", at(row));
+            return Err(MetricError::bad_prediction(self.name(), reason));
+        }
+        if self.metric == Metric::Rmsle {
+            let reason = |row: usize| {
+                format!(
+                    "value at row {} is ≤ −1, outside the domain of log(1 + x)",
+                    at(row)
+                )
+            };
+            if let Some(row) = y_true.iter().position(|&v| v <= -1.0) {
+                return Err(MetricError::bad_answers("rmsle", reason(row)));
+            }
+            if let Some(row) = y_pred.iter().position(|&v| v <= -1.0) {
+                return Err(MetricError::bad_prediction("rmsle", reason(row)));
+            }
+        }
+        if !self.weighted() {
+            return Ok(());
+        }
+        let weights = weights.ok_or_else(|| MetricError::bad_answers("wmae", "no weight column"))?;
+        if weights.len() != y_true.len() {
+            return Err(MetricError::Length {
+                expected: y_true.len(),
+                got: weights.len(),
+            });
+        }
+        match weights.iter().position(|w| !w.is_finite()) {
+            Some(row) => Err(MetricError::bad_answers(
+                "wmae",
+                format!("non-finite weight at row {}", at(row)),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The score over every row added.
+    pub fn finish(self) -> Result<f64, MetricError> {
+        if self.rows == 0 {
+            return Err(MetricError::Empty);
+        }
+        let mean = self.errors.value() / self.rows as f64;
+        Ok(match self.metric {
+            Metric::Rmse | Metric::Rmsle => mean.sqrt(),
+            Metric::Wmae => {
+                let total = self.weights.value();
+                if total == 0.0 {
+                    return Err(MetricError::undefined("wmae", "the weights sum to zero"));
+                }
+                self.errors.value() / total
+            }
+            _ => mean,
+        })
+    }
+}
+
+fn fold(metric: Metric, y_true: &[f64], y_pred: &[f64], weights: Option<&[f64]>) -> Result<f64, MetricError> {
+    let mut fold = Fold::new(metric).expect("a fold metric");
+    fold.add(y_true, y_pred, weights)?;
+    fold.finish()
+}
+
+/// `mean_squared_error`.
+pub fn mse(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
+    fold(Metric::Mse, y_true, y_pred, None)
+}
+
+/// `root_mean_squared_error`.
+pub fn rmse(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
+    fold(Metric::Rmse, y_true, y_pred, None)
+}
+
+/// `root_mean_squared_log_error`: RMSE of `ln(1 + x)`; values ≤ −1 are an error.
+pub fn rmsle(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
+    fold(Metric::Rmsle, y_true, y_pred, None)
+}
+
+/// `mean_absolute_error`.
+pub fn mae(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
+    fold(Metric::Mae, y_true, y_pred, None)
+}
+
+/// `mean_absolute_error(sample_weight=w)` = Σ w·|y − ŷ| / Σ w.
+pub fn wmae(y_true: &[f64], y_pred: &[f64], weights: &[f64]) -> Result<f64, MetricError> {
+    fold(Metric::Wmae, y_true, y_pred, Some(weights))
+}
+
+/// ML2B's `calculate_wmae`: mean(w·|y − ŷ|) (divides by n, not Σ w; ratios to a baseline are
+/// the same as with [`wmae`]).
+pub fn wmae_ml2b(y_true: &[f64], y_pred: &[f64], weights: &[f64]) -> Result<f64, MetricError> {
+    fold(Metric::WmaeMl2b, y_true, y_pred, Some(weights))
+}
 
 fn check_finite(metric: &'static str, y_true: &[f64], y_pred: &[f64]) -> Result<(), MetricError> {
     check_lengths(y_true.len(), y_pred.len())?;
@@ -28,92 +217,6 @@ fn check_finite(metric: &'static str, y_true: &[f64], y_pred: &[f64]) -> Result<
 
 fn squared_errors<'a>(y_true: &'a [f64], y_pred: &'a [f64]) -> impl Iterator<Item = f64> + 'a {
     y_true.iter().zip(y_pred).map(|(t, p)| (t - p) * (t - p))
-}
-
-/// `mean_squared_error`.
-pub fn mse(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
-    check_finite("mse", y_true, y_pred)?;
-    Ok(mean(squared_errors(y_true, y_pred), y_true.len()))
-}
-
-/// `root_mean_squared_error`.
-pub fn rmse(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
-    check_finite("rmse", y_true, y_pred)?;
-    Ok(mean(squared_errors(y_true, y_pred), y_true.len()).sqrt())
-}
-
-fn check_above_minus_one(y_true: &[f64], y_pred: &[f64]) -> Result<(), MetricError> {
-    let reason = |row: usize| {
-        format!(
-            "value at row {} is ≤ −1, outside the domain of log(1 + x)",
-            row + 1
-        )
-    };
-    if let Some(row) = y_true.iter().position(|&v| v <= -1.0) {
-        return Err(MetricError::bad_answers("rmsle", reason(row)));
-    }
-    match y_pred.iter().position(|&v| v <= -1.0) {
-        Some(row) => Err(MetricError::bad_prediction("rmsle", reason(row))),
-        None => Ok(()),
-    }
-}
-
-/// `root_mean_squared_log_error`: RMSE of `ln(1 + x)`; values ≤ −1 are an error.
-pub fn rmsle(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
-    check_finite("rmsle", y_true, y_pred)?;
-    check_above_minus_one(y_true, y_pred)?;
-    let logs = y_true
-        .iter()
-        .zip(y_pred)
-        .map(|(t, p)| (t.ln_1p() - p.ln_1p()).powi(2));
-    Ok(mean(logs, y_true.len()).sqrt())
-}
-
-/// `mean_absolute_error`.
-pub fn mae(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
-    check_finite("mae", y_true, y_pred)?;
-    Ok(mean(
-        y_true.iter().zip(y_pred).map(|(t, p)| (t - p).abs()),
-        y_true.len(),
-    ))
-}
-
-fn check_weights(weights: &[f64], n: usize) -> Result<(), MetricError> {
-    check_lengths(n, weights.len())?;
-    match weights.iter().position(|w| !w.is_finite()) {
-        Some(row) => Err(MetricError::bad_answers(
-            "wmae",
-            format!("non-finite weight at row {}", row + 1),
-        )),
-        None => Ok(()),
-    }
-}
-
-fn weighted_abs<'a>(y_true: &'a [f64], y_pred: &'a [f64], w: &'a [f64]) -> impl Iterator<Item = f64> + 'a {
-    y_true
-        .iter()
-        .zip(y_pred)
-        .zip(w)
-        .map(|((t, p), w)| w * (t - p).abs())
-}
-
-/// `mean_absolute_error(sample_weight=w)` = Σ w·|y − ŷ| / Σ w.
-pub fn wmae(y_true: &[f64], y_pred: &[f64], weights: &[f64]) -> Result<f64, MetricError> {
-    check_finite("wmae", y_true, y_pred)?;
-    check_weights(weights, y_true.len())?;
-    let total = sum(weights.iter().copied());
-    if total == 0.0 {
-        return Err(MetricError::undefined("wmae", "the weights sum to zero"));
-    }
-    Ok(sum(weighted_abs(y_true, y_pred, weights)) / total)
-}
-
-/// ML2B's `calculate_wmae`: mean(w·|y − ŷ|) (divides by n, not Σ w; ratios to a baseline are
-/// the same as with [`wmae`]).
-pub fn wmae_ml2b(y_true: &[f64], y_pred: &[f64], weights: &[f64]) -> Result<f64, MetricError> {
-    check_finite("wmae_ml2b", y_true, y_pred)?;
-    check_weights(weights, y_true.len())?;
-    Ok(mean(weighted_abs(y_true, y_pred, weights), y_true.len()))
 }
 
 /// `r2_score` with `force_finite=True`: constant answers give 1 if predicted exactly, else 0.
@@ -162,8 +265,12 @@ pub fn score_multi(metric: Metric, y_true: &[&[f64]], y_pred: &[&[f64]]) -> Resu
         .zip(y_pred)
         .map(|(t, p)| score_values(metric, t, p, None))
         .collect();
-    let per_column = per_column?;
-    Ok(per_column.iter().sum::<f64>() / per_column.len() as f64)
+    Ok(column_mean(&per_column?))
+}
+
+/// The multi-target score from the per-column ones (`multioutput="uniform_average"`).
+pub fn column_mean(per_column: &[f64]) -> f64 {
+    per_column.iter().sum::<f64>() / per_column.len() as f64
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use super::labels::{self, Label, LabelColumn, LabelError, LabelLists, LabelPairs
 use super::probabilistic::ClassScores;
 use super::registry::{InputKind, Metric, UnknownMetric};
 use super::table::{ReadError, Table, read_table};
-use super::{MetricError, classification, kappa, probabilistic, ranking, regression};
+use super::{MetricError, classification, kappa, probabilistic, ranking, regression, stream};
 
 /// Column names and other per-competition settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,6 +184,12 @@ pub fn score_files_with(
     options: &GradeOptions,
 ) -> Result<Score, GradeError> {
     let metric: Metric = metric.parse()?;
+    if let Some(score) = stream::score(metric, answers, predictions, options) {
+        return Ok(Score::Valid {
+            metric: metric.to_string(),
+            score,
+        });
+    }
     // The two files are independent: decode them on two threads.
     let (answers, predictions) = std::thread::scope(|s| {
         let answers = s.spawn(|| read_table(answers));
@@ -278,17 +284,7 @@ impl<'a> Context<'a> {
 
     /// Answer target columns.
     fn targets(&self) -> Vec<String> {
-        if let Some(targets) = &self.options.targets {
-            return targets.clone();
-        }
-        let weighted = self.metric.input_kind() == InputKind::WeightedValues;
-        let skip = |n: &String| *n == self.options.id_col || (weighted && *n == self.options.weight_col);
-        self.answers
-            .names()
-            .iter()
-            .filter(|n| !skip(n))
-            .cloned()
-            .collect()
+        target_names(self.metric, self.answers.names(), self.options)
     }
 
     fn single_target(&self) -> Result<String, Fault> {
@@ -320,23 +316,10 @@ impl<'a> Context<'a> {
 
     /// The prediction column for `target`: same name, or the only non-id column.
     fn prediction_for(&self, target: &str) -> Result<(&'a str, &'a ArrayRef), Fault> {
-        if let Some(column) = self.predictions.column(target) {
-            let name = self
-                .predictions
-                .names()
-                .iter()
-                .find(|n| *n == target)
-                .map(String::as_str)
-                .unwrap_or_default();
-            return Ok((name, column));
-        }
-        match self.prediction_columns().as_slice() {
-            [only] => Ok((
-                only.as_str(),
-                self.predictions.column(only).expect("listed column"),
-            )),
-            _ => Err(Invalid::MissingColumn(target.to_string()).into()),
-        }
+        let names = self.predictions.names();
+        let name = prediction_name(target, names, &self.options.id_col)
+            .ok_or_else(|| Invalid::MissingColumn(target.to_string()))?;
+        Ok((name, self.predictions.column(name).expect("listed column")))
     }
 
     fn metric_fault(&self, error: MetricError) -> Fault {
@@ -495,6 +478,29 @@ impl<'a> Context<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// The answers' target columns for `metric`: `options.targets`, else every column but the id
+/// (and the weight, for a weighted metric).
+pub(super) fn target_names(metric: Metric, answers: &[String], options: &GradeOptions) -> Vec<String> {
+    if let Some(targets) = &options.targets {
+        return targets.clone();
+    }
+    let weighted = metric.input_kind() == InputKind::WeightedValues;
+    let skip = |n: &String| *n == options.id_col || (weighted && *n == options.weight_col);
+    answers.iter().filter(|n| !skip(n)).cloned().collect()
+}
+
+/// The prediction column for `target`: the column of that name, else the only non-id one.
+pub(super) fn prediction_name<'n>(target: &str, predictions: &'n [String], id_col: &str) -> Option<&'n str> {
+    if let Some(name) = predictions.iter().find(|n| *n == target) {
+        return Some(name);
+    }
+    let mut others = predictions.iter().filter(|n| *n != id_col);
+    match (others.next(), others.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
     }
 }
 

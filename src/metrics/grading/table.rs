@@ -102,14 +102,14 @@ impl Table {
     }
 }
 
-fn open(path: &Path) -> Result<File, ReadError> {
+pub(super) fn open(path: &Path) -> Result<File, ReadError> {
     File::open(path).map_err(|source| ReadError::Open {
         path: path.to_path_buf(),
         source,
     })
 }
 
-fn is_parquet(path: &Path, file: &mut File) -> Result<bool, ReadError> {
+pub(super) fn is_parquet(path: &Path, file: &mut File) -> Result<bool, ReadError> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
