@@ -12,44 +12,69 @@
 -- Execute runs identical code once, so every
 -- sample that produced the same code shares one execution and one grade.
 --
--- "Latest" is an aggregate, last_value(… ORDER BY created_at, event_id) per key, not a
--- row_number() window: a window sorts the whole log (3 s per log at 1,000,000 events),
--- a grouped aggregate hashes it once. Booleans go through TINYINT: DataFusion's
--- last_value has a grouped fast path for numbers and text only (3× slower on booleans).
+-- "Latest" per key is split in two. The keys with one event (nearly all) take that event
+-- as it is: a cheap count per key finds the repeated keys (`*_repeated`), and an anti join
+-- against that short list keeps the rest. Only the repeated keys go through
+-- last_value(… ORDER BY created_at, event_id), whose per-group ordering state is the
+-- costly part (0.5–1 s per column at 1,000,000 events). Each join is written with the
+-- short list on the left, so that it is the hashed (build) side. Booleans go through
+-- TINYINT in last_value: DataFusion's grouped fast path takes numbers and text only.
 WITH gen AS (
     SELECT CASE WHEN agent = 'aide' THEN model || '+aide' ELSE model END AS model,
         format, competition, language, seed, event_id, created_at,
         code_blake3, input_tokens, output_tokens, cost_usd
     FROM generate
+), gen_repeated AS (
+    SELECT model, format, competition, language, seed FROM gen
+    GROUP BY model, format, competition, language, seed HAVING count(*) > 1
 ), g AS (
+    SELECT model, format, competition, language, seed, event_id, code_blake3,
+        input_tokens, output_tokens, cost_usd
+    FROM gen_repeated RIGHT ANTI JOIN gen USING (model, format, competition, language, seed)
+    UNION ALL
     SELECT model, format, competition, language, seed,
-        last_value(event_id ORDER BY created_at, event_id) AS event_id,
-        last_value(code_blake3 ORDER BY created_at, event_id) AS code_blake3,
-        last_value(input_tokens ORDER BY created_at, event_id) AS input_tokens,
-        last_value(output_tokens ORDER BY created_at, event_id) AS output_tokens,
-        last_value(cost_usd ORDER BY created_at, event_id) AS cost_usd
-    FROM gen
+        last_value(event_id ORDER BY created_at, event_id),
+        last_value(code_blake3 ORDER BY created_at, event_id),
+        last_value(input_tokens ORDER BY created_at, event_id),
+        last_value(output_tokens ORDER BY created_at, event_id),
+        last_value(cost_usd ORDER BY created_at, event_id)
+    FROM gen_repeated RIGHT SEMI JOIN gen USING (model, format, competition, language, seed)
     GROUP BY model, format, competition, language, seed
+), execute_repeated AS (
+    SELECT competition, format, code_blake3 FROM execute
+    GROUP BY competition, format, code_blake3 HAVING count(*) > 1
 ), x AS (
+    SELECT competition, format, code_blake3, event_id, outcome, leakage, findings, wall_seconds
+    FROM execute_repeated RIGHT ANTI JOIN execute USING (competition, format, code_blake3)
+    UNION ALL
     SELECT competition, format, code_blake3,
-        last_value(event_id ORDER BY created_at, event_id) AS event_id,
-        last_value(outcome ORDER BY created_at, event_id) AS outcome,
-        last_value(CAST(leakage AS TINYINT) ORDER BY created_at, event_id) = 1 AS leakage,
-        last_value(findings ORDER BY created_at, event_id) AS findings,
-        last_value(wall_seconds ORDER BY created_at, event_id) AS wall_seconds
-    FROM execute
+        last_value(event_id ORDER BY created_at, event_id),
+        last_value(outcome ORDER BY created_at, event_id),
+        last_value(CAST(leakage AS TINYINT) ORDER BY created_at, event_id) = 1,
+        last_value(findings ORDER BY created_at, event_id),
+        last_value(wall_seconds ORDER BY created_at, event_id)
+    FROM execute_repeated RIGHT SEMI JOIN execute USING (competition, format, code_blake3)
     GROUP BY competition, format, code_blake3
-), gr AS (
-    SELECT array_element(upstream, 1) AS execution_id,
-        last_value(event_id ORDER BY created_at, event_id) AS event_id,
-        last_value(CAST(valid AS TINYINT) ORDER BY created_at, event_id) = 1 AS valid,
-        last_value(score ORDER BY created_at, event_id) AS score,
-        last_value(metric ORDER BY created_at, event_id) AS metric,
-        last_value(direction ORDER BY created_at, event_id) AS direction,
-        last_value(r_p ORDER BY created_at, event_id) AS r_p,
-        last_value(r_p_automl ORDER BY created_at, event_id) AS r_p_automl
+), grades AS (
+    SELECT array_element(upstream, 1) AS execution_id, event_id, created_at, valid, score,
+        metric, direction, r_p, r_p_automl
     FROM grade
-    GROUP BY array_element(upstream, 1)
+), grade_repeated AS (
+    SELECT execution_id FROM grades GROUP BY execution_id HAVING count(*) > 1
+), gr AS (
+    SELECT execution_id, event_id, valid, score, metric, direction, r_p, r_p_automl
+    FROM grade_repeated RIGHT ANTI JOIN grades USING (execution_id)
+    UNION ALL
+    SELECT execution_id,
+        last_value(event_id ORDER BY created_at, event_id),
+        last_value(CAST(valid AS TINYINT) ORDER BY created_at, event_id) = 1,
+        last_value(score ORDER BY created_at, event_id),
+        last_value(metric ORDER BY created_at, event_id),
+        last_value(direction ORDER BY created_at, event_id),
+        last_value(r_p ORDER BY created_at, event_id),
+        last_value(r_p_automl ORDER BY created_at, event_id)
+    FROM grade_repeated RIGHT SEMI JOIN grades USING (execution_id)
+    GROUP BY execution_id
 )
 SELECT
     g.model, g.format, g.competition, g.language, l.tier, l.position AS language_position,

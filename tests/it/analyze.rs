@@ -227,6 +227,45 @@ fn every_table_is_computed_once_per_set_of_log_heads() {
     assert_eq!(third["summary"]["skipped"], 0, "{third}");
 }
 
+/// In every log the latest event per key wins: a regenerated sample replaces the first
+/// one, a re-execution of its code replaces the first run, and that run's grade counts.
+#[test]
+fn the_latest_event_wins_in_every_log() {
+    let ws = fixture();
+    let store = ws.store();
+    let mut g = generation(&("m2", "ames-housing", "en", 0, Some(1.0)));
+    g.code_blake3 = blake3::hash(b"regenerated").to_hex().to_string();
+    let ge = event(&"regenerated", vec![], g.clone());
+    let failed = execution(&g, None);
+    let xe1 = event(&"first run", vec![ge.id], failed.clone());
+    let xe2 = event(&"second run", vec![ge.id], execution(&g, Some(0.5)));
+    let graded = (
+        event(&"first grade", vec![xe1.id], grade(&failed, None)),
+        event(&"second grade", vec![xe2.id], grade(&xe2.body, Some(0.5))),
+    );
+    commit(&store, vec![ge.clone()]);
+    commit(&store, vec![xe1]);
+    commit(&store, vec![xe2.clone()]);
+    commit(&store, vec![graded.0, graded.1]);
+    let rows = query(
+        &ws,
+        "SELECT generation_id, code_blake3, execution_id, outcome, r_p, (SELECT count(*) FROM runs) AS n \
+         FROM runs WHERE model = 'm2' AND competition = 'ames-housing' AND language = 'en' AND seed = 0",
+    );
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    assert_eq!(row["generation_id"], ge.id.to_hex().as_str());
+    assert_eq!(row["code_blake3"], g.code_blake3.as_str());
+    assert_eq!(row["execution_id"], xe2.id.to_hex().as_str());
+    assert_eq!(row["outcome"], "ok");
+    close(num(row, "r_p"), 0.5);
+    assert_eq!(
+        row["n"],
+        runs().len(),
+        "one row per sample, the regenerated one included"
+    );
+}
+
 #[test]
 fn aup_and_pass_rate_match_the_hand_computed_values() {
     let ws = fixture();
