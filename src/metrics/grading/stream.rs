@@ -344,10 +344,15 @@ mod tests {
 
     const ROWS: usize = 3 * BATCH_ROWS + 123;
 
+    /// A change to the predictions' columns.
+    type Edit<'e> = &'e dyn Fn(&mut Vec<(&'static str, ArrayRef)>);
+
     /// Writes `columns` as Parquet with row groups of `group` rows.
     fn write(path: &Path, columns: Vec<(&str, ArrayRef)>, group: usize) -> PathBuf {
         let batch = RecordBatch::try_from_iter(columns).unwrap();
-        let props = WriterProperties::builder().set_max_row_group_size(group).build();
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(group))
+            .build();
         let mut writer =
             ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), Some(props)).unwrap();
         writer.write(&batch).unwrap();
@@ -489,7 +494,7 @@ mod tests {
                 *column = column.slice(0, ROWS - 1);
             }
         };
-        let edits: [(&str, &dyn Fn(&mut Vec<(&'static str, ArrayRef)>)); 6] = [
+        let edits: [(&str, Edit); 6] = [
             ("ids in another order", &reversed),
             ("a NaN in the last batch", &late_nan),
             ("a null in the third batch", &late_null),
