@@ -100,14 +100,7 @@ impl Fold {
             });
         }
         let at = |row: usize| self.rows + row + 1;
-        if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
-            let reason = format!("non-finite value at row {}", at(row));
-            return Err(MetricError::bad_answers(self.name(), reason));
-        }
-        if let Some(row) = y_pred.iter().position(|v| !v.is_finite()) {
-            let reason = format!("non-finite value at row {}", at(row));
-            return Err(MetricError::bad_prediction(self.name(), reason));
-        }
+        check_values_finite(self.name(), y_true, y_pred, self.rows)?;
         if self.metric == Metric::Rmsle {
             let reason = |row: usize| {
                 format!(
@@ -200,19 +193,25 @@ pub fn wmae_ml2b(y_true: &[f64], y_pred: &[f64], weights: &[f64]) -> Result<f64,
 
 fn check_finite(metric: &'static str, y_true: &[f64], y_pred: &[f64]) -> Result<(), MetricError> {
     check_lengths(y_true.len(), y_pred.len())?;
+    check_values_finite(metric, y_true, y_pred, 0)
+}
+
+/// The answers, then the predictions, hold only finite values; rows are numbered from
+/// `first_row` (0 for a whole column).
+fn check_values_finite(
+    metric: &'static str,
+    y_true: &[f64],
+    y_pred: &[f64],
+    first_row: usize,
+) -> Result<(), MetricError> {
+    let reason = |row: usize| format!("non-finite value at row {}", first_row + row + 1);
     if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
-        return Err(MetricError::bad_answers(
-            metric,
-            format!("non-finite value at row {}", row + 1),
-        ));
+        return Err(MetricError::bad_answers(metric, reason(row)));
     }
-    if let Some(row) = y_pred.iter().position(|v| !v.is_finite()) {
-        return Err(MetricError::bad_prediction(
-            metric,
-            format!("non-finite value at row {}", row + 1),
-        ));
+    match y_pred.iter().position(|v| !v.is_finite()) {
+        Some(row) => Err(MetricError::bad_prediction(metric, reason(row))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn squared_errors<'a>(y_true: &'a [f64], y_pred: &'a [f64]) -> impl Iterator<Item = f64> + 'a {

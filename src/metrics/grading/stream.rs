@@ -30,7 +30,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use super::registry::{InputKind, Metric};
 use super::regression::{Fold, column_mean};
 use super::submission::{GradeOptions, prediction_name, target_names};
-use super::table::{is_parquet, open};
+use super::table::{is_index_column, is_parquet, open};
 
 type Builder = ParquetRecordBatchReaderBuilder<Bytes>;
 
@@ -123,7 +123,7 @@ fn names(builder: &Builder) -> Option<Vec<String>> {
     let mut names: Vec<String> = Vec::new();
     for field in builder.schema().fields() {
         let name = field.name();
-        if name.starts_with("__index_level_") {
+        if is_index_column(name) {
             continue;
         }
         if names.contains(name) {

@@ -185,13 +185,18 @@ fn read_parquet(
     Ok((schema, batches))
 }
 
+/// pandas' index columns (`__index_level_N__`), which a table leaves out.
+pub(super) fn is_index_column(name: &str) -> bool {
+    name.starts_with("__index_level_")
+}
+
 fn from_batches(
     path: &Path,
     (schema, batches): (Arc<arrow::datatypes::Schema>, Vec<RecordBatch>),
 ) -> Result<Table, ReadError> {
     let mut named = Vec::new();
     for (i, field) in schema.fields().iter().enumerate() {
-        if field.name().starts_with("__index_level_") {
+        if is_index_column(field.name()) {
             continue;
         }
         let column = concat_column(path, &batches, i, field.data_type())?;
