@@ -13,24 +13,31 @@
 -- sample that produced the same code shares one execution and one grade.
 --
 -- "Latest" per key is split in two. The keys with one event (nearly all) take that event
--- as it is: a cheap count per key finds the repeated keys (`*_repeated`), and an anti join
--- against that short list keeps the rest. Only the repeated keys go through
--- last_value(… ORDER BY created_at, event_id), whose per-group ordering state is the
--- costly part (0.5–1 s per column at 1,000,000 events). Each join is written with the
--- short list on the left, so that it is the hashed (build) side. Booleans go through
--- TINYINT in last_value: DataFusion's grouped fast path takes numbers and text only.
+-- as it is; only the others go through last_value(… ORDER BY created_at, event_id), whose
+-- per-group ordering state is the costly part (0.5–1 s per column at 1,000,000 events).
+-- The repeated keys are the view repeated_keys: the key_hash (a UInt64) of every key that
+-- several events share. A row whose hash is not listed is the one event of its key; every
+-- row whose hash is listed takes the exact path, grouped on the key columns themselves (a
+-- hash collision there only costs time). Each join is written with the short list on the
+-- left, so that it is the hashed (build) side; when the list is empty, the exact path
+-- does not even read the log. Booleans go through TINYINT in last_value: DataFusion's
+-- grouped fast path takes numbers and text only.
 WITH gen AS (
-    SELECT CASE WHEN agent = 'aide' THEN model || '+aide' ELSE model END AS model,
-        format, competition, language, seed, event_id, created_at,
-        code_blake3, input_tokens, output_tokens, cost_usd
-    FROM generate
+    SELECT model, format, competition, language, seed, event_id, created_at, code_blake3,
+        input_tokens, output_tokens, cost_usd,
+        key_hash(model, format, competition, language, seed) AS h
+    FROM (
+        SELECT CASE WHEN agent = 'aide' THEN model || '+aide' ELSE model END AS model,
+            format, competition, language, seed, event_id, created_at,
+            code_blake3, input_tokens, output_tokens, cost_usd
+        FROM generate
+    )
 ), gen_repeated AS (
-    SELECT model, format, competition, language, seed FROM gen
-    GROUP BY model, format, competition, language, seed HAVING count(*) > 1
+    SELECT h FROM repeated_keys WHERE log = 'generate'
 ), g AS (
     SELECT model, format, competition, language, seed, event_id, code_blake3,
         input_tokens, output_tokens, cost_usd
-    FROM gen_repeated RIGHT ANTI JOIN gen USING (model, format, competition, language, seed)
+    FROM gen_repeated RIGHT ANTI JOIN gen USING (h)
     UNION ALL
     SELECT model, format, competition, language, seed,
         last_value(event_id ORDER BY created_at, event_id),
@@ -38,14 +45,17 @@ WITH gen AS (
         last_value(input_tokens ORDER BY created_at, event_id),
         last_value(output_tokens ORDER BY created_at, event_id),
         last_value(cost_usd ORDER BY created_at, event_id)
-    FROM gen_repeated RIGHT SEMI JOIN gen USING (model, format, competition, language, seed)
+    FROM gen_repeated RIGHT SEMI JOIN gen USING (h)
     GROUP BY model, format, competition, language, seed
+), exe AS (
+    SELECT competition, format, code_blake3, event_id, created_at, outcome, leakage,
+        findings, wall_seconds, key_hash(competition, format, code_blake3) AS h
+    FROM execute
 ), execute_repeated AS (
-    SELECT competition, format, code_blake3 FROM execute
-    GROUP BY competition, format, code_blake3 HAVING count(*) > 1
+    SELECT h FROM repeated_keys WHERE log = 'execute'
 ), x AS (
     SELECT competition, format, code_blake3, event_id, outcome, leakage, findings, wall_seconds
-    FROM execute_repeated RIGHT ANTI JOIN execute USING (competition, format, code_blake3)
+    FROM execute_repeated RIGHT ANTI JOIN exe USING (h)
     UNION ALL
     SELECT competition, format, code_blake3,
         last_value(event_id ORDER BY created_at, event_id),
@@ -53,17 +63,21 @@ WITH gen AS (
         last_value(CAST(leakage AS TINYINT) ORDER BY created_at, event_id) = 1,
         last_value(findings ORDER BY created_at, event_id),
         last_value(wall_seconds ORDER BY created_at, event_id)
-    FROM execute_repeated RIGHT SEMI JOIN execute USING (competition, format, code_blake3)
+    FROM execute_repeated RIGHT SEMI JOIN exe USING (h)
     GROUP BY competition, format, code_blake3
 ), grades AS (
-    SELECT array_element(upstream, 1) AS execution_id, event_id, created_at, valid, score,
-        metric, direction, r_p, r_p_automl
-    FROM grade
+    SELECT execution_id, event_id, created_at, valid, score, metric, direction, r_p,
+        r_p_automl, key_hash(execution_id) AS h
+    FROM (
+        SELECT array_element(upstream, 1) AS execution_id, event_id, created_at, valid,
+            score, metric, direction, r_p, r_p_automl
+        FROM grade
+    )
 ), grade_repeated AS (
-    SELECT execution_id FROM grades GROUP BY execution_id HAVING count(*) > 1
+    SELECT h FROM repeated_keys WHERE log = 'grade'
 ), gr AS (
     SELECT execution_id, event_id, valid, score, metric, direction, r_p, r_p_automl
-    FROM grade_repeated RIGHT ANTI JOIN grades USING (execution_id)
+    FROM grade_repeated RIGHT ANTI JOIN grades USING (h)
     UNION ALL
     SELECT execution_id,
         last_value(event_id ORDER BY created_at, event_id),
@@ -73,7 +87,7 @@ WITH gen AS (
         last_value(direction ORDER BY created_at, event_id),
         last_value(r_p ORDER BY created_at, event_id),
         last_value(r_p_automl ORDER BY created_at, event_id)
-    FROM grade_repeated RIGHT SEMI JOIN grades USING (execution_id)
+    FROM grade_repeated RIGHT SEMI JOIN grades USING (h)
     GROUP BY execution_id
 )
 SELECT

@@ -47,7 +47,7 @@ macro_rules! queries {
 }
 
 /// The views, in registration order.
-pub const VIEWS: [Query; 3] = queries!("views/": "runs", "cells", "task_variance");
+pub const VIEWS: [Query; 4] = queries!("views/": "repeated_keys", "runs", "cells", "task_variance");
 
 /// The tables of the paper, in report order.
 pub const TABLES: [Query; 10] = queries!("": "aup", "pass_rate", "rp_matrix", "pass_rate_by_tier",

@@ -8,8 +8,8 @@
 //! every query plans on any store. With a benchmark root, the manifests are tables
 //! too ([`reference`]) and the views of `queries/views/` are registered
 //! ([`catalog`]), each computed at most once per session ([`view`]); the statistics SQL
-//! cannot express are aggregate functions ([`udf`]). The session allows queries only — no
-//! DDL, DML or `SET`.
+//! cannot express are aggregate functions ([`udf`]), and the views find repeated keys
+//! through [`key_hash`]. The session allows queries only — no DDL, DML or `SET`.
 //!
 //! Every session plans on one partition, so every float sum is added in one order and
 //! a result's bits are a function of the logs alone: `ml2b query` and the analyze stage
@@ -17,6 +17,7 @@
 //! 17th digit between runs).
 
 pub mod catalog;
+pub mod key_hash;
 pub mod reference;
 pub mod udf;
 pub mod view;
@@ -87,6 +88,7 @@ impl Session<'_> {
             .with_target_partitions(1);
         let ctx = SessionContext::new_with_config(config);
         udf::register(&ctx);
+        ctx.register_udf(key_hash::udf());
         let present = stages(store)?;
         let schemas = pipeline_schemas()?;
         for stage in &present {
