@@ -2,9 +2,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// mimalloc rather than the system allocator: the query engine allocates and frees large
-/// buffers all the time, and glibc hands each one back to the kernel, which zeroes fresh
-/// pages for the next (a quarter of the `runs` view's time at 1,000,000 runs went to it).
+/// mimalloc rather than glibc's allocator: the query engine allocates and frees buffers of
+/// many megabytes all the time, and glibc unmaps each freed one, so the kernel faults in and
+/// zeroes fresh pages for the next (kernel page clearing was 23% of the analyze benchmark's
+/// profile with glibc; mimalloc reuses its pages).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

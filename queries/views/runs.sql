@@ -16,12 +16,13 @@
 -- as it is; only the others go through last_value(… ORDER BY created_at, event_id), whose
 -- per-group ordering state is the costly part (0.5–1 s per column at 1,000,000 events).
 -- The repeated keys are the view repeated_keys: the key_hash (a UInt64) of every key that
--- several events share. A row whose hash is not listed is the one event of its key; every
--- row whose hash is listed takes the exact path, grouped on the key columns themselves (a
--- hash collision there only costs time). Each join is written with the short list on the
--- left, so that it is the hashed (build) side; when the list is empty, the exact path
--- does not even read the log. Booleans go through TINYINT in last_value: DataFusion's
--- grouped fast path takes numbers and text only.
+-- several events share (its key expressions and these must stay the same). A row whose
+-- hash is not listed is the one event of its key; every row whose hash is listed takes the
+-- exact path, grouped on the key columns themselves (a hash collision there only costs
+-- time). Each join is written with the short list on the left, so that it is the hashed
+-- (build) side; when the list is empty, the exact path does not even read the log.
+-- Booleans go through TINYINT in last_value: DataFusion's grouped fast path takes numbers
+-- and text only.
 WITH gen AS (
     SELECT model, format, competition, language, seed, event_id, created_at, code_blake3,
         input_tokens, output_tokens, cost_usd,
