@@ -2,7 +2,8 @@
 --
 -- r is the cell's performance ratio: the mean of r_p over the model's seeds, a missing
 -- seed counting 0 (STATISTICS.md §3.0); seeds = the number of distinct seeds the model
--- generated with anywhere. passed counts valid runs.
+-- generated with anywhere. passed counts valid runs. The short list s is the join's left,
+-- hashed side; runs streams past it.
 WITH s AS (
     SELECT model, format, count(DISTINCT seed) AS seeds FROM runs GROUP BY model, format
 )
@@ -12,6 +13,6 @@ SELECT
     count(*) AS runs,
     sum(CASE WHEN r.valid THEN 1 ELSE 0 END) AS passed,
     s.seeds
-FROM runs r
-JOIN s ON s.model = r.model AND s.format = r.format
+FROM s
+JOIN runs r ON r.model = s.model AND r.format = s.format
 GROUP BY r.model, r.format, r.competition, r.language, r.tier, r.language_position, s.seeds
