@@ -7,9 +7,9 @@
 //! the pipeline that has not run yet is an empty table with its event schema, so
 //! every query plans on any store. With a benchmark root, the manifests are tables
 //! too ([`reference`]) and the views of `queries/views/` are registered
-//! ([`catalog`]), each computed at most once per session ([`view`]); the statistics SQL
-//! cannot express are aggregate functions ([`udf`]), and the views find repeated keys
-//! through [`key_hash`]. The session allows queries only — no DDL, DML or `SET`.
+//! ([`catalog`]), each computed on first use and kept for the columns read ([`view`]); the
+//! statistics SQL cannot express are aggregate functions ([`udf`]), and the views find
+//! repeated keys through [`key_hash`]. The session allows queries only — no DDL, DML or `SET`.
 //!
 //! Every session plans on one partition, so every float sum is added in one order and
 //! a result's bits are a function of the logs alone: `ml2b query` and the analyze stage

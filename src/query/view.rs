@@ -1,4 +1,4 @@
-//! Views computed at most once per session, for the columns their readers use.
+//! Views computed on first use and kept for the session, for the columns their readers use.
 //!
 //! A view of `queries/views/` is read by several tables, and one table often reads it several
 //! times: `cells` reads `runs` twice, and a CTE that two branches of a `UNION` read is
@@ -18,6 +18,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arrow::array::{RecordBatch, RecordBatchOptions};
@@ -37,7 +38,7 @@ use datafusion::physical_plan::{
 };
 use futures::{StreamExt, TryStreamExt};
 
-/// A view whose rows are computed on first use and then shared by every scan.
+/// A view whose rows are computed on first use and then shared by every scan they cover.
 pub struct MaterializedView {
     inner: Arc<Inner>,
 }
@@ -48,8 +49,11 @@ struct Inner {
     schema: SchemaRef,
     /// Columns that planned scans need and no kept result covers.
     pending: Mutex<BTreeSet<usize>>,
-    /// The results computed so far; held across a computation so that it runs once.
+    /// The results kept (none covers another's columns); held across a computation so
+    /// that it runs once.
     kept: tokio::sync::Mutex<Vec<Rows>>,
+    /// How many times the plan ran.
+    runs: AtomicUsize,
 }
 
 /// The view's rows for some of its columns.
@@ -82,20 +86,17 @@ impl MaterializedView {
                 schema,
                 pending: Mutex::default(),
                 kept: tokio::sync::Mutex::default(),
+                runs: AtomicUsize::new(0),
             }),
         }
     }
 
-    /// How many times the view was computed (a result per distinct column set).
+    /// How many times the view was computed, and the column sets kept.
     #[cfg(test)]
-    async fn computed(&self) -> Vec<Vec<usize>> {
-        self.inner
-            .kept
-            .lock()
-            .await
-            .iter()
-            .map(|r| r.columns.clone())
-            .collect()
+    async fn computed(&self) -> (usize, Vec<Vec<usize>>) {
+        let kept = self.inner.kept.lock().await;
+        let columns = kept.iter().map(|r| r.columns.clone()).collect();
+        (self.inner.runs.load(Ordering::Relaxed), columns)
     }
 }
 
@@ -118,6 +119,8 @@ impl Inner {
         }
         let rows = self.compute(wanted.into_iter().collect()).await?;
         let positions = rows.positions(columns).expect("computed for these columns");
+        // A result whose columns the new one holds too is dropped: it would never be read.
+        kept.retain(|old| rows.positions(&old.columns).is_none());
         kept.push(rows.clone());
         Ok((rows, positions))
     }
@@ -126,6 +129,7 @@ impl Inner {
         let schema = Arc::new(self.schema.project(&columns)?);
         let all = self.plan.schema().columns();
         let exprs: Vec<Expr> = columns.iter().map(|&i| Expr::Column(all[i].clone())).collect();
+        self.runs.fetch_add(1, Ordering::Relaxed);
         let partitions = self.plan.clone().select(exprs)?.collect_partitioned().await?;
         // The physical plan may state a column's nullability differently from the logical
         // schema every reader planned against; the rows are the same.
@@ -250,7 +254,8 @@ impl ExecutionPlan for LazyScan {
         Ok(self)
     }
 
-    fn execute(&self, partition: usize, _: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+    /// Every kept partition's rows, in order: the scan is one partition.
+    fn execute(&self, _: usize, _: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
         let (view, columns) = (self.view.clone(), self.columns.clone());
         let schema = self.schema();
         let out = schema.clone();
@@ -258,8 +263,7 @@ impl ExecutionPlan for LazyScan {
             let (rows, positions) = view.rows(&columns).await?;
             let batches: Vec<RecordBatch> = rows
                 .partitions
-                .get(partition)
-                .into_iter()
+                .iter()
                 .flatten()
                 .map(|b| {
                     let b = b.project(&positions)?;
@@ -329,12 +333,12 @@ mod tests {
         let sql = "SELECT t.k, sum(t.v) AS total, o.v AS other FROM t \
                    LEFT JOIN t o ON o.k = t.k AND o.v > 2 GROUP BY t.k, o.v";
         let view = view(&ctx, sql).await;
-        assert!(view.computed().await.is_empty(), "registering computes nothing");
+        assert_eq!(view.computed().await, (0, vec![]), "registering computes nothing");
 
         let query = "SELECT k, total, other FROM v ORDER BY k, other";
         let plain = show(&ctx, &format!("SELECT * FROM ({sql}) ORDER BY k, other")).await;
         assert_eq!(show(&ctx, query).await, plain);
-        assert_eq!(view.computed().await, [vec![0, 1, 2]]);
+        assert_eq!(view.computed().await, (1, vec![vec![0, 1, 2]]));
         assert_eq!(show(&ctx, query).await, plain);
         assert_eq!(
             show(&ctx, "SELECT count(*) AS n FROM v").await,
@@ -342,7 +346,7 @@ mod tests {
         );
         assert_eq!(
             view.computed().await,
-            [vec![0, 1, 2]],
+            (1, vec![vec![0, 1, 2]]),
             "later scans reuse the rows"
         );
     }
@@ -359,7 +363,7 @@ mod tests {
                      JOIN (SELECT k, w FROM v) b ON a.k = b.k ORDER BY a.k, b.w";
         let plain = show(&ctx, &query.replace("FROM v", &format!("FROM ({sql})"))).await;
         assert_eq!(show(&ctx, query).await, plain);
-        assert_eq!(view.computed().await, [vec![0, 1, 2]]);
+        assert_eq!(view.computed().await, (1, vec![vec![0, 1, 2]]));
 
         let ctx = context().await;
         let view = self::view(&ctx, sql).await;
@@ -367,7 +371,7 @@ mod tests {
             show(&ctx, "SELECT k FROM v ORDER BY k").await,
             show(&ctx, "SELECT k FROM t ORDER BY k").await
         );
-        assert_eq!(view.computed().await, [vec![0]]);
+        assert_eq!(view.computed().await, (1, vec![vec![0]]));
         assert_eq!(
             show(&ctx, "SELECT k, w FROM v ORDER BY w").await,
             show(&ctx, "SELECT k, v * 10 AS w FROM t ORDER BY w").await
@@ -376,6 +380,10 @@ mod tests {
             show(&ctx, "SELECT w FROM v WHERE k = 'a' ORDER BY w").await,
             "+----+\n| w  |\n+----+\n| 10 |\n| 30 |\n+----+"
         );
-        assert_eq!(view.computed().await, [vec![0], vec![0, 2]]);
+        assert_eq!(
+            view.computed().await,
+            (2, vec![vec![0, 2]]),
+            "[0] is dropped, [0, 2] reused"
+        );
     }
 }
