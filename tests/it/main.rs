@@ -17,6 +17,7 @@ mod generate;
 mod local_model;
 mod log;
 mod query;
+mod readme;
 mod run;
 mod sandbox;
 mod stages;

@@ -103,14 +103,11 @@ impl Trials {
         split: &Validation,
     ) -> Result<Trial, StageError> {
         let key = self.key(format, code, split)?;
-        if let Some((object, bytes)) = cache::lookup_object(store, TRIALS, &key) {
-            return serde_json::from_slice(&bytes)
-                .map_err(|e| StageError::Other(format!("recorded validation run {object}: {e}")));
+        if let Some(trial) = recorded(store, &key)? {
+            return Ok(trial);
         }
         let trial = self.execute(store, c, format, code, split).await?;
-        let json = serde_json::to_vec(&trial).map_err(|e| StageError::Other(e.to_string()))?;
-        let object = store.objects().put(&json).map_err(LogError::from)?;
-        cache::record_object(store, TRIALS, &key, &object)?;
+        record(store, &key, &trial)?;
         Ok(trial)
     }
 
@@ -177,6 +174,24 @@ impl Trials {
     }
 }
 
+/// The trial recorded under `key`, if any. It reads back bit for bit, floats included
+/// (serde_json's `float_roundtrip`), so a replayed search's events are the first run's.
+fn recorded(store: &Store, key: &Hash) -> Result<Option<Trial>, StageError> {
+    let Some((object, bytes)) = cache::lookup_object(store, TRIALS, key) else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| StageError::Other(format!("recorded validation run {object}: {e}")))
+}
+
+/// Records `trial` as the run of `key`.
+fn record(store: &Store, key: &Hash, trial: &Trial) -> Result<(), StageError> {
+    let json = serde_json::to_vec(trial).map_err(|e| StageError::Other(e.to_string()))?;
+    let object = store.objects().put(&json).map_err(LogError::from)?;
+    cache::record_object(store, TRIALS, key, &object)
+}
+
 /// What the model is shown of a run: the harness's tracebacks and errors, the backend's
 /// detail, then the tail of the code's own output (or, with nothing else, of stderr).
 fn term_out(run: &crate::sandbox::Execution) -> String {
@@ -203,4 +218,38 @@ fn term_out(run: &crate::sandbox::Execution) -> String {
 /// The last [`TERM_OUT_BYTES`] of `text`.
 fn trim(text: &str) -> String {
     crate::sandbox::tail(text.as_bytes(), TERM_OUT_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A replayed search must see the very numbers the first run saw: its journal events
+    /// are content-addressed, so one bit of `wall_seconds` changes their ids. These two
+    /// values read back one ulp off with serde_json's default float parser.
+    #[test]
+    fn a_recorded_trial_reads_back_bit_for_bit() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path());
+        for (i, seconds) in [9.796034652704707_f64, 1.7941833127465723]
+            .into_iter()
+            .enumerate()
+        {
+            let key = Hash::of(format!("trial {i}").as_bytes());
+            let trial = Trial {
+                outcome: "ok".into(),
+                wall_seconds: seconds,
+                term_out: String::new(),
+                exc_type: None,
+                score: Some(seconds / 7.0),
+                reason: None,
+                predictions_blake3: None,
+            };
+            assert_eq!(recorded(&store, &key).unwrap(), None);
+            record(&store, &key, &trial).unwrap();
+            let back = recorded(&store, &key).unwrap().unwrap();
+            assert_eq!(back.wall_seconds.to_bits(), seconds.to_bits());
+            assert_eq!(back.score.unwrap().to_bits(), trial.score.unwrap().to_bits());
+        }
+    }
 }
