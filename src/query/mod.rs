@@ -11,10 +11,12 @@
 //! statistics SQL cannot express are aggregate functions ([`udf`]), and the views find
 //! repeated keys through [`key_hash`]. The session allows queries only — no DDL, DML or `SET`.
 //!
-//! Every session plans on one partition, so every float sum is added in one order and
-//! a result's bits are a function of the logs alone: `ml2b query` and the analyze stage
-//! give the same digits, run after run (with two partitions, `var_pop` moved in its
-//! 17th digit between runs).
+//! A session plans its queries on one partition, so every float sum a query adds over the
+//! logs is added in one order (with two partitions, `var_pop` moved in its 17th digit
+//! between runs). The views are computed on every core ([`view`]): their rows come in no
+//! fixed order, and their floats are added by the order-free `stable_` aggregates
+//! ([`udf`]), which every table of `queries/` uses too. So a table's bits are a function of
+//! the logs alone: `ml2b query` and the analyze stage give the same digits, run after run.
 
 pub mod catalog;
 pub mod key_hash;

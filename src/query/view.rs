@@ -12,9 +12,14 @@
 //! returns a [`LazyScan`]; the first of them executed computes the view once for the whole
 //! pending set (the optimizer then prunes whatever the view's plan computes for the other
 //! columns), and the others read that result. A later query that needs a column no kept
-//! result has computes the view again, for its own columns. The rows are the plain view's
-//! rows in the same order (the session plans on one partition); a session that never reads
-//! the view never computes it.
+//! result has computes the view again, for its own columns. A session that never reads the
+//! view never computes it.
+//!
+//! A view is computed on every core (one partition per core, whatever the session plans
+//! with): its rows are the plain view's rows, in an order that may change from run to run.
+//! Its values do not, as the views add floats only with the order-free `stable_`
+//! aggregates; a reader that adds floats in row order (plain `sum`, `avg`) over a view may
+//! see its last digit move, which is why the tables of `queries/` use `stable_` ones.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -28,7 +33,7 @@ use datafusion::catalog::{MemTable, Session, TableProvider};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::dataframe::DataFrame;
 use datafusion::error::Result;
-use datafusion::execution::TaskContext;
+use datafusion::execution::{SessionStateBuilder, TaskContext};
 use datafusion::logical_expr::{Expr, TableType};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
@@ -36,6 +41,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties, SendableRecordBatchStream,
 };
+use datafusion::prelude::SessionConfig;
 use futures::{StreamExt, TryStreamExt};
 
 /// A view whose rows are computed on first use and then shared by every scan they cover.
@@ -82,7 +88,7 @@ impl MaterializedView {
         Self {
             inner: Arc::new(Inner {
                 name,
-                plan,
+                plan: on_every_core(plan),
                 schema,
                 pending: Mutex::default(),
                 kept: tokio::sync::Mutex::default(),
@@ -98,6 +104,24 @@ impl MaterializedView {
         let columns = kept.iter().map(|r| r.columns.clone()).collect();
         (self.inner.runs.load(Ordering::Relaxed), columns)
     }
+}
+
+/// `plan`, to run with one partition per core (DataFusion's default) whatever its session
+/// plans with. A view is most of a table's cost, and computing one never adds floats in
+/// row order (the views add them with the order-free `stable_` aggregates of `super::udf`),
+/// so its values do not depend on the partitioning; only its rows' order does.
+fn on_every_core(plan: DataFrame) -> DataFrame {
+    let (state, logical) = plan.into_parts();
+    let config = state
+        .config()
+        .clone()
+        .with_target_partitions(SessionConfig::new().target_partitions())
+        // The session's catalog (shared) already holds every table the view reads.
+        .with_create_default_catalog_and_schema(false);
+    let state = SessionStateBuilder::new_from_existing(state)
+        .with_config(config)
+        .build();
+    DataFrame::new(state, logical)
 }
 
 impl Inner {
@@ -348,6 +372,29 @@ mod tests {
             view.computed().await,
             (1, vec![vec![0, 1, 2]]),
             "later scans reuse the rows"
+        );
+    }
+
+    /// In a session that plans on one partition, the view still runs on every core, and
+    /// computing it leaves the session's own catalog as it was.
+    #[tokio::test]
+    async fn a_view_runs_on_every_core_in_a_one_partition_session() {
+        let ctx = context().await;
+        let one = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
+        one.register_table("t", ctx.table_provider("t").await.unwrap())
+            .unwrap();
+        let sql = "SELECT k, sum(v) AS total FROM t GROUP BY k";
+        let view = view(&one, sql).await;
+        let planned = view.inner.plan.task_ctx().session_config().target_partitions();
+        assert_eq!(planned, SessionConfig::new().target_partitions());
+        assert_eq!(one.state().config().target_partitions(), 1);
+        assert_eq!(
+            show(&one, "SELECT k, total FROM v ORDER BY k").await,
+            show(&one, &format!("SELECT * FROM ({sql}) ORDER BY k")).await
+        );
+        assert_eq!(
+            show(&one, "SELECT count(*) AS n FROM t").await,
+            "+---+\n| n |\n+---+\n| 4 |\n+---+"
         );
     }
 
