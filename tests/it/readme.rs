@@ -27,7 +27,7 @@ fn ci_runs_the_readmes_test_command() {
         ci.lines().any(|l| l.trim() == command),
         ".ci/run does not run the README's test command {command:?}:\n{ci}"
     );
-    assert!(root().join(&command).is_file());
+    assert!(root().join(command).is_file());
 }
 
 #[test]
