@@ -29,7 +29,8 @@ use std::sync::{Arc, Mutex};
 use arrow::array::{RecordBatch, RecordBatchOptions};
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
-use datafusion::catalog::{MemTable, Session, TableProvider};
+use datafusion::catalog::memory::MemorySourceConfig;
+use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::dataframe::DataFrame;
 use datafusion::error::Result;
@@ -65,10 +66,10 @@ struct Inner {
 /// The view's rows for some of its columns.
 #[derive(Clone)]
 struct Rows {
-    /// The view's column indices, ascending; the table's columns are these.
+    /// The view's column indices, ascending; the batches' columns are these.
     columns: Vec<usize>,
+    schema: SchemaRef,
     partitions: Arc<Vec<Vec<RecordBatch>>>,
-    table: Arc<MemTable>,
 }
 
 impl Rows {
@@ -166,11 +167,10 @@ impl Inner {
                     .collect::<Result<Vec<_>, _>>()
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let table = Arc::new(MemTable::try_new(schema, partitions.clone())?);
         Ok(Rows {
             columns,
+            schema,
             partitions: Arc::new(partitions),
-            table,
         })
     }
 }
@@ -195,10 +195,10 @@ impl TableProvider for MaterializedView {
 
     async fn scan(
         &self,
-        state: &dyn Session,
+        _: &dyn Session,
         projection: Option<&Vec<usize>>,
-        filters: &[Expr],
-        limit: Option<usize>,
+        _: &[Expr],
+        _: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let columns: Vec<usize> = match projection {
             Some(p) => p.clone(),
@@ -207,7 +207,10 @@ impl TableProvider for MaterializedView {
         if let Ok(kept) = self.inner.kept.try_lock()
             && let Some((rows, positions)) = kept.iter().find_map(|r| r.positions(&columns).map(|p| (r, p)))
         {
-            return rows.table.scan(state, Some(&positions), filters, limit).await;
+            // Like a MemTable's scan: the filters and the limit are applied above it.
+            let scan =
+                MemorySourceConfig::try_new_exec(&rows.partitions, rows.schema.clone(), Some(positions))?;
+            return Ok(scan);
         }
         self.inner
             .pending
@@ -312,6 +315,7 @@ mod tests {
     use arrow::array::{Int64Array, StringArray};
     use arrow::datatypes::{DataType, Field, Schema};
     use arrow::util::pretty::pretty_format_batches;
+    use datafusion::catalog::MemTable;
     use datafusion::prelude::SessionContext;
 
     use super::*;
