@@ -7,8 +7,8 @@
 //! in turn, where a query reuses the views an earlier one computed; then each query in a
 //! session of its own, as `ml2b query queries/<table>.sql` runs it, paying for every view it
 //! reads; after that, in a session of its own, the first use of each view. Goal: every
-//! query ≤ 2 s on 2 cores, in both timings. `ML2B_BENCH_SCALE=0.1` shrinks the store; `ML2B_BENCH_STORE=DIR`
-//! keeps it in DIR (built there when DIR holds no store yet, reused otherwise), so that
+//! query ≤ 2 s on 2 cores, in both timings. `ML2B_BENCH_SCALE=0.1` shrinks the store;
+//! `ML2B_BENCH_STORE=DIR` keeps it in DIR (built there when DIR holds no store yet, reused otherwise), so that
 //! `ml2b query --store DIR` can time other SQL over the same events; `ML2B_BENCH_EXPLAIN=1`
 //! prints the `runs` view's plan with the time each operator took (EXPLAIN ANALYZE);
 //! `ML2B_BENCH_SQL=SQL` (or a file of it) times that one statement instead.
@@ -19,6 +19,7 @@ use std::time::Instant;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 use ml2b::competition::Benchmark;
 use ml2b::log::{Event, EventBody, Provenance, StageLog};
@@ -165,17 +166,13 @@ fn views(rt: &tokio::runtime::Runtime, bench: &Benchmark, store: &Store) {
 fn adhoc(rt: &tokio::runtime::Runtime, bench: &Benchmark, store: &Store, sql: &str) {
     let sql = std::fs::read_to_string(sql).unwrap_or_else(|_| sql.to_string());
     let ctx = rt.block_on(Session { bench: Some(bench) }.open(store)).unwrap();
-    let t = Instant::now();
-    let (_, batches) = rt.block_on(ml2b::query::run(&ctx, &sql)).unwrap();
-    let secs = t.elapsed().as_secs_f64();
+    let (_, batches) = time(rt, &ctx, "query", &sql, "");
     if sql.trim_start().to_uppercase().starts_with("EXPLAIN") {
         println!(
             "{}",
             arrow::util::pretty::pretty_format_batches(&batches).unwrap()
         );
     }
-    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    println!("query {secs:>8.3} s  {rows:>6} rows");
 }
 
 /// The `runs` view's SQL.
@@ -210,21 +207,28 @@ fn main() {
     println!("session (register + re-hash every segment): {:.2?}", t.elapsed());
     let mut worst = 0.0f64;
     for q in TABLES {
-        worst = worst.max(time(&rt, &ctx, q.name, q.sql, ""));
+        worst = worst.max(time(&rt, &ctx, q.name, q.sql, "").0);
     }
     println!("slowest query, one session: {worst:.3} s (goal ≤ 2 s)");
     drop(ctx);
     let mut worst = 0.0f64;
     for q in TABLES {
         let ctx = rt.block_on(Session { bench: Some(&bench) }.open(&store)).unwrap();
-        worst = worst.max(time(&rt, &ctx, q.name, q.sql, "alone"));
+        worst = worst.max(time(&rt, &ctx, q.name, q.sql, "alone").0);
     }
     println!("slowest query, each alone: {worst:.3} s (goal ≤ 2 s)");
     views(&rt, &bench, &store);
 }
 
-/// Runs `sql` in `ctx`, prints its time and row count after `name`, and returns the time.
-fn time(rt: &tokio::runtime::Runtime, ctx: &SessionContext, name: &str, sql: &str, how: &str) -> f64 {
+/// Runs `sql` in `ctx` and prints its time and row count after `name` (and `how` it ran);
+/// returns the time and the rows.
+fn time(
+    rt: &tokio::runtime::Runtime,
+    ctx: &SessionContext,
+    name: &str,
+    sql: &str,
+    how: &str,
+) -> (f64, Vec<RecordBatch>) {
     let t = Instant::now();
     let (_, batches) = rt.block_on(ml2b::query::run(ctx, sql)).unwrap();
     let secs = t.elapsed().as_secs_f64();
@@ -233,5 +237,5 @@ fn time(rt: &tokio::runtime::Runtime, ctx: &SessionContext, name: &str, sql: &st
         "{}",
         format!("{name:<20} {secs:>8.3} s  {rows:>6} rows  {how}").trim_end()
     );
-    secs
+    (secs, batches)
 }

@@ -108,9 +108,7 @@ impl MaterializedView {
 }
 
 /// `plan`, to run with one partition per core (DataFusion's default) whatever its session
-/// plans with. A view is most of a table's cost, and computing one never adds floats in
-/// row order (the views add them with the order-free `stable_` aggregates of `super::udf`),
-/// so its values do not depend on the partitioning; only its rows' order does.
+/// plans with; why that leaves a view's values as they are is in the module docs.
 fn on_every_core(plan: DataFrame) -> DataFrame {
     let (state, logical) = plan.into_parts();
     let config = state
@@ -208,9 +206,12 @@ impl TableProvider for MaterializedView {
             && let Some((rows, positions)) = kept.iter().find_map(|r| r.positions(&columns).map(|p| (r, p)))
         {
             // Like a MemTable's scan: the filters and the limit are applied above it.
-            let scan =
-                MemorySourceConfig::try_new_exec(&rows.partitions, rows.schema.clone(), Some(positions))?;
-            return Ok(scan);
+            let schema = rows.schema.clone();
+            return Ok(MemorySourceConfig::try_new_exec(
+                &rows.partitions,
+                schema,
+                Some(positions),
+            )?);
         }
         self.inner
             .pending
