@@ -25,9 +25,7 @@ use ml2b::competition::Benchmark;
 use ml2b::log::{Event, EventBody, Provenance, StageLog};
 use ml2b::query::Session;
 use ml2b::query::catalog::TABLES;
-use ml2b::stages::execute::Execution;
-use ml2b::stages::generate::Generation;
-use ml2b::stages::grade::Grade;
+use ml2b::events::{Execution, Generation, Grade};
 use ml2b::store::{Hash, KeyHasher, Store};
 
 const MODELS: [&str; 5] = [

@@ -1,6 +1,7 @@
 //! Every command-line type of `ml2b` (clap). Doc comments are the help text.
 //!
-//! Commands never see these types: `crate::settings` resolves them first.
+//! Commands resolve these types into `crate::settings` first; nothing below the command
+//! layer sees them.
 
 use std::path::PathBuf;
 
@@ -109,7 +110,7 @@ pub struct CheckArgs {
     pub file: PathBuf,
     /// Its submission format.
     #[arg(long, value_enum, default_value = "modular")]
-    pub format: crate::sandbox::Format,
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -124,7 +125,7 @@ pub struct GradeFileArgs {
     pub competition: String,
     /// Its submission format.
     #[arg(long, value_enum, default_value = "modular")]
-    pub format: crate::sandbox::Format,
+    pub format: Format,
     /// Where to run it.
     #[arg(long, value_enum, default_value_t = Backend::Local)]
     pub backend: Backend,
@@ -178,15 +179,10 @@ pub struct ImportArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// The models to generate with (manifests/models.toml), comma-separated.
-    #[arg(
-        long = "models",
-        visible_alias = "model",
-        value_delimiter = ',',
-        default_value = "reference,smollm2-135m",
-        value_name = "A,B"
-    )]
-    pub models: Vec<String>,
+    /// The models to generate with (manifests/models.toml), comma-separated [default:
+    /// reference,smollm2-135m].
+    #[arg(long = "models", visible_alias = "model", value_delimiter = ',', value_name = "A,B")]
+    pub models: Option<Vec<String>>,
     /// Only these language codes, comma-separated (default: all 14).
     #[arg(long = "langs", value_delimiter = ',', value_name = "EN,KK")]
     pub languages: Vec<String>,
@@ -198,7 +194,13 @@ pub struct RunArgs {
     pub seeds: u32,
     /// Submission formats (repeatable; default: both).
     #[arg(long = "format", value_enum)]
-    pub formats: Vec<crate::sandbox::Format>,
+    pub formats: Vec<Format>,
+    /// Every model on every competition, language and format. Without it and without a
+    /// selection (--models, --competitions, --langs, --format), the run is the tour: the
+    /// reference solution everywhere, the embedded model on one competition in every
+    /// language (minutes, not hours, on 2 cores).
+    #[arg(long)]
+    pub full: bool,
     /// Sandbox backend.
     #[arg(long, value_enum, default_value_t = Backend::Local)]
     pub backend: Backend,
@@ -208,6 +210,9 @@ pub struct RunArgs {
     /// Wall-clock limit per sandbox run, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub timeout: u64,
+    /// Address-space limit per sandbox run, in bytes (the prompt states it too).
+    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
+    pub memory: u64,
     #[command(flatten)]
     pub agent: AgentArgs,
 }
@@ -261,20 +266,6 @@ impl Default for AgentArgs {
             debug_prob: AIDE.debug_prob,
             max_debug_depth: AIDE.max_debug_depth,
             validation_fraction: AIDE.validation_fraction,
-        }
-    }
-}
-
-impl AgentArgs {
-    /// The aide agent's settings these flags give.
-    pub fn aide_config(&self) -> crate::stages::generate::aide::Config {
-        crate::stages::generate::aide::Config {
-            steps: self.steps,
-            time_budget_s: self.time_budget,
-            drafts: self.drafts,
-            debug_prob: self.debug_prob,
-            max_debug_depth: self.max_debug_depth,
-            validation_fraction: self.validation_fraction,
         }
     }
 }
@@ -356,7 +347,7 @@ pub struct GenerateArgs {
     pub model: String,
     /// Submission formats (repeatable; default: both).
     #[arg(long = "format", value_enum)]
-    pub formats: Vec<crate::sandbox::Format>,
+    pub formats: Vec<Format>,
     /// Samples per (competition, language, format); seeds 0..N.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seeds: u32,
@@ -377,6 +368,10 @@ pub struct GenerateArgs {
     /// aide: wall-clock limit per attempt's run, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub timeout: u64,
+    /// The address-space limit per run, in bytes, that the prompt states (and the aide
+    /// agent's attempts run under); give execute the same.
+    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
+    pub memory: u64,
     /// aide: attempts' runs at once, over all searches.
     #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
     pub jobs: usize,
@@ -473,6 +468,25 @@ pub struct QueryArgs {
     /// Write the result to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+/// Which submission format the code follows (`crate::sandbox::Format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// MODULAR_PREDICT: `train(data)`, `prepare_val(train_output, X_val)`,
+    /// `predict(train_output, prepare_val_output)`.
+    Modular,
+    /// MONO_PREDICT: `train_and_predict(data, X_val)`.
+    Mono,
+}
+
+impl From<Format> for crate::sandbox::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Modular => Self::Modular,
+            Format::Mono => Self::Mono,
+        }
+    }
 }
 
 /// Sandbox backends.

@@ -1,9 +1,23 @@
 //! Resolved settings: what commands receive instead of clap types.
+//!
+//! Each `XSettings::resolve(args)` opens by destructuring its clap struct (uv's pattern), so
+//! a new flag that nobody handles is a compile error, and checks every value there: below
+//! this module nothing sees `crate::cli`, and a bad value is an input error naming its flag
+//! before any work starts.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::cli::GlobalArgs;
-use crate::store::Store;
+use crate::cli::{self, GlobalArgs};
+use crate::sandbox::{Format, Limits};
+use crate::stages::generate::aide;
+use crate::store::{Hash, Store};
+
+/// A value the user gave that cannot be used (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
 
 /// Settings shared by every command.
 #[derive(Clone, Debug)]
@@ -15,12 +29,18 @@ pub struct GlobalSettings {
 impl GlobalSettings {
     /// Resolves the global flags.
     pub fn resolve(args: &GlobalArgs) -> Self {
+        let GlobalArgs {
+            store,
+            json,
+            quiet,
+            verbose: _,
+        } = args;
         Self {
-            store: Store::open(&args.store),
+            store: Store::open(store),
             printer: Printer {
-                json: args.json,
-                quiet: args.quiet,
-                progress: !args.quiet && std::io::stderr().is_terminal(),
+                json: *json,
+                quiet: *quiet,
+                progress: !quiet && std::io::stderr().is_terminal(),
             },
         }
     }
@@ -54,5 +74,456 @@ impl Printer {
     pub fn json<T: serde::Serialize>(&self, value: &T) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(value)?);
         Ok(())
+    }
+}
+
+/// The sandbox backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// bubblewrap namespaces and rlimits on this machine.
+    Local,
+    /// One container per run from ml2b's runtime image.
+    Docker,
+}
+
+impl From<cli::Backend> for BackendKind {
+    fn from(b: cli::Backend) -> Self {
+        match b {
+            cli::Backend::Local => Self::Local,
+            cli::Backend::Docker => Self::Docker,
+        }
+    }
+}
+
+/// Where solutions run: the backend, the limits of one run, and runs at once. The prompt
+/// states these same limits.
+#[derive(Clone, Debug)]
+pub struct SandboxSettings {
+    pub backend: BackendKind,
+    pub limits: Limits,
+    pub jobs: usize,
+}
+
+impl SandboxSettings {
+    fn new(backend: cli::Backend, timeout_s: u64, memory_bytes: u64, jobs: usize) -> Self {
+        Self {
+            backend: backend.into(),
+            limits: Limits {
+                wall: Duration::from_secs(timeout_s),
+                memory_bytes,
+                ..Limits::default()
+            },
+            jobs,
+        }
+    }
+}
+
+/// Which competitions and languages a stage covers, of which benchmark.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    /// The benchmark root (`manifests/`, `data/`).
+    pub root: PathBuf,
+    /// Competition ids (empty: all).
+    pub competitions: Vec<String>,
+    /// Language codes (empty: all).
+    pub languages: Vec<String>,
+}
+
+impl Selection {
+    fn resolve(args: &cli::TranslateValidateArgs) -> Self {
+        let cli::TranslateValidateArgs {
+            root,
+            competitions,
+            languages,
+        } = args;
+        Self {
+            root: root.root.clone(),
+            competitions: competitions.clone(),
+            languages: languages.clone(),
+        }
+    }
+}
+
+/// The agent of LLM models.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentSettings {
+    OneShot,
+    Aide(aide::Config),
+}
+
+impl AgentSettings {
+    /// Resolves the agent flags, checking the aide agent's.
+    pub fn resolve(args: &cli::AgentArgs) -> Result<Self, InputError> {
+        let cli::AgentArgs {
+            agent,
+            steps,
+            time_budget,
+            drafts,
+            debug_prob,
+            max_debug_depth,
+            validation_fraction,
+        } = args;
+        if *agent == cli::Agent::OneShot {
+            return Ok(Self::OneShot);
+        }
+        if !(0.0..=1.0).contains(debug_prob) {
+            return Err(InputError(format!("--debug-prob {debug_prob}: not a probability")));
+        }
+        if !(*validation_fraction > 0.0 && *validation_fraction < 1.0) {
+            return Err(InputError(format!(
+                "--validation-fraction {validation_fraction}: must be between 0 and 1"
+            )));
+        }
+        Ok(Self::Aide(aide::Config {
+            steps: *steps,
+            time_budget_s: *time_budget,
+            drafts: *drafts,
+            debug_prob: *debug_prob,
+            max_debug_depth: *max_debug_depth,
+            validation_fraction: *validation_fraction,
+        }))
+    }
+}
+
+/// `ml2b stage translate-validate`.
+#[derive(Clone, Debug)]
+pub struct TranslateValidateSettings {
+    pub selection: Selection,
+}
+
+impl TranslateValidateSettings {
+    pub fn resolve(args: &cli::TranslateValidateArgs) -> Self {
+        Self {
+            selection: Selection::resolve(args),
+        }
+    }
+}
+
+/// `ml2b stage generate`: one model over a selection.
+#[derive(Clone, Debug)]
+pub struct GenerateSettings {
+    pub selection: Selection,
+    /// A model of `manifests/models.toml`.
+    pub model: String,
+    /// Submission formats (never empty).
+    pub formats: Vec<Format>,
+    /// Samples per (competition, language, format).
+    pub seeds: u32,
+    /// Limit per HTTP attempt.
+    pub request_timeout: Duration,
+    /// Overrides the model's `max_tokens`.
+    pub max_tokens: Option<u32>,
+    /// Also pairs whose translation failed its gate.
+    pub force: bool,
+    pub agent: AgentSettings,
+    /// Where the aide agent's attempts run; its limits are the ones the prompt states.
+    pub sandbox: SandboxSettings,
+}
+
+impl GenerateSettings {
+    pub fn resolve(args: &cli::GenerateArgs) -> Result<Self, InputError> {
+        let cli::GenerateArgs {
+            select,
+            model,
+            formats,
+            seeds,
+            request_timeout,
+            max_tokens,
+            force,
+            agent,
+            backend,
+            timeout,
+            memory,
+            jobs,
+        } = args;
+        Ok(Self {
+            selection: Selection::resolve(select),
+            model: model.clone(),
+            formats: both_if_none(formats),
+            seeds: *seeds,
+            request_timeout: Duration::from_secs(*request_timeout),
+            max_tokens: *max_tokens,
+            force: *force,
+            agent: AgentSettings::resolve(agent)?,
+            sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+        })
+    }
+}
+
+/// The formats asked for, or both.
+fn both_if_none(formats: &[cli::Format]) -> Vec<Format> {
+    if formats.is_empty() {
+        vec![Format::Modular, Format::Mono]
+    } else {
+        formats.iter().map(|&f| f.into()).collect()
+    }
+}
+
+/// `ml2b stage execute`.
+#[derive(Clone, Debug)]
+pub struct ExecuteSettings {
+    pub root: PathBuf,
+    pub sandbox: SandboxSettings,
+    /// Only code generated after the generate segment with this hash.
+    pub since: Option<Hash>,
+}
+
+impl ExecuteSettings {
+    pub fn resolve(args: &cli::ExecuteArgs) -> Result<Self, InputError> {
+        let cli::ExecuteArgs {
+            root,
+            jobs,
+            timeout,
+            memory,
+            backend,
+            since,
+        } = args;
+        Ok(Self {
+            root: root.root.clone(),
+            sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+            since: parse_since(since.as_deref())?,
+        })
+    }
+}
+
+/// `ml2b stage grade`.
+#[derive(Clone, Debug)]
+pub struct GradeSettings {
+    pub root: PathBuf,
+    /// Only runs executed after the execute segment with this hash.
+    pub since: Option<Hash>,
+}
+
+impl GradeSettings {
+    pub fn resolve(args: &cli::GradeArgs) -> Result<Self, InputError> {
+        let cli::GradeArgs { root, since } = args;
+        Ok(Self {
+            root: root.root.clone(),
+            since: parse_since(since.as_deref())?,
+        })
+    }
+}
+
+/// `ml2b stage analyze`.
+#[derive(Clone, Debug)]
+pub struct AnalyzeSettings {
+    pub root: PathBuf,
+    /// Tables of `queries/` (empty: all); each one exists.
+    pub tables: Vec<String>,
+}
+
+impl AnalyzeSettings {
+    pub fn resolve(args: &cli::AnalyzeArgs) -> Result<Self, InputError> {
+        let cli::AnalyzeArgs { root, tables } = args;
+        for t in tables {
+            if crate::query::catalog::table(t).is_none() {
+                let names: Vec<_> = crate::query::catalog::TABLES.iter().map(|q| q.name).collect();
+                return Err(InputError(format!(
+                    "--table {t}: no such table; queries/ has {}",
+                    names.join(", ")
+                )));
+            }
+        }
+        Ok(Self {
+            root: root.root.clone(),
+            tables: tables.clone(),
+        })
+    }
+}
+
+/// Parses a `--since` hash.
+fn parse_since(since: Option<&str>) -> Result<Option<Hash>, InputError> {
+    since
+        .map(|h| {
+            h.parse()
+                .map_err(|_| InputError(format!("--since {h}: not a 64-digit hash")))
+        })
+        .transpose()
+}
+
+/// What `ml2b run` and `ml2b baselines` run: generate with each entry's model over its
+/// selection, then execute and grade everything generated.
+#[derive(Clone, Debug)]
+pub struct BenchmarkSettings {
+    /// Everything the run covers: translate-validate checks it (the entries' selections
+    /// lie inside it).
+    pub selection: Selection,
+    pub entries: Vec<Entry>,
+    pub seeds: u32,
+    pub agent: AgentSettings,
+    pub sandbox: SandboxSettings,
+}
+
+/// One model over a selection, in some formats.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub model: String,
+    pub selection: Selection,
+    pub formats: Vec<Format>,
+}
+
+impl BenchmarkSettings {
+    /// Every model over the same selection and formats.
+    fn grid(selection: Selection, models: &[String], formats: Vec<Format>) -> Vec<Entry> {
+        models
+            .iter()
+            .map(|model| Entry {
+                model: model.clone(),
+                selection: selection.clone(),
+                formats: formats.clone(),
+            })
+            .collect()
+    }
+
+    /// generate's settings for one entry.
+    pub fn generate(&self, entry: &Entry) -> GenerateSettings {
+        GenerateSettings {
+            selection: entry.selection.clone(),
+            model: entry.model.clone(),
+            formats: entry.formats.clone(),
+            seeds: self.seeds,
+            request_timeout: Duration::from_secs(600),
+            max_tokens: None,
+            force: false,
+            agent: self.agent.clone(),
+            sandbox: self.sandbox.clone(),
+        }
+    }
+
+    /// execute's settings: every generated program not yet run.
+    pub fn execute(&self) -> ExecuteSettings {
+        ExecuteSettings {
+            root: self.selection.root.clone(),
+            sandbox: self.sandbox.clone(),
+            since: None,
+        }
+    }
+
+    /// grade's settings: every execution not yet graded.
+    pub fn grade(&self) -> GradeSettings {
+        GradeSettings {
+            root: self.selection.root.clone(),
+            since: None,
+        }
+    }
+}
+
+/// The models `ml2b run` generates with unless `--models` names others.
+pub const RUN_MODELS: [&str; 2] = ["reference", "smollm2-135m"];
+
+/// The tour's share of the grid for the embedded model: one competition in every language,
+/// MODULAR_PREDICT only (14 generations, a few minutes on 2 cores).
+pub const TOUR_COMPETITIONS: [&str; 1] = ["concrete-strength"];
+
+/// What a run covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// No selection given: the reference solution on the whole grid, the embedded model
+    /// on [`TOUR_COMPETITIONS`] in every language (the newcomer's first run).
+    Tour,
+    /// `--full`, or a selection given: every model on the whole selection.
+    Grid,
+}
+
+/// `ml2b run`.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub scope: Scope,
+    pub benchmark: BenchmarkSettings,
+}
+
+impl RunSettings {
+    pub fn resolve(args: &cli::RunArgs) -> Result<Self, InputError> {
+        let cli::RunArgs {
+            root,
+            models,
+            languages,
+            competitions,
+            seeds,
+            formats,
+            full,
+            backend,
+            jobs,
+            timeout,
+            memory,
+            agent,
+        } = args;
+        let chosen = models.is_some() || !languages.is_empty() || !competitions.is_empty() || !formats.is_empty();
+        let scope = if *full || chosen { Scope::Grid } else { Scope::Tour };
+        let selection = Selection {
+            root: root.root.clone(),
+            competitions: competitions.clone(),
+            languages: languages.clone(),
+        };
+        let models = models.clone().unwrap_or_else(|| RUN_MODELS.map(String::from).to_vec());
+        let entries = match scope {
+            Scope::Grid => BenchmarkSettings::grid(selection.clone(), &models, both_if_none(formats)),
+            Scope::Tour => tour(&selection),
+        };
+        Ok(Self {
+            scope,
+            benchmark: BenchmarkSettings {
+                selection,
+                entries,
+                seeds: *seeds,
+                agent: AgentSettings::resolve(agent)?,
+                sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+            },
+        })
+    }
+}
+
+/// The tour's entries over the whole `selection`.
+fn tour(selection: &Selection) -> Vec<Entry> {
+    let [reference, embedded] = RUN_MODELS;
+    vec![
+        Entry {
+            model: reference.into(),
+            selection: selection.clone(),
+            formats: both_if_none(&[]),
+        },
+        Entry {
+            model: embedded.into(),
+            selection: Selection {
+                competitions: TOUR_COMPETITIONS.map(String::from).to_vec(),
+                ..selection.clone()
+            },
+            formats: vec![Format::Modular],
+        },
+    ]
+}
+
+/// `ml2b baselines`: the baseline models in English (baseline code does not depend on the
+/// language), MODULAR_PREDICT only.
+#[derive(Clone, Debug)]
+pub struct BaselinesSettings {
+    pub benchmark: BenchmarkSettings,
+}
+
+impl BaselinesSettings {
+    pub fn resolve(args: &cli::BaselinesArgs) -> Self {
+        let cli::BaselinesArgs {
+            root,
+            competitions,
+            models,
+            seeds,
+            backend,
+            jobs,
+            timeout,
+        } = args;
+        let selection = Selection {
+            root: root.root.clone(),
+            competitions: competitions.clone(),
+            languages: vec!["en".into()],
+        };
+        Self {
+            benchmark: BenchmarkSettings {
+                entries: BenchmarkSettings::grid(selection.clone(), models, vec![Format::Modular]),
+                selection,
+                seeds: *seeds,
+                agent: AgentSettings::OneShot,
+                sandbox: SandboxSettings::new(*backend, *timeout, Limits::default().memory_bytes, *jobs),
+            },
+        }
     }
 }

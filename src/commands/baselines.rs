@@ -12,15 +12,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::ExitStatus;
-use crate::cli::{BaselinesArgs, RootArgs, TranslateValidateArgs};
+use super::{ExitStatus, ProgressBars};
+use crate::cli::BaselinesArgs;
 use crate::competition::Benchmark;
+use crate::events::{Execution, Generation, Grade};
 use crate::log::{EventBody, StageLog};
 use crate::manifest::competition::BaselineRole;
-use crate::settings::GlobalSettings;
-use crate::stages::execute::Execution;
-use crate::stages::generate::Generation;
-use crate::stages::grade::Grade;
+use crate::pipeline::Pipeline;
+use crate::settings::{BaselinesSettings, GlobalSettings};
 
 /// One baseline run, as printed.
 #[derive(Debug, Serialize)]
@@ -41,23 +40,13 @@ struct Line {
 
 /// Runs `ml2b baselines`.
 pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Result<ExitStatus> {
-    let root = || RootArgs {
-        root: args.root.root.clone(),
+    let baselines = BaselinesSettings::resolve(args);
+    let progress = ProgressBars::new(&settings.printer);
+    let pipeline = Pipeline {
+        store: &settings.store,
+        progress: &progress,
     };
-    let select = || TranslateValidateArgs {
-        root: root(),
-        competitions: args.competitions.clone(),
-        languages: vec!["en".into()],
-    };
-    let summaries = super::run::generate_execute_grade(
-        settings,
-        &select,
-        &args.models,
-        &[crate::sandbox::Format::Modular],
-        args.seeds,
-        &crate::cli::AgentArgs::default(),
-        super::run::execute_everything(root(), args.backend, args.jobs, args.timeout),
-    )?;
+    let summaries = pipeline.benchmark(&baselines.benchmark)?;
     let mut failed = 0;
     for s in &summaries {
         for (label, error) in &s.failed {
@@ -67,8 +56,8 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
         }
         failed += s.failed.len();
     }
-    let bench = Benchmark::load(&args.root.root)?;
-    let lines = lines(settings, &bench, args)?;
+    let bench = Benchmark::load(&baselines.benchmark.selection.root)?;
+    let lines = lines(settings, &bench, &baselines)?;
     let bad = lines
         .iter()
         .filter(|l| l.status != "ok" && l.status != "unchecked")
@@ -99,9 +88,10 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
 
 /// The baseline runs of the selection: for each (competition, model, seed) generated in
 /// English, its latest execution and that execution's latest grade.
-fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> anyhow::Result<Vec<Line>> {
+fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) -> anyhow::Result<Vec<Line>> {
     let store = &settings.store;
-    let selected = bench.select(&args.competitions).map_err(super::InputError)?;
+    let s = &s.benchmark;
+    let selected = bench.select(&s.selection.competitions).map_err(super::InputError)?;
     // Latest event per key (log order): executions by (competition, format, code), grades
     // by execution, generations by (competition, model, seed), which also sorts them.
     let mut executions = HashMap::new();
@@ -123,8 +113,8 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, args: &BaselinesArgs) -> 
         let b = g.body;
         let wanted = b.language == "en"
             && b.format == "modular"
-            && b.seed < args.seeds.max(1)
-            && args.models.contains(&b.model)
+            && b.seed < s.seeds.max(1)
+            && s.entries.iter().any(|e| e.model == b.model)
             && selected.iter().any(|c| c.id() == b.competition);
         if wanted {
             generations.insert((b.competition.clone(), b.model.clone(), b.seed), b);

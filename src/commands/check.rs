@@ -13,10 +13,10 @@ use crate::settings::GlobalSettings;
 pub fn check(settings: &GlobalSettings, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
-    let findings = crate::check::check(&source, args.format);
+    let findings = crate::check::check(&source, args.format.into());
     if settings.printer.json {
         settings.printer.json(&serde_json::json!({
-            "file": args.file, "format": args.format, "findings": findings,
+            "file": args.file, "format": crate::sandbox::Format::from(args.format), "findings": findings,
         }))?;
     } else if findings.is_empty() {
         println!("{}: no findings", args.file.display());

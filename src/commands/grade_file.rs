@@ -46,14 +46,19 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
     }
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
-    let findings = crate::check::check(&source, args.format);
-    let python = super::reporters::python_env(&settings.printer)?;
-    let backend = super::reporters::sandbox(&settings.printer, args.backend)?;
+    let findings = crate::check::check(&source, args.format.into());
+    let progress = super::ProgressBars::new(&settings.printer);
+    let pipeline = crate::pipeline::Pipeline {
+        store: &settings.store,
+        progress: &progress,
+    };
+    let python = pipeline.python()?;
+    let backend = pipeline.sandbox(args.backend.into())?;
     let job = Job {
         python,
         harness: assets::materialize("harness.py", assets::HARNESS)?,
         code: args.file.clone(),
-        format: args.format,
+        format: args.format.into(),
         public_dir: c.dir.join("public"),
         spec: Spec::of(&c.manifest),
         limits: Limits {

@@ -20,7 +20,7 @@ use super::{ExitStatus, InputError};
 use crate::cli::JournalArgs;
 use crate::log::{Event, EventBody, StageLog};
 use crate::settings::GlobalSettings;
-use crate::stages::generate::aide::Attempt;
+use crate::events::Attempt;
 use crate::stages::generate::aide::policy::{Node, submitted};
 
 /// Runs `ml2b journal`.

@@ -11,8 +11,8 @@ mod journal;
 mod log;
 mod prepare;
 mod query;
+mod progress;
 mod report;
-mod reporters;
 mod run;
 mod score;
 mod stage;
@@ -23,7 +23,8 @@ use std::process::ExitCode;
 use crate::cli::{Cli, Command};
 use crate::settings::GlobalSettings;
 
-pub use reporters::ProgressReporter;
+pub use crate::settings::InputError;
+pub use progress::ProgressBars;
 
 /// How a command ended (DESIGN.md: 0 ok, 1 the work failed, 2 usage or input error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,11 +43,6 @@ impl From<ExitStatus> for ExitCode {
         })
     }
 }
-
-/// Marks an error as the user's input being wrong (exit 2).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct InputError(pub String);
 
 /// Parses a flag's value, or fails as an input error naming the flag.
 pub(crate) fn parse_flag<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, InputError>

@@ -8,48 +8,39 @@
 //! skips what the store already holds, so a run killed at any point resumes where it
 //! stopped when started again. Exit 1 when a unit failed or the store does not verify.
 
-use super::{ExitStatus, ProgressReporter};
-use crate::cli::{
-    AnalyzeArgs, ExecuteArgs, GenerateArgs, GradeArgs, RootArgs, RunArgs, TranslateValidateArgs,
-};
+use super::{ExitStatus, ProgressBars};
+use crate::cli::RunArgs;
 use crate::log::run_hash;
 use crate::log::verify::verify_store;
-use crate::settings::GlobalSettings;
-use crate::stages::RunSummary;
+use crate::pipeline::Pipeline;
+use crate::competition::Benchmark;
+use crate::manifest::Models;
+use crate::manifest::models::Provider;
+use crate::settings::{AnalyzeSettings, Entry, GlobalSettings, RunSettings, Scope, TranslateValidateSettings};
 
 /// Runs `ml2b run`.
 pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStatus> {
-    let root = || RootArgs {
-        root: args.root.root.clone(),
+    let run = RunSettings::resolve(args)?;
+    settings.printer.info(plan(&run)?);
+    let progress = ProgressBars::new(&settings.printer);
+    let pipeline = Pipeline {
+        store: &settings.store,
+        progress: &progress,
     };
-    let tv_args = || TranslateValidateArgs {
-        root: root(),
-        competitions: args.competitions.clone(),
-        languages: args.languages.clone(),
-    };
-    let (tv, checks) = super::stage::translate_validate(settings, &tv_args())?;
+    let selection = run.benchmark.selection.clone();
+    let root = selection.root.clone();
+    let (tv, checks) = pipeline.translate_validate(&TranslateValidateSettings { selection })?;
     let failing = checks.iter().filter(|c| !c.passed).count();
     settings.printer.info(format!(
         "translate_validate: {} checks ({} new), {failing} fail their gate",
         checks.len(),
         tv.appended()
     ));
-    let mut summaries = generate_execute_grade(
-        settings,
-        &tv_args,
-        &args.models,
-        &args.formats,
-        args.seeds,
-        &args.agent,
-        execute_everything(root(), args.backend, args.jobs, args.timeout),
-    )?;
-    summaries.push(super::stage::analyze(
-        settings,
-        &AnalyzeArgs {
-            root: root(),
-            tables: Vec::new(),
-        },
-    )?);
+    let mut summaries = pipeline.benchmark(&run.benchmark)?;
+    summaries.push(pipeline.analyze(&AnalyzeSettings {
+        root,
+        tables: Vec::new(),
+    })?);
     let mut failed = 0;
     for s in &summaries {
         settings
@@ -62,8 +53,7 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
         }
         failed += s.failed.len();
     }
-    let reporter = ProgressReporter::new(&settings.printer);
-    let report = verify_store(&settings.store, &reporter)?;
+    let report = verify_store(&settings.store, &progress)?;
     let heads: Vec<_> = report.stages.iter().map(|s| (s.stage.clone(), s.head)).collect();
     let run = run_hash(&heads);
     if settings.printer.json {
@@ -84,60 +74,93 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
     })
 }
 
-/// execute's arguments for running every generated program not yet run (no `--since`),
-/// with the default memory limit.
-pub(super) fn execute_everything(
-    root: RootArgs,
-    backend: crate::cli::Backend,
-    jobs: usize,
-    timeout: u64,
-) -> ExecuteArgs {
-    ExecuteArgs {
-        root,
-        jobs,
-        timeout,
-        memory: 8 << 30,
-        backend,
-        since: None,
+/// Output tokens per second of the embedded demo model on 2 cores (SmolLM2-135M, measured
+/// on the bundled prompts); an estimate for the plan, never a result.
+const LOCAL_TOKENS_PER_SECOND: f64 = 45.0;
+/// Seconds to read a prompt into the embedded model, about.
+const LOCAL_PROMPT_SECONDS: f64 = 4.0;
+/// Seconds one bundled solution takes in the sandbox, about (most take a few; a failing
+/// one, one or two).
+const RUN_SECONDS: f64 = 8.0;
+
+/// What the run will do and about how long it takes, said before it starts.
+fn plan(run: &RunSettings) -> anyhow::Result<String> {
+    let b = &run.benchmark;
+    let bench = Benchmark::load(&b.selection.root)?;
+    let models = Models::load(&b.selection.root.join("manifests/models.toml"))?;
+    let mut text = match run.scope {
+        Scope::Tour => "the tour: the reference solution everywhere, the embedded model on a few \
+                        competitions in every language (`ml2b run --full`: every model everywhere)\n"
+            .to_string(),
+        Scope::Grid => String::new(),
+    };
+    let (mut seconds, mut runs) = (0.0, 0usize);
+    for entry in &b.entries {
+        let samples = samples(&bench, entry)? * b.seeds.max(1) as usize;
+        let model = models.get(&entry.model);
+        let provider = model.map(|m| m.provider);
+        let (what, distinct) = match provider {
+            Some(Provider::Reference | Provider::Template) => {
+                let c = bench.select(&entry.selection.competitions).map_err(super::InputError)?;
+                ("no model calls".to_string(), c.len() * entry.formats.len())
+            }
+            Some(Provider::Local) => {
+                let tokens = model.and_then(|m| m.max_tokens).unwrap_or(crate::stages::generate::MAX_TOKENS);
+                let s = samples as f64 * (f64::from(tokens) / LOCAL_TOKENS_PER_SECOND + LOCAL_PROMPT_SECONDS);
+                seconds += s;
+                (
+                    format!(
+                        "about {} of generation (≤{tokens} tokens each at ~{LOCAL_TOKENS_PER_SECOND} tokens/s on 2 cores)",
+                        minutes(s)
+                    ),
+                    samples,
+                )
+            }
+            _ => ("as fast as its endpoint answers".to_string(), samples),
+        };
+        runs += distinct;
+        text.push_str(&format!("  {}: {}; {samples} samples, {what}\n", entry.model, scope_of(entry)));
     }
+    let run_seconds = runs as f64 * RUN_SECONDS / b.sandbox.jobs.max(1) as f64;
+    text.push_str(&format!(
+        "  then about {runs} sandbox runs (about {} with -j {}), grading and the tables: about {} in all",
+        minutes(run_seconds),
+        b.sandbox.jobs.max(1),
+        minutes(seconds + run_seconds + 60.0)
+    ));
+    Ok(text)
 }
 
-/// generate with each of `models` over the `select` selection, then execute everything
-/// generated and grade it: what `ml2b run` and `ml2b baselines` share.
-pub(super) fn generate_execute_grade(
-    settings: &GlobalSettings,
-    select: &dyn Fn() -> TranslateValidateArgs,
-    models: &[String],
-    formats: &[crate::sandbox::Format],
-    seeds: u32,
-    agent: &crate::cli::AgentArgs,
-    execute: ExecuteArgs,
-) -> anyhow::Result<Vec<RunSummary>> {
-    let mut summaries = Vec::new();
-    for model in models {
-        summaries.push(super::stage::generate(
-            settings,
-            &GenerateArgs {
-                select: select(),
-                model: model.clone(),
-                formats: formats.to_vec(),
-                seeds,
-                request_timeout: 600,
-                max_tokens: None,
-                force: false,
-                agent: agent.clone(),
-                backend: execute.backend,
-                timeout: execute.timeout,
-                jobs: execute.jobs,
-            },
-        )?);
+/// The samples of one seed an entry plans (before translate-validate's gate).
+fn samples(bench: &Benchmark, entry: &Entry) -> anyhow::Result<usize> {
+    let competitions = bench.select(&entry.selection.competitions).map_err(super::InputError)?;
+    let wanted = |code: &&str| entry.selection.languages.is_empty() || entry.selection.languages.iter().any(|l| l == code);
+    let pairs: usize = competitions
+        .iter()
+        .map(|c| c.languages(&bench.languages).into_iter().filter(wanted).count())
+        .sum();
+    Ok(pairs * entry.formats.len())
+}
+
+/// "12 competitions × 14 languages × 2 formats", or the competition's name when one.
+fn scope_of(entry: &Entry) -> String {
+    let s = &entry.selection;
+    let list = |v: &[String], all: &str| if v.is_empty() { all.to_string() } else { v.join(",") };
+    let formats: Vec<_> = entry.formats.iter().map(|f| f.harness_mode()).collect();
+    format!(
+        "{} × {} × {}",
+        list(&s.competitions, "every competition"),
+        list(&s.languages, "every language"),
+        formats.join("+")
+    )
+}
+
+fn minutes(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{} s", seconds.round())
+    } else {
+        format!("{} min", (seconds / 60.0).round())
     }
-    let root = RootArgs {
-        root: execute.root.root.clone(),
-    };
-    summaries.push(super::stage::execute(settings, &execute)?);
-    summaries.push(super::stage::grade(settings, &GradeArgs { root, since: None })?);
-    Ok(summaries)
 }
 
 /// The headline: every model's average over languages from the latest `aup` table.

@@ -8,44 +8,39 @@
 //! `RunSummary`) and, for execute and grade, a count per outcome, for analyze the rows of
 //! each table; they exit 1 when a unit could not run.
 
-use std::sync::Arc;
-
-use super::{ExitStatus, ProgressReporter, runtime};
-use crate::cli::Agent;
-use crate::cli::{
-    AnalyzeArgs, ExecuteArgs, GenerateArgs, GradeArgs, StageArgs, StageCommand, TranslateValidateArgs,
-};
-use crate::competition::Benchmark;
+use super::{ExitStatus, ProgressBars};
+use crate::cli::{StageArgs, StageCommand};
+use crate::events::{Execution, Grade, TranslationCheck};
 use crate::log::{EventBody, StageLog};
-use crate::manifest::models::Provider;
-use crate::manifest::{Model, Models};
-use crate::sandbox::{Format, Limits};
-use crate::settings::GlobalSettings;
-use crate::stages::analyze::Analyze;
-use crate::stages::execute::{Execute, Execution, Runner};
-use crate::stages::generate::Generate;
-use crate::stages::generate::aide::{self, Aide};
-use crate::stages::generate::provider::is_floating_alias;
-use crate::stages::generate::responder::{Responder, client_config};
-use crate::stages::grade::{Grade, GradeStage};
-use crate::stages::translate_validate::{TranslateValidate, TranslationCheck};
-use crate::stages::{RunOptions, RunSummary, Stage, run_stage};
+use crate::pipeline::Pipeline;
+use crate::settings::{
+    AnalyzeSettings, ExecuteSettings, GenerateSettings, GlobalSettings, GradeSettings, TranslateValidateSettings,
+};
+use crate::stages::RunSummary;
 
 /// Runs `ml2b stage`.
 pub fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<ExitStatus> {
+    let progress = ProgressBars::new(&settings.printer);
+    let pipeline = Pipeline {
+        store: &settings.store,
+        progress: &progress,
+    };
     match &args.stage {
         StageCommand::TranslateValidate(a) => {
-            let (summary, checks) = translate_validate(settings, a)?;
+            let (summary, checks) = pipeline.translate_validate(&TranslateValidateSettings::resolve(a))?;
             report(settings, &summary, &checks)
         }
-        StageCommand::Generate(a) => summarize(settings, &generate(settings, a)?, None),
+        StageCommand::Generate(a) => {
+            let summary = pipeline.generate(&GenerateSettings::resolve(a)?)?;
+            summarize(settings, &summary, None)
+        }
         StageCommand::Execute(a) => {
-            let summary = execute(settings, a)?;
+            let summary = pipeline.execute(&ExecuteSettings::resolve(a)?)?;
             let outcomes = count_latest::<Execution>(settings, |x| x.outcome.clone())?;
             summarize(settings, &summary, Some(outcomes))
         }
         StageCommand::Analyze(a) => {
-            let summary = analyze(settings, a)?;
+            let summary = pipeline.analyze(&AnalyzeSettings::resolve(a)?)?;
             let rows = crate::stages::analyze::latest(&settings.store)?
                 .into_iter()
                 .map(|e| (e.body.name, e.body.rows))
@@ -53,7 +48,7 @@ pub fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<Exit
             summarize(settings, &summary, Some(rows))
         }
         StageCommand::Grade(a) => {
-            let summary = grade(settings, a)?;
+            let summary = pipeline.grade(&GradeSettings::resolve(a)?)?;
             let verdicts =
                 count_latest::<Grade>(
                     settings,
@@ -62,156 +57,6 @@ pub fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<Exit
             summarize(settings, &summary, Some(verdicts))
         }
     }
-}
-
-fn run<S: Stage>(settings: &GlobalSettings, stage: S, concurrency: usize) -> anyhow::Result<RunSummary> {
-    let reporter = ProgressReporter::new(&settings.printer);
-    let options = RunOptions {
-        concurrency,
-        ..RunOptions::default()
-    };
-    Ok(runtime()?.block_on(run_stage(&settings.store, Arc::new(stage), &options, &reporter))?)
-}
-
-/// Runs generate.
-pub(crate) fn generate(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow::Result<RunSummary> {
-    let root = &args.select.root.root;
-    let models = Models::load(&root.join("manifests/models.toml"))?;
-    let model = models
-        .get(&args.model)
-        .ok_or_else(|| super::InputError(format!("no model `{}` in manifests/models.toml", args.model)))?
-        .clone();
-    let model = Model {
-        max_tokens: args.max_tokens.or(model.max_tokens),
-        ..model
-    };
-    if matches!(model.provider, Provider::Openai | Provider::Anthropic) && is_floating_alias(&model.model) {
-        settings.printer.warn(format!(
-            "model `{}`: `{}` is a floating alias (no dated snapshot); its answers may change over time",
-            model.name, model.model
-        ));
-    }
-    let formats = if args.formats.is_empty() {
-        vec![Format::Modular, Format::Mono]
-    } else {
-        args.formats.clone()
-    };
-    let timeout = std::time::Duration::from_secs(args.request_timeout);
-    let responder = Responder::for_model(&model, client_config(&model, timeout))
-        .map_err(|e| super::InputError(e.to_string()))?;
-    let stage = Generate {
-        model,
-        formats,
-        seeds: args.seeds,
-        translations: TranslateValidate {
-            bench: Benchmark::load(root)?,
-            competitions: args.select.competitions.clone(),
-            languages: args.select.languages.clone(),
-        },
-        force: args.force,
-        store: settings.store.clone(),
-        responder,
-        limits: crate::stages::generate::prompt::Limits {
-            timeout_s: args.timeout,
-            memory_gib: 8.0,
-            cpus: 2,
-        },
-        aide: aide(settings, args)?,
-    };
-    run(settings, stage, 4)
-}
-
-/// The AIDE agent that `--agent aide` asks for, with its sandbox; `None` for one-shot.
-fn aide(settings: &GlobalSettings, args: &GenerateArgs) -> anyhow::Result<Option<Arc<Aide>>> {
-    let a = &args.agent;
-    if a.agent != Agent::Aide {
-        return Ok(None);
-    }
-    if !(0.0..=1.0).contains(&a.debug_prob) {
-        return Err(super::InputError(format!("--debug-prob {}: not a probability", a.debug_prob)).into());
-    }
-    if !(a.validation_fraction > 0.0 && a.validation_fraction < 1.0) {
-        return Err(super::InputError(format!(
-            "--validation-fraction {}: must be between 0 and 1",
-            a.validation_fraction
-        ))
-        .into());
-    }
-    let runner = Runner {
-        python: super::reporters::python_env(&settings.printer)?,
-        backend: super::reporters::sandbox(&settings.printer, args.backend)?,
-        limits: Limits {
-            wall: std::time::Duration::from_secs(args.timeout),
-            ..Limits::default()
-        },
-    };
-    Ok(Some(Arc::new(Aide {
-        config: a.aide_config(),
-        trials: aide::trial::Trials::new(runner, args.jobs)?,
-    })))
-}
-
-/// Runs execute with the chosen sandbox.
-pub(crate) fn execute(settings: &GlobalSettings, args: &ExecuteArgs) -> anyhow::Result<RunSummary> {
-    let root = &args.root.root;
-    let python = super::reporters::python_env(&settings.printer)?;
-    let backend = super::reporters::sandbox(&settings.printer, args.backend)?;
-    let stage = Execute {
-        bench: Benchmark::load(root)?,
-        runner: Runner {
-            backend,
-            python,
-            limits: Limits {
-                wall: std::time::Duration::from_secs(args.timeout),
-                memory_bytes: args.memory,
-                ..Limits::default()
-            },
-        },
-        store: settings.store.clone(),
-        since: parse_since(args.since.as_deref())?,
-    };
-    run(settings, stage, args.jobs.max(1))
-}
-
-/// Runs grade.
-pub(crate) fn grade(settings: &GlobalSettings, args: &GradeArgs) -> anyhow::Result<RunSummary> {
-    let since = parse_since(args.since.as_deref())?;
-    let stage = GradeStage {
-        bench: Benchmark::load(&args.root.root)?,
-        store: settings.store.clone(),
-        since,
-    };
-    run(settings, stage, 2)
-}
-
-/// Runs analyze.
-pub(crate) fn analyze(settings: &GlobalSettings, args: &AnalyzeArgs) -> anyhow::Result<RunSummary> {
-    for t in &args.tables {
-        if crate::query::catalog::table(t).is_none() {
-            let names: Vec<_> = crate::query::catalog::TABLES.iter().map(|q| q.name).collect();
-            return Err(super::InputError(format!(
-                "--table {t}: no such table; queries/ has {}",
-                names.join(", ")
-            ))
-            .into());
-        }
-    }
-    let stage = Analyze::new(
-        Benchmark::load(&args.root.root)?,
-        settings.store.clone(),
-        args.tables.clone(),
-    );
-    run(settings, stage, 1)
-}
-
-/// Parses a `--since` hash.
-fn parse_since(since: Option<&str>) -> Result<Option<crate::store::Hash>, super::InputError> {
-    since
-        .map(|h| {
-            h.parse()
-                .map_err(|_| super::InputError(format!("--since {h}: not a 64-digit hash")))
-        })
-        .transpose()
 }
 
 /// Counts the log's events by a key.
@@ -257,41 +102,6 @@ fn summarize(
     } else {
         ExitStatus::Failure
     })
-}
-
-/// Runs translate-validate and returns the checks of the current texts, in plan order.
-pub(crate) fn translate_validate(
-    settings: &GlobalSettings,
-    args: &TranslateValidateArgs,
-) -> anyhow::Result<(RunSummary, Vec<TranslationCheck>)> {
-    let stage = Arc::new(TranslateValidate {
-        bench: Benchmark::load(&args.root.root)?,
-        competitions: args.competitions.clone(),
-        languages: args.languages.clone(),
-    });
-    let reporter = ProgressReporter::new(&settings.printer);
-    let summary = runtime()?.block_on(run_stage(
-        &settings.store,
-        stage.clone(),
-        &RunOptions::default(),
-        &reporter,
-    ))?;
-    if !summary.failed.is_empty() {
-        let list: Vec<String> = summary.failed.iter().map(|(l, e)| format!("{l}: {e}")).collect();
-        anyhow::bail!(
-            "{} translation checks could not run:\n  {}",
-            list.len(),
-            list.join("\n  ")
-        );
-    }
-    let log = StageLog::new(&settings.store, TranslationCheck::STAGE)?;
-    let state = log.state::<TranslationCheck>(0)?;
-    let checks = stage
-        .plan(&settings.store)?
-        .iter()
-        .filter_map(|p| state.get(&p.key).map(|e| e.body.clone()))
-        .collect();
-    Ok((summary, checks))
 }
 
 fn fmt(x: Option<f64>, digits: usize) -> String {

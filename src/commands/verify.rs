@@ -5,15 +5,15 @@
 //!
 //! Prints one line per problem on stdout and exits 1 when there is any.
 
-use super::{ExitStatus, ProgressReporter, runtime};
+use super::{ExitStatus, ProgressBars};
 use crate::cli::VerifyArgs;
 use crate::log::verify::{Report, verify_store};
 use crate::settings::GlobalSettings;
-use crate::stages::rederive;
+use crate::pipeline::{Pipeline, Rederived};
 
 /// Runs `ml2b verify`.
 pub fn verify(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<ExitStatus> {
-    let reporter = ProgressReporter::new(&settings.printer);
+    let reporter = ProgressBars::new(&settings.printer);
     let report = verify_store(&settings.store, &reporter)?;
     let rerun = if args.rerun && report.ok() {
         Some(rerun(settings, args)?)
@@ -52,32 +52,15 @@ pub fn verify(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<Ex
     Ok(ExitStatus::Failure)
 }
 
-type Rederived = Vec<(&'static str, usize, Vec<(crate::store::Hash, String)>)>;
-
 /// Re-derives the pure stages: translate-validate, grade, analyze.
 fn rerun(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<Rederived> {
-    let bench = || crate::competition::Benchmark::load(&args.root.root);
-    let grade = crate::stages::grade::GradeStage {
-        bench: bench()?,
-        store: settings.store.clone(),
-        since: None,
+    let VerifyArgs { rerun: _, root } = args;
+    let progress = ProgressBars::new(&settings.printer);
+    let pipeline = Pipeline {
+        store: &settings.store,
+        progress: &progress,
     };
-    let analyze = crate::stages::analyze::Analyze::new(bench()?, settings.store.clone(), Vec::new());
-    let tv = crate::stages::translate_validate::TranslateValidate {
-        bench: bench()?,
-        competitions: Vec::new(),
-        languages: Vec::new(),
-    };
-    let store = &settings.store;
-    let rt = runtime()?;
-    Ok(vec![
-        ("translate_validate", rt.block_on(rederive(&tv, store))?),
-        ("grade", rt.block_on(grade.rederive(store))?),
-        ("analyze", rt.block_on(rederive(&analyze, store))?),
-    ]
-    .into_iter()
-    .map(|(s, (n, d))| (s, n, d))
-    .collect())
+    Ok(pipeline.rederive(&root.root)?)
 }
 
 fn print_report(report: &Report) {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use super::stage_log::{SegmentRef, StageLog, segment_name};
 use super::{LogError, event, stages};
-use crate::reporter::Reporter;
+use crate::progress::Progress;
 use crate::store::{Hash, Store};
 
 /// One thing found wrong.
@@ -46,14 +46,14 @@ impl Report {
 }
 
 /// Verifies every stage log and every object of `store`.
-pub fn verify_store(store: &Store, reporter: &dyn Reporter) -> Result<Report, LogError> {
+pub fn verify_store(store: &Store, progress: &dyn Progress) -> Result<Report, LogError> {
     let mut problems = Vec::new();
     let mut summaries = Vec::new();
     for stage in stages(store)? {
         let log = StageLog::new(store, &stage)?;
-        summaries.push(verify_log(&log, &mut problems, reporter)?);
+        summaries.push(verify_log(&log, &mut problems, progress)?);
     }
-    let objects = verify_objects(store, &mut problems, reporter);
+    let objects = verify_objects(store, &mut problems, progress);
     Ok(Report {
         stages: summaries,
         objects,
@@ -64,17 +64,17 @@ pub fn verify_store(store: &Store, reporter: &dyn Reporter) -> Result<Report, Lo
 fn verify_log(
     log: &StageLog,
     problems: &mut Vec<Problem>,
-    reporter: &dyn Reporter,
+    progress: &dyn Progress,
 ) -> Result<StageSummary, LogError> {
     let refs = log.list_raw()?;
-    reporter.begin(&format!("verify {}", log.stage()), refs.len() as u64);
+    progress.begin(&format!("verify {}", log.stage()), refs.len() as u64);
     report_gaps(log, &refs, problems);
     let mut walk = ChainWalk::default();
     for r in &refs {
         walk.visit(log, r, problems);
-        reporter.advance(1);
+        progress.advance(1);
     }
-    reporter.end();
+    progress.end();
     Ok(StageSummary {
         stage: log.stage().to_string(),
         segments: refs.len() as u64,
@@ -152,9 +152,9 @@ impl ChainWalk {
     }
 }
 
-fn verify_objects(store: &Store, problems: &mut Vec<Problem>, reporter: &dyn Reporter) -> u64 {
+fn verify_objects(store: &Store, problems: &mut Vec<Problem>, progress: &dyn Progress) -> u64 {
     let listed: Vec<_> = store.objects().list().collect();
-    reporter.begin("verify objects", listed.len() as u64);
+    progress.begin("verify objects", listed.len() as u64);
     for item in &listed {
         match item {
             Err(path) => problems.push(Problem {
@@ -170,8 +170,8 @@ fn verify_objects(store: &Store, problems: &mut Vec<Problem>, reporter: &dyn Rep
                 }
             }
         }
-        reporter.advance(1);
+        progress.advance(1);
     }
-    reporter.end();
+    progress.end();
     listed.len() as u64
 }

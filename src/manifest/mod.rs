@@ -8,6 +8,7 @@ pub mod competition;
 pub mod languages;
 pub mod models;
 pub mod task;
+pub mod templates;
 
 use std::path::{Path, PathBuf};
 

@@ -124,7 +124,7 @@ fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
             }
         }
         if m.provider == Provider::Template {
-            crate::stages::generate::template::params(m).map_err(|e| bad("template", e.to_string()))?;
+            super::templates::params(m).map_err(|e| bad("template", e.to_string()))?;
         }
         if m.provider == Provider::Replay && (m.store.is_empty() || m.model.is_empty()) {
             return Err(bad(

@@ -37,8 +37,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::datasource::MemTable;
 
 use crate::competition::Benchmark;
-use crate::log::event::schema;
-use crate::log::{EventBody, LogError, StageLog, stages};
+use crate::log::{LogError, StageLog, stages};
 use crate::store::Store;
 
 /// A failure to answer a query.
@@ -92,7 +91,10 @@ impl Session<'_> {
         udf::register(&ctx);
         ctx.register_udf(key_hash::udf());
         let present = stages(store)?;
-        let schemas = pipeline_schemas()?;
+        let schemas = crate::events::LOGS
+            .iter()
+            .map(|log| Ok((log.stage, log.schema()?)))
+            .collect::<Result<Vec<_>, LogError>>()?;
         for stage in &present {
             let current = schemas.iter().find(|(s, _)| s == stage).map(|(_, schema)| schema);
             register_stage(&ctx, &StageLog::new(store, stage)?, current).await?;
@@ -120,25 +122,6 @@ impl Session<'_> {
         }
         Ok(ctx)
     }
-}
-
-/// The event schema of every stage of the pipeline.
-fn pipeline_schemas() -> Result<Vec<(&'static str, arrow::datatypes::Schema)>, LogError> {
-    use crate::stages::{analyze, execute, generate, grade, translate_validate};
-    Ok(vec![
-        (
-            translate_validate::TranslationCheck::STAGE,
-            schema::<translate_validate::TranslationCheck>()?,
-        ),
-        (generate::Generation::STAGE, schema::<generate::Generation>()?),
-        (
-            generate::aide::Attempt::STAGE,
-            schema::<generate::aide::Attempt>()?,
-        ),
-        (execute::Execution::STAGE, schema::<execute::Execution>()?),
-        (grade::Grade::STAGE, schema::<grade::Grade>()?),
-        (analyze::Analysis::STAGE, schema::<analyze::Analysis>()?),
-    ])
 }
 
 /// Registers a stage's segments as one table. Its schema is the last segment's, widened by

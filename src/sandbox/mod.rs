@@ -48,7 +48,7 @@ impl Outcome {
 }
 
 /// Which submission format the code follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// MODULAR_PREDICT: `train(data)`, `prepare_val(train_output, X_val)`,
@@ -177,6 +177,10 @@ pub fn tail(bytes: &[u8], max: usize) -> String {
     }
     text[start..].to_string()
 }
+
+/// The cores a run may use: its numeric libraries' thread counts ([`ENV`]), the docker
+/// backend's CPU quota, and what the prompt tells the model.
+pub const CPUS: u32 = 2;
 
 /// The environment of every run, whatever the backend (the caller's is never passed on).
 const ENV: [(&str, &str); 9] = [

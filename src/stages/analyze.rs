@@ -29,33 +29,12 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::OnceCell;
 
 use super::{Planned, Stage, StageError};
+use crate::events::{Analysis, TABLE_INPUTS};
 use crate::competition::Benchmark;
 use crate::log::{Event, EventBody, StageLog, unit_key};
 use crate::query::catalog::{self, Query};
 use crate::query::{Session, reference};
 use crate::store::{Hash, Store};
-
-/// The logs every table may read.
-pub const INPUT_STAGES: [&str; 4] = ["translate_validate", "generate", "execute", "grade"];
-
-/// One computed table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Analysis {
-    /// The table's name (`queries/<name>.sql`).
-    pub name: String,
-    pub query_blake3: String,
-    /// The result's object hash (Parquet).
-    pub result_blake3: String,
-    pub rows: u64,
-    pub columns: Vec<String>,
-    /// What it read: `<stage>=<head hash or ->` per input log, then `manifests=<hash>`.
-    pub inputs: Vec<String>,
-}
-
-impl EventBody for Analysis {
-    const STAGE: &'static str = "analyze";
-    const SCHEMA_VERSION: u32 = 1;
-}
 
 /// One unit: a table and the inputs it will read.
 #[derive(Clone, Debug)]
@@ -86,7 +65,7 @@ impl Analyze {
     /// What a table computed now would read.
     fn inputs(&self) -> Result<Vec<String>, StageError> {
         let mut inputs = Vec::new();
-        for stage in INPUT_STAGES {
+        for stage in TABLE_INPUTS {
             let head = StageLog::new(&self.store, stage)?.head()?;
             let hash = head.hash.map_or_else(|| "-".to_string(), |h| h.to_hex());
             inputs.push(format!("{stage}={hash}"));

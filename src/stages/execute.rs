@@ -9,47 +9,15 @@
 //! leakage included) are in the event.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
-use super::generate::Generation;
+use super::solution::{Ran, Runner};
 use super::{Planned, Stage, StageError};
-use crate::competition::contract::Spec;
-use crate::competition::{Benchmark, Competition};
+use crate::events::{Execution, Generation};
+use crate::competition::Benchmark;
 use crate::log::{EventBody, LogError, StageLog, unit_key};
-use crate::sandbox::{Backend, Format, Job, Limits, assets};
+use crate::sandbox::Format;
 use crate::store::{Hash, Store};
-
-/// One execution.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Execution {
-    pub competition: String,
-    pub format: String,
-    pub code_blake3: String,
-    pub backend: String,
-    /// The docker backend's runtime image id (`sha256:…`); none for `local`.
-    pub image: Option<String>,
-    /// A `sandbox::Outcome` name.
-    pub outcome: String,
-    pub predictions_blake3: Option<String>,
-    /// The harness's result record (JSON text).
-    pub result: String,
-    pub detail: Option<String>,
-    pub wall_seconds: f64,
-    pub stdout_tail: String,
-    pub stderr_tail: String,
-    /// The static checks' findings on the code (`crate::check`), as JSON.
-    pub findings: String,
-    /// Whether the leakage detector flagged the code.
-    pub leakage: bool,
-}
-
-impl EventBody for Execution {
-    const STAGE: &'static str = "execute";
-    const SCHEMA_VERSION: u32 = 2;
-}
 
 /// What one run needs.
 #[derive(Clone, Debug)]
@@ -66,84 +34,6 @@ pub struct Execute {
     pub store: Store,
     /// Run only code generated after the generate segment with this hash.
     pub since: Option<Hash>,
-}
-
-/// How stored code runs: the sandbox backend, the managed Python and the limits. The execute
-/// stage and the aide agent's validation runs share it.
-#[derive(Clone)]
-pub struct Runner {
-    pub backend: Arc<dyn Backend>,
-    pub python: PathBuf,
-    pub limits: Limits,
-}
-
-/// One run of stored code.
-pub struct Ran {
-    pub run: crate::sandbox::Execution,
-    /// The `sandbox::Outcome` name.
-    pub outcome: String,
-    /// The predictions, stored as an object (when the run wrote them).
-    pub predictions: Option<Hash>,
-}
-
-impl Runner {
-    /// What makes runs of the same code on the same data differ, for unit keys: the backend,
-    /// its image, the harness's and the requirements' blake3 and the limits.
-    pub fn identity(&self) -> serde_json::Map<String, serde_json::Value> {
-        let v = serde_json::json!({
-            "backend": self.backend.name(), "image": self.backend.image(),
-            "harness": assets::hash(assets::HARNESS), "requirements": assets::hash(assets::REQUIREMENTS),
-            "limits": self.limits,
-        });
-        match v {
-            serde_json::Value::Object(map) => map,
-            _ => unreachable!("a JSON object"),
-        }
-    }
-
-    /// Runs `code` (an object of `store`) for `c` in `format`, with `public_dir` as its public
-    /// folder (the competition's, or a validation split), and stores its predictions.
-    pub async fn run(
-        &self,
-        store: &Store,
-        c: &Competition,
-        format: Format,
-        code: &Hash,
-        public_dir: PathBuf,
-    ) -> Result<Ran, String> {
-        let bytes = store.objects().get(code).map_err(|e| e.to_string())?;
-        let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let code_path = scratch.path().join("code.py");
-        std::fs::write(&code_path, &bytes).map_err(|e| e.to_string())?;
-        let out_dir = scratch.path().join("out");
-        std::fs::create_dir(&out_dir).map_err(|e| e.to_string())?;
-        let job = Job {
-            python: self.python.clone(),
-            harness: assets::materialize("harness.py", assets::HARNESS).map_err(|e| e.to_string())?,
-            code: code_path,
-            format,
-            public_dir,
-            spec: Spec::of(&c.manifest),
-            limits: self.limits.clone(),
-        };
-        let backend = self.backend.clone();
-        let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| crate::error_chain(&e))?;
-        let predictions = match &run.predictions {
-            Some(p) => {
-                let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
-                Some(store.objects().put(&bytes).map_err(|e| e.to_string())?)
-            }
-            None => None,
-        };
-        Ok(Ran {
-            outcome: crate::manifest::serde_name(&run.outcome),
-            run,
-            predictions,
-        })
-    }
 }
 
 impl Stage for Execute {

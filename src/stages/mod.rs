@@ -15,6 +15,7 @@ pub mod execute;
 pub mod generate;
 pub mod grade;
 pub mod runner;
+pub mod solution;
 pub mod translate_validate;
 
 use std::future::Future;

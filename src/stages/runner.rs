@@ -14,7 +14,7 @@ use tokio::task::JoinSet;
 
 use super::{Planned, Stage, StageError};
 use crate::log::{Committed, Event, EventBody, Provenance, StageLog, View};
-use crate::reporter::Reporter;
+use crate::progress::Progress;
 use crate::store::Store;
 
 /// How to run a stage; none of it changes results.
@@ -62,7 +62,7 @@ pub async fn run_stage<S: Stage>(
     store: &Store,
     stage: Arc<S>,
     options: &RunOptions,
-    reporter: &dyn Reporter,
+    progress: &dyn Progress,
 ) -> Result<RunSummary, StageError> {
     let log = StageLog::new(store, S::Body::STAGE)?;
     let view = log.view()?;
@@ -74,7 +74,7 @@ pub async fn run_stage<S: Stage>(
     };
     let todo: Vec<_> = planned.into_iter().filter(|p| !view.contains(&p.key)).collect();
     summary.skipped = summary.planned - todo.len() as u64;
-    reporter.begin(S::Body::STAGE, todo.len() as u64);
+    progress.begin(S::Body::STAGE, todo.len() as u64);
     let mut batcher = Batcher {
         log,
         view,
@@ -82,12 +82,12 @@ pub async fn run_stage<S: Stage>(
         pending: Vec::new(),
         since: None,
     };
-    execute(stage, todo, options, reporter, &mut batcher, &mut summary).await?;
+    execute(stage, todo, options, progress, &mut batcher, &mut summary).await?;
     if let Some(c) = batcher.flush()? {
-        reporter.committed(&summary.stage, &c);
+        progress.committed(&summary.stage, &c);
         summary.commits.push(c);
     }
-    reporter.end();
+    progress.end();
     Ok(summary)
 }
 
@@ -102,7 +102,7 @@ async fn execute<S: Stage>(
     stage: Arc<S>,
     todo: Vec<Planned<S::Unit>>,
     options: &RunOptions,
-    reporter: &dyn Reporter,
+    progress: &dyn Progress,
     batcher: &mut Batcher<S::Body>,
     summary: &mut RunSummary,
 ) -> Result<(), StageError> {
@@ -114,27 +114,27 @@ async fn execute<S: Stage>(
             if batcher.view.contains(&p.key) {
                 // A concurrent run committed it since we planned.
                 summary.skipped += 1;
-                reporter.unit_finished(&p.label, true);
+                progress.unit_finished(&p.label, true);
                 continue;
             }
-            reporter.unit_started(&p.label);
+            progress.unit_started(&p.label);
             running.spawn(run_one(stage.clone(), p));
         }
         let Some(done) = next_or_deadline(&mut running, batcher, options).await else {
             if running.is_empty() {
                 return Ok(());
             }
-            commit_due(batcher, options, reporter, summary, true)?;
+            commit_due(batcher, options, progress, summary, true)?;
             continue;
         };
         let (label, result) = done.map_err(|e| StageError::Other(format!("a unit task panicked: {e}")))?;
         summary.ran += 1;
-        reporter.unit_finished(&label, result.is_ok());
+        progress.unit_finished(&label, result.is_ok());
         match result {
             Ok(event) => batcher.push(event),
             Err(e) => summary.failed.push((label, e.to_string())),
         }
-        commit_due(batcher, options, reporter, summary, false)?;
+        commit_due(batcher, options, progress, summary, false)?;
     }
 }
 
@@ -157,7 +157,7 @@ async fn next_or_deadline<B: EventBody>(
 fn commit_due<B: EventBody>(
     batcher: &mut Batcher<B>,
     options: &RunOptions,
-    reporter: &dyn Reporter,
+    progress: &dyn Progress,
     summary: &mut RunSummary,
     timer_fired: bool,
 ) -> Result<(), StageError> {
@@ -165,7 +165,7 @@ fn commit_due<B: EventBody>(
         return Ok(());
     }
     if let Some(c) = batcher.flush()? {
-        reporter.committed(&summary.stage, &c);
+        progress.committed(&summary.stage, &c);
         summary.commits.push(c);
     }
     Ok(())

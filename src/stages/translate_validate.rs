@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{Planned, Stage, StageError};
+use crate::events::{RATING_SCALE, TranslationCheck};
 use crate::competition::Benchmark;
 use crate::log::{EventBody, StageLog, unit_key};
 use crate::manifest::TaskText;
@@ -31,45 +32,6 @@ use crate::metrics::bleu::{BleuOptions, corpus_bleu};
 use crate::metrics::chrf::{ChrfOptions, corpus_chrf};
 use crate::metrics::text_report::agreement_file;
 use crate::store::{Hash, Store};
-
-/// The rating scale of the annotation files.
-pub const RATING_SCALE: [&str; 5] = ["1", "2", "3", "4", "5"];
-
-/// One translation check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TranslationCheck {
-    pub competition: String,
-    pub language: String,
-    pub tier: String,
-    /// Who translated: machine, human or none (the manifest's `translation`).
-    pub translation: String,
-    pub english_blake3: String,
-    pub text_blake3: String,
-    pub back_blake3: Option<String>,
-    /// Back-translation corpus BLEU, 0–1.
-    pub bleu: Option<f64>,
-    pub bleu_signature: String,
-    /// Back-translation corpus chrF, 0–100.
-    pub chrf: Option<f64>,
-    pub chrf_signature: String,
-    pub ratings_blake3: Option<String>,
-    pub ac1: Option<f64>,
-    pub ac1_se: Option<f64>,
-    pub ac1_ci_low: Option<f64>,
-    pub ac1_ci_high: Option<f64>,
-    pub raters: Option<u32>,
-    pub subjects: Option<u32>,
-    pub min_bleu: f64,
-    pub min_ac1: f64,
-    pub passed: bool,
-    /// Why it failed, or which check was not applied.
-    pub reasons: Vec<String>,
-}
-
-impl EventBody for TranslationCheck {
-    const STAGE: &'static str = "translate_validate";
-    const SCHEMA_VERSION: u32 = 1;
-}
 
 /// Everything one unit needs, read at planning time.
 #[derive(Clone, Debug)]

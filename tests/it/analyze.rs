@@ -16,9 +16,7 @@ use std::collections::BTreeMap;
 
 use insta::assert_snapshot;
 use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
-use ml2b::stages::execute::Execution;
-use ml2b::stages::generate::Generation;
-use ml2b::stages::grade::Grade;
+use ml2b::events::{Execution, Generation, Grade};
 use ml2b::store::{Hash, Store};
 
 use crate::common::Workspace;

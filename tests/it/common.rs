@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use ml2b::log::{EventBody, unit_key};
-use ml2b::reporter::NoReporter;
+use ml2b::progress::NoProgress;
 use ml2b::stages::{Planned, RunOptions, RunSummary, Stage, StageError, run_stage};
 use ml2b::store::Store;
 use serde::{Deserialize, Serialize};
@@ -79,7 +79,7 @@ pub fn run_echo(store: &Store, units: Vec<u64>, batch: usize) -> RunSummary {
         ..Default::default()
     };
     let stage = Arc::new(EchoStage { units, sleep_us: 0 });
-    rt.block_on(run_stage(store, stage, &options, &NoReporter))
+    rt.block_on(run_stage(store, stage, &options, &NoProgress))
         .unwrap()
 }
 

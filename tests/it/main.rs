@@ -5,12 +5,14 @@
 //! race and crash tests need several real processes writing one store.
 
 mod aide;
+mod architecture;
 mod analyze;
 mod baselines;
 mod browser;
 mod check;
 mod cli;
 mod common;
+mod compat;
 mod competitions;
 mod docker;
 mod generate;

@@ -4,7 +4,7 @@
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
-use ml2b::reporter::Reporter;
+use ml2b::progress::Progress;
 use ml2b::stages::{RunOptions, run_stage};
 use ml2b::store::Store;
 
@@ -43,7 +43,7 @@ pub fn spawn(spec: &WorkerSpec) -> Child {
 /// Prints each commit as it happens, so a killed worker has told what it committed.
 struct PrintCommits;
 
-impl Reporter for PrintCommits {
+impl Progress for PrintCommits {
     fn committed(&self, _stage: &str, c: &ml2b::log::Committed) {
         println!("COMMIT {}", serde_json::to_string(c).unwrap());
     }

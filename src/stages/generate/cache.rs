@@ -15,8 +15,7 @@
 
 use std::path::PathBuf;
 
-use super::provider::{ChatRequest, Completion};
-use super::responder::Response;
+use crate::providers::{ChatRequest, Completion, Response};
 use super::{StageError, provider_name};
 use crate::log::LogError;
 use crate::manifest::models::Model;

@@ -36,11 +36,7 @@
 pub mod aide;
 pub mod cache;
 pub mod extract;
-pub mod local;
 pub mod prompt;
-pub mod provider;
-pub mod responder;
-pub mod template;
 
 use serde::{Deserialize, Serialize};
 
@@ -49,10 +45,11 @@ use super::{Planned, Stage, StageError};
 use crate::competition::Competition;
 use crate::competition::contract::{Kind, Spec};
 use crate::log::{EventBody, LogError, unit_key};
+use crate::events::Generation;
 use crate::manifest::models::{Model, Provider};
+use crate::providers::{self as provider, Responder, Response, Sample, template};
 use crate::sandbox::Format;
 use crate::store::Store;
-use responder::{Responder, Response};
 
 /// The agent that turns a prompt into a submission.
 pub const AGENT: &str = "one-shot";
@@ -62,49 +59,6 @@ pub const MAX_TOKENS: u32 = 4096;
 
 /// Sampling temperature of LLM requests (the seed varies the sample).
 pub const TEMPERATURE: f64 = 0.7;
-
-/// One generated solution.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Generation {
-    pub competition: String,
-    pub language: String,
-    pub model: String,
-    pub provider: String,
-    /// `one-shot` or `aide` (`reference` or `template` for those providers).
-    pub agent: String,
-    /// `modular` or `mono`.
-    pub format: String,
-    /// The sample index (0-based): a cell of the paper's tables averages its seeds.
-    pub seed: u32,
-    /// The code's object hash.
-    pub code_blake3: String,
-    pub code_bytes: u64,
-    /// The rendered prompt's object hash (JSON `{"system", "user"}`; none for `reference`).
-    pub prompt_blake3: Option<String>,
-    /// The request's cache key (none for `reference`).
-    pub request_blake3: Option<String>,
-    /// The recorded response's object hash (JSON: text, usage, raw body, attempts).
-    pub response_blake3: Option<String>,
-    /// HTTP attempts made for this response (0: none, e.g. `reference` or `replay`). For
-    /// the aide agent, this and the tokens and cost are totals over all its steps, and the
-    /// prompt, request and response are the chosen attempt's.
-    pub attempts: u32,
-    /// How the code was found in the response (JSON of `extract::How`).
-    pub extraction: Option<String>,
-    pub finish_reason: Option<String>,
-    /// The model id is a floating alias (no dated snapshot): results may drift.
-    pub floating_alias: bool,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cost_usd: f64,
-    /// Whether the pair's translation passed its gate (`false` only when forced).
-    pub translation_passed: bool,
-}
-
-impl EventBody for Generation {
-    const STAGE: &'static str = "generate";
-    const SCHEMA_VERSION: u32 = 2;
-}
 
 /// One unit.
 #[derive(Clone, Debug)]
@@ -339,7 +293,11 @@ impl Generate {
         if let Some(cached) = cache::lookup(&self.store, key)? {
             return Ok(cached);
         }
-        let response = self.responder.respond(&self.store, body, request).await?;
+        let response = self
+            .responder
+            .respond(&self.store, &sample(body), request)
+            .await
+            .map_err(|e| respond_error(body, e))?;
         cache::record(&self.store, key, &response)?;
         Ok(response)
     }
@@ -367,6 +325,29 @@ fn planned(
         label: label(&body),
         unit: unit(body, key),
     })
+}
+
+/// The sample a generate event is, as providers see it.
+fn sample(b: &Generation) -> Sample<'_> {
+    Sample {
+        competition: &b.competition,
+        language: &b.language,
+        format: &b.format,
+        seed: b.seed,
+        prompt_blake3: b.prompt_blake3.as_deref(),
+    }
+}
+
+/// A provider's failure as the unit's: an unanswered request fails that unit only.
+fn respond_error(b: &Generation, e: provider::RespondError) -> StageError {
+    match e {
+        provider::RespondError::Unanswered(message) => StageError::Unit {
+            label: label(b),
+            message,
+        },
+        provider::RespondError::Store(e) => StageError::Log(e),
+        e => StageError::Other(e.to_string()),
+    }
 }
 
 fn label(b: &Generation) -> String {

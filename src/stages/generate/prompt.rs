@@ -169,6 +169,18 @@ pub struct Limits {
     pub cpus: u32,
 }
 
+impl Limits {
+    /// The limits the sandbox applies to one run, as the prompt states them: a model is
+    /// never told a limit other than the one it runs under.
+    pub fn of(sandbox: &crate::sandbox::Limits) -> Self {
+        Self {
+            timeout_s: sandbox.wall.as_secs(),
+            memory_gib: sandbox.memory_bytes as f64 / f64::from(1u32 << 30),
+            cpus: crate::sandbox::CPUS,
+        }
+    }
+}
+
 /// Everything a prompt is made from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PromptInputs {

@@ -17,8 +17,7 @@ use crate::competition::Benchmark;
 use crate::log::{Event, EventBody, StageLog};
 use crate::manifest::competition::BaselineRole;
 use crate::stages::StageError;
-use crate::stages::execute::Execution;
-use crate::stages::generate::Generation;
+use crate::events::{Execution, Generation};
 use crate::store::{Hash, Store};
 
 /// A baseline run and its score.

@@ -31,8 +31,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::execute::Execution;
 use super::{Planned, Stage, StageError};
+use crate::events::{Execution, Grade};
 use crate::competition::{Benchmark, Competition, Side};
 use crate::log::{Event, EventBody, LogError, StageLog, unit_key};
 use crate::manifest::competition::BaselineRole;
@@ -40,42 +40,6 @@ use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
 use crate::store::{Hash, Store};
 pub use baselines::{BaselineRun, Baselines};
-
-/// One grade.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Grade {
-    pub competition: String,
-    pub format: String,
-    pub code_blake3: String,
-    pub metric: String,
-    /// `minimize` or `maximize`.
-    pub direction: String,
-    pub outcome: String,
-    pub valid: bool,
-    pub score: Option<f64>,
-    pub reason: Option<String>,
-    /// The reference solution's score: its run's (`baseline_run`), else the manifest's.
-    pub baseline_score: Option<f64>,
-    /// The reference solution's execute event compared with (none: the manifest's score).
-    pub baseline_run: Option<String>,
-    /// r_p against the reference solution; 0 for a failed or invalid run.
-    pub r_p: Option<f64>,
-    /// The algorithmic baseline's (AutoGluon's) score, run and r_p, likewise.
-    pub automl_score: Option<f64>,
-    pub automl_run: Option<String>,
-    pub r_p_automl: Option<f64>,
-    /// Which baseline this run itself is (`reference`, `automl`), if any.
-    pub role: Option<String>,
-    /// A baseline's own run: whether it scored inside the manifest's expected range (none:
-    /// the manifest records no range for it, or the run is invalid).
-    pub in_expected_range: Option<bool>,
-    pub answers_blake3: String,
-}
-
-impl EventBody for Grade {
-    const STAGE: &'static str = "grade";
-    const SCHEMA_VERSION: u32 = 2;
-}
 
 /// One unit: an execute event and the baseline runs it is compared with.
 #[derive(Clone, Debug)]

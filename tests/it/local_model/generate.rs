@@ -1,7 +1,7 @@
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-use ml2b::stages::generate::local::LocalModel;
+use ml2b::providers::local::LocalModel;
 
 use super::demo_model;
 
@@ -90,7 +90,7 @@ fn too_long_prompt_is_an_error_not_truncated() {
     assert!(
         matches!(
             err,
-            ml2b::stages::generate::local::LocalError::PromptTooLong { .. }
+            ml2b::providers::local::LocalError::PromptTooLong { .. }
         ),
         "{err:?}"
     );
@@ -115,5 +115,5 @@ async fn usable_from_tokio_via_spawn_blocking() {
 
 fn demo_model_path() -> std::path::PathBuf {
     demo_model(); // fetches it if needed
-    super::models_dir().join(ml2b::stages::generate::local::DEMO.file_name)
+    super::models_dir().join(ml2b::providers::local::DEMO.file_name)
 }

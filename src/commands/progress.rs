@@ -1,8 +1,9 @@
-//! The CLI's [`Reporter`]: indicatif bars on stderr.
+//! The CLI's [`Progress`]: indicatif bars on stderr, and the printer's messages.
 //!
 //! One bar per phase, and below it one spinner line per unit in flight (one per worker of
-//! a `-j N` run, showing what it runs and for how long); hidden when stderr is not a
-//! terminal or with `--quiet`.
+//! a `-j N` run, showing what it runs and for how long); a spinner for a slow step with no
+//! measurable progress (creating the Python environment, building the runtime image). All
+//! hidden when stderr is not a terminal or with `--quiet`; messages go through the printer.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -10,19 +11,22 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::log::Committed;
-use crate::reporter::Reporter;
+use crate::progress::Progress;
 use crate::settings::Printer;
 
 /// Draws progress bars for the core's long work.
-pub struct ProgressReporter {
+pub struct ProgressBars {
+    printer: Printer,
     multi: MultiProgress,
     bar: Mutex<Option<ProgressBar>>,
     /// The spinner of each unit in flight, by label.
     running: Mutex<Vec<(String, ProgressBar)>>,
+    /// The spinner of the slow step under way.
+    slow: Mutex<Option<ProgressBar>>,
 }
 
-impl ProgressReporter {
-    /// A reporter that draws only when `printer` allows it.
+impl ProgressBars {
+    /// Bars that draw only when `printer` allows it.
     pub fn new(printer: &Printer) -> Self {
         let target = if printer.progress {
             ProgressDrawTarget::stderr()
@@ -30,9 +34,11 @@ impl ProgressReporter {
             ProgressDrawTarget::hidden()
         };
         Self {
+            printer: *printer,
             multi: MultiProgress::with_draw_target(target),
             bar: Mutex::new(None),
             running: Mutex::new(Vec::new()),
+            slow: Mutex::new(None),
         }
     }
 
@@ -49,7 +55,7 @@ fn style() -> ProgressStyle {
         .progress_chars("=> ")
 }
 
-impl Reporter for ProgressReporter {
+impl Progress for ProgressBars {
     fn begin(&self, phase: &str, total: u64) {
         let bar = self.multi.add(
             ProgressBar::new(total)
@@ -108,63 +114,28 @@ impl Reporter for ProgressReporter {
             bar.finish_and_clear();
         }
     }
-}
 
-/// A spinner on stderr for one slow step with no measurable progress (e.g. creating the
-/// Python environment); hidden when `printer` draws no progress. Finishes when dropped.
-pub(crate) fn spinner(printer: &Printer, message: &str) -> Spinner {
-    let bar = if printer.progress {
-        ProgressBar::new_spinner().with_message(message.to_string())
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.enable_steady_tick(Duration::from_millis(120));
-    Spinner(bar)
-}
-
-/// See [`spinner`].
-pub(crate) struct Spinner(ProgressBar);
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        self.0.finish_and_clear();
+    fn info(&self, message: &str) {
+        self.printer.info(message);
     }
-}
 
-/// The managed Python environment (`sandbox::pyenv`), saying so and spinning while it is
-/// created on first use.
-pub(crate) fn python_env(printer: &Printer) -> Result<std::path::PathBuf, crate::sandbox::SandboxError> {
-    crate::sandbox::pyenv::ensure(|| {
-        printer.info("creating the Python environment solutions run in (first use; a minute or two)");
-        spinner(printer, "installing stages/execute/requirements.txt")
-    })
-}
+    fn warn(&self, message: &str) {
+        self.printer.warn(message);
+    }
 
-/// The docker backend's runtime image, built (with a spinner) when missing.
-pub(crate) fn runtime_image(
-    printer: &Printer,
-) -> Result<crate::sandbox::image::ImageRef, crate::sandbox::SandboxError> {
-    crate::sandbox::image::RuntimeImage::ensure(|route| {
-        let how = match route {
-            crate::sandbox::image::Route::Dockerfile => "docker build of stages/execute/Dockerfile",
-            crate::sandbox::image::Route::Debootstrap => {
-                "offline: debootstrap of Debian bookworm, then an image import"
-            }
+    fn slow_step(&self, message: &str) {
+        let bar = if self.printer.progress {
+            ProgressBar::new_spinner().with_message(message.to_string())
+        } else {
+            ProgressBar::hidden()
         };
-        printer.info(format!("building the sandbox's runtime image (first use; {how})"));
-        spinner(printer, "building the runtime image")
-    })
-}
+        bar.enable_steady_tick(Duration::from_millis(120));
+        *self.slow.lock().expect("progress lock") = Some(bar);
+    }
 
-/// The sandbox backend of `--backend` (building the docker image on first use).
-pub(crate) fn sandbox(
-    printer: &Printer,
-    kind: crate::cli::Backend,
-) -> anyhow::Result<std::sync::Arc<dyn crate::sandbox::Backend>> {
-    Ok(match kind {
-        crate::cli::Backend::Local => std::sync::Arc::new(crate::sandbox::local::Local::new()?),
-        crate::cli::Backend::Docker => {
-            std::sync::Arc::new(crate::sandbox::docker::Docker::new(runtime_image(printer)?)?)
+    fn slow_step_ended(&self) {
+        if let Some(bar) = self.slow.lock().expect("progress lock").take() {
+            bar.finish_and_clear();
         }
-    })
+    }
 }

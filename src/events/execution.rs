@@ -1,0 +1,36 @@
+//! The `execute` log: one run of a distinct generated solution in the sandbox.
+//!
+//! Written by `stages::execute`; read by grade and the views.
+
+use serde::{Deserialize, Serialize};
+
+use crate::log::EventBody;
+
+/// One execution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Execution {
+    pub competition: String,
+    pub format: String,
+    pub code_blake3: String,
+    pub backend: String,
+    /// The docker backend's runtime image id (`sha256:…`); none for `local`.
+    pub image: Option<String>,
+    /// A `sandbox::Outcome` name.
+    pub outcome: String,
+    pub predictions_blake3: Option<String>,
+    /// The harness's result record (JSON text).
+    pub result: String,
+    pub detail: Option<String>,
+    pub wall_seconds: f64,
+    pub stdout_tail: String,
+    pub stderr_tail: String,
+    /// The static checks' findings on the code (`crate::check`), as JSON.
+    pub findings: String,
+    /// Whether the leakage detector flagged the code.
+    pub leakage: bool,
+}
+
+impl EventBody for Execution {
+    const STAGE: &'static str = "execute";
+    const SCHEMA_VERSION: u32 = 2;
+}

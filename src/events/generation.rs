@@ -1,0 +1,52 @@
+//! The `generate` log: one generated solution per (competition, language, model, format,
+//! seed).
+//!
+//! Written by `stages::generate`; read by execute (the code to run), grade (which runs are
+//! baselines), the replay provider (another store's responses) and the views.
+
+use serde::{Deserialize, Serialize};
+
+use crate::log::EventBody;
+
+/// One generated solution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    pub competition: String,
+    pub language: String,
+    pub model: String,
+    pub provider: String,
+    /// `one-shot` or `aide` (`reference` or `template` for those providers).
+    pub agent: String,
+    /// `modular` or `mono`.
+    pub format: String,
+    /// The sample index (0-based): a cell of the paper's tables averages its seeds.
+    pub seed: u32,
+    /// The code's object hash.
+    pub code_blake3: String,
+    pub code_bytes: u64,
+    /// The rendered prompt's object hash (JSON `{"system", "user"}`; none for `reference`).
+    pub prompt_blake3: Option<String>,
+    /// The request's cache key (none for `reference`).
+    pub request_blake3: Option<String>,
+    /// The recorded response's object hash (JSON: text, usage, raw body, attempts).
+    pub response_blake3: Option<String>,
+    /// HTTP attempts made for this response (0: none, e.g. `reference` or `replay`). For
+    /// the aide agent, this and the tokens and cost are totals over all its steps, and the
+    /// prompt, request and response are the chosen attempt's.
+    pub attempts: u32,
+    /// How the code was found in the response (JSON of `extract::How`).
+    pub extraction: Option<String>,
+    pub finish_reason: Option<String>,
+    /// The model id is a floating alias (no dated snapshot): results may drift.
+    pub floating_alias: bool,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+    /// Whether the pair's translation passed its gate (`false` only when forced).
+    pub translation_passed: bool,
+}
+
+impl EventBody for Generation {
+    const STAGE: &'static str = "generate";
+    const SCHEMA_VERSION: u32 = 2;
+}

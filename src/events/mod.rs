@@ -1,0 +1,110 @@
+//! The events: what every stage appends to its log, the vocabulary every reader shares.
+//!
+//! One body type per log, kept here and not in the stage that writes it (as delta-rs keeps
+//! its actions apart from the operations that write them), so that `query`, `grade`,
+//! `baselines`, `journal` and the report read events without importing a stage. This
+//! module imports nothing of `crate::stages` or `crate::commands`.
+//!
+//! ```text
+//! log (table)          body                 one event per …                      upstream
+//! translate_validate   TranslationCheck     (competition, language ≠ en)         —
+//! generate             Generation           (competition, language, model,        —
+//!                                            format, seed)
+//! journal              Attempt              (aide search, step)                  —
+//! execute              Execution            (competition, format, code, sandbox) the generate event
+//! grade                Grade                execute event (+ its baseline runs)  execute, baselines
+//! analyze              Analysis             table of queries/ (+ input heads)    —
+//! ```
+//! Every event also has the common columns of [`crate::log::event`] (`event_id`,
+//! `unit_key`, `upstream`, `created_at`, `host`, `duration_ms`); a body's fields are the
+//! log's other columns, in declaration order, through `serde_arrow`. Hashes are 64 hex
+//! digits, so SQL joins on them.
+//!
+//! The fold: the state of a log is "latest event per unit key wins" (log order: segment
+//! version, then row; [`crate::log::State`]). A unit key is committed at most once per
+//! log, so the rule decides only across schema versions and forced re-runs.
+//!
+//! Invariants: a body's JSON (which the event id hashes) and its Arrow columns are the
+//! schema its `SCHEMA_VERSION` names; a change to either bumps the version, and every
+//! earlier version stays readable ([`LOGS`] widens old segments by the columns added
+//! since, read as null).
+
+mod analysis;
+mod execution;
+mod generation;
+mod grade;
+mod journal;
+mod translation;
+
+pub use analysis::Analysis;
+pub use execution::Execution;
+pub use generation::Generation;
+pub use grade::Grade;
+pub use journal::Attempt;
+pub use translation::{RATING_SCALE, TranslationCheck};
+
+use arrow::datatypes::Schema;
+
+use crate::log::event::schema;
+use crate::log::{EventBody, LogError};
+
+/// One log of the pipeline: its name (the SQL table) and its current event schema.
+#[derive(Clone, Copy, Debug)]
+pub struct Log {
+    pub stage: &'static str,
+    pub schema_version: u32,
+    schema: fn() -> Result<Schema, LogError>,
+}
+
+impl Log {
+    const fn of<B: EventBody>() -> Self {
+        Self {
+            stage: B::STAGE,
+            schema_version: B::SCHEMA_VERSION,
+            schema: schema::<B>,
+        }
+    }
+
+    /// The Arrow schema of this log's segments today.
+    pub fn schema(&self) -> Result<Schema, LogError> {
+        (self.schema)()
+    }
+}
+
+/// Every log of the pipeline, in pipeline order.
+pub const LOGS: [Log; 6] = [
+    Log::of::<TranslationCheck>(),
+    Log::of::<Generation>(),
+    Log::of::<Attempt>(),
+    Log::of::<Execution>(),
+    Log::of::<Grade>(),
+    Log::of::<Analysis>(),
+];
+
+/// The logs the paper's tables read (`analyze` records their heads).
+pub const TABLE_INPUTS: [&str; 4] = [
+    TranslationCheck::STAGE,
+    Generation::STAGE,
+    Execution::STAGE,
+    Grade::STAGE,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The columns of every log, as the stores written before this module existed hold
+    /// them: a body type that drifts from these fails here before it writes a segment.
+    #[test]
+    fn every_log_keeps_its_columns() {
+        let mut text = String::new();
+        for log in LOGS {
+            text.push_str(&format!("{} v{}\n", log.stage, log.schema_version));
+            for f in log.schema().unwrap().fields() {
+                let null = if f.is_nullable() { "?" } else { "" };
+                text.push_str(&format!("  {}: {}{null}\n", f.name(), f.data_type()));
+            }
+        }
+        insta::assert_snapshot!(text);
+    }
+}

@@ -1,0 +1,302 @@
+//! The pipeline below the commands: runs stages from resolved settings.
+//!
+//! ```text
+//! settings ──► Pipeline ──► sandbox backend, Python environment, responder (built here)
+//!                  │
+//!                  └──► stages::run_stage(stage) for translate_validate → generate →
+//!                       execute → grade → analyze, each over the same store
+//! ```
+//! `ml2b run`, `ml2b baselines` and `ml2b stage …` are thin callers of it; so is anything
+//! else that drives stages from code (a cluster worker). The pipeline never prints: what
+//! the user should see goes through [`Progress`], and results come back as run summaries.
+//!
+//! Invariants: the limits a prompt states are the [`Limits`](crate::sandbox::Limits) the
+//! sandbox applies ([`SandboxSettings`]), so `--timeout` and `--memory` are never told to
+//! the model otherwise than they are enforced; each stage skips what the store already
+//! holds, so running a selection again appends only what is missing.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::competition::Benchmark;
+use crate::events::TranslationCheck;
+use crate::log::{EventBody, LogError, StageLog};
+use crate::manifest::models::Provider;
+use crate::manifest::{ManifestError, Model, Models};
+use crate::progress::Progress;
+use crate::providers::http::is_floating_alias;
+use crate::providers::{Responder, client_config};
+use crate::sandbox::{Backend, SandboxError};
+use crate::settings::{
+    AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, ExecuteSettings, GenerateSettings,
+    GradeSettings, InputError, SandboxSettings, Selection, TranslateValidateSettings,
+};
+use crate::stages::analyze::Analyze;
+use crate::stages::execute::Execute;
+use crate::stages::generate::aide::{Aide, trial::Trials};
+use crate::stages::generate::{Generate, prompt};
+use crate::stages::grade::GradeStage;
+use crate::stages::solution::Runner;
+use crate::stages::translate_validate::TranslateValidate;
+use crate::stages::{RunOptions, RunSummary, Stage, StageError, rederive, run_stage};
+use crate::store::{Hash, Store};
+
+/// Why the pipeline could not run a stage (a unit failing is not this: it is in the
+/// stage's [`RunSummary`]).
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Stage(#[from] StageError),
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("could not start the async runtime")]
+    Runtime(#[source] std::io::Error),
+    #[error("{} translation checks could not run:\n  {}", .0.len(), .0.join("\n  "))]
+    TranslationChecks(Vec<String>),
+}
+
+/// Units in flight at once, per stage (none of it changes results).
+const GENERATE_CONCURRENCY: usize = 4;
+const GRADE_CONCURRENCY: usize = 2;
+
+/// Runs stages over one store.
+pub struct Pipeline<'a> {
+    pub store: &'a Store,
+    pub progress: &'a dyn Progress,
+}
+
+impl Pipeline<'_> {
+    /// translate-validate, and the checks of the selection's current texts in plan order.
+    pub fn translate_validate(
+        &self,
+        s: &TranslateValidateSettings,
+    ) -> Result<(RunSummary, Vec<TranslationCheck>), PipelineError> {
+        let stage = Arc::new(translations(&s.selection)?);
+        let summary = self.run(stage.clone(), RunOptions::default())?;
+        if !summary.failed.is_empty() {
+            let list = summary.failed.iter().map(|(l, e)| format!("{l}: {e}")).collect();
+            return Err(PipelineError::TranslationChecks(list));
+        }
+        let state = StageLog::new(self.store, TranslationCheck::STAGE)?.state::<TranslationCheck>(0)?;
+        let checks = stage
+            .plan(self.store)?
+            .iter()
+            .filter_map(|p| state.get(&p.key).map(|e| e.body.clone()))
+            .collect();
+        Ok((summary, checks))
+    }
+
+    /// generate with one model.
+    pub fn generate(&self, s: &GenerateSettings) -> Result<RunSummary, PipelineError> {
+        let model = self.model(s)?;
+        let responder = Responder::for_model(&model, client_config(&model, s.request_timeout))
+            .map_err(|e| InputError(e.to_string()))?;
+        let stage = Generate {
+            model,
+            formats: s.formats.clone(),
+            seeds: s.seeds,
+            translations: translations(&s.selection)?,
+            force: s.force,
+            store: self.store.clone(),
+            responder,
+            limits: prompt::Limits::of(&s.sandbox.limits),
+            aide: self.aide(s)?,
+        };
+        self.run(Arc::new(stage), concurrency(GENERATE_CONCURRENCY))
+    }
+
+    /// The model `s` names, with its `--max-tokens`, warning when its id is a floating alias.
+    fn model(&self, s: &GenerateSettings) -> Result<Model, PipelineError> {
+        let root = &s.selection.root;
+        let models = Models::load(&root.join("manifests/models.toml"))?;
+        let model = models
+            .get(&s.model)
+            .ok_or_else(|| InputError(format!("no model `{}` in manifests/models.toml", s.model)))?;
+        let model = Model {
+            max_tokens: s.max_tokens.or(model.max_tokens),
+            ..model.clone()
+        };
+        if matches!(model.provider, Provider::Openai | Provider::Anthropic) && is_floating_alias(&model.model) {
+            self.progress.warn(&format!(
+                "model `{}`: `{}` is a floating alias (no dated snapshot); its answers may change over time",
+                model.name, model.model
+            ));
+        }
+        Ok(model)
+    }
+
+    /// The AIDE agent the settings ask for, with its sandbox; `None` for one-shot.
+    fn aide(&self, s: &GenerateSettings) -> Result<Option<Arc<Aide>>, PipelineError> {
+        let AgentSettings::Aide(config) = &s.agent else {
+            return Ok(None);
+        };
+        let runner = self.runner(&s.sandbox)?;
+        let trials = Trials::new(runner, s.sandbox.jobs).map_err(|e| SandboxError::Io {
+            what: "creating the aide agent's trial pool".into(),
+            source: e,
+        })?;
+        Ok(Some(Arc::new(Aide {
+            config: config.clone(),
+            trials,
+        })))
+    }
+
+    /// execute with the chosen sandbox.
+    pub fn execute(&self, s: &ExecuteSettings) -> Result<RunSummary, PipelineError> {
+        let stage = Execute {
+            bench: Benchmark::load(&s.root)?,
+            runner: self.runner(&s.sandbox)?,
+            store: self.store.clone(),
+            since: s.since,
+        };
+        self.run(Arc::new(stage), concurrency(s.sandbox.jobs.max(1)))
+    }
+
+    /// grade.
+    pub fn grade(&self, s: &GradeSettings) -> Result<RunSummary, PipelineError> {
+        let stage = GradeStage {
+            bench: Benchmark::load(&s.root)?,
+            store: self.store.clone(),
+            since: s.since,
+        };
+        self.run(Arc::new(stage), concurrency(GRADE_CONCURRENCY))
+    }
+
+    /// analyze.
+    pub fn analyze(&self, s: &AnalyzeSettings) -> Result<RunSummary, PipelineError> {
+        let stage = Analyze::new(Benchmark::load(&s.root)?, self.store.clone(), s.tables.clone());
+        self.run(Arc::new(stage), concurrency(1))
+    }
+
+    /// generate with each model of `s`, then execute everything generated and grade it:
+    /// what `ml2b run` and `ml2b baselines` share.
+    pub fn benchmark(&self, s: &BenchmarkSettings) -> Result<Vec<RunSummary>, PipelineError> {
+        let mut summaries = Vec::new();
+        for entry in &s.entries {
+            summaries.push(self.generate(&s.generate(entry))?);
+        }
+        summaries.push(self.execute(&s.execute())?);
+        summaries.push(self.grade(&s.grade())?);
+        Ok(summaries)
+    }
+
+    /// How stored code runs under `s`: its backend, the managed Python, its limits.
+    pub fn runner(&self, s: &SandboxSettings) -> Result<Runner, PipelineError> {
+        Ok(Runner {
+            python: self.python()?,
+            backend: self.sandbox(s.backend)?,
+            limits: s.limits.clone(),
+        })
+    }
+
+    /// The managed Python environment (`sandbox::pyenv`), created on first use.
+    pub fn python(&self) -> Result<PathBuf, SandboxError> {
+        crate::sandbox::pyenv::ensure(|| {
+            self.progress
+                .info("creating the Python environment solutions run in (first use; a minute or two)");
+            SlowStep::begin(self.progress, "installing stages/execute/requirements.txt")
+        })
+    }
+
+    /// The sandbox backend of `kind` (building the docker image on first use).
+    pub fn sandbox(&self, kind: BackendKind) -> Result<Arc<dyn Backend>, SandboxError> {
+        Ok(match kind {
+            BackendKind::Local => Arc::new(crate::sandbox::local::Local::new()?),
+            BackendKind::Docker => Arc::new(crate::sandbox::docker::Docker::new(self.runtime_image()?)?),
+        })
+    }
+
+    /// The docker backend's runtime image, built when missing.
+    fn runtime_image(&self) -> Result<crate::sandbox::image::ImageRef, SandboxError> {
+        use crate::sandbox::image::{Route, RuntimeImage};
+        RuntimeImage::ensure(|route| {
+            let how = match route {
+                Route::Dockerfile => "docker build of stages/execute/Dockerfile",
+                Route::Debootstrap => "offline: debootstrap of Debian bookworm, then an image import",
+            };
+            self.progress
+                .info(&format!("building the sandbox's runtime image (first use; {how})"));
+            SlowStep::begin(self.progress, "building the runtime image")
+        })
+    }
+
+    /// Re-derives every event of the pure stages (translate-validate, grade, analyze) that
+    /// the store holds, from the benchmark at `root`: per stage, the events re-derived and
+    /// those that came out with another id.
+    pub fn rederive(&self, root: &Path) -> Result<Rederived, PipelineError> {
+        let bench = || Benchmark::load(root);
+        let grade = GradeStage {
+            bench: bench()?,
+            store: self.store.clone(),
+            since: None,
+        };
+        let analyze = Analyze::new(bench()?, self.store.clone(), Vec::new());
+        let tv = TranslateValidate {
+            bench: bench()?,
+            competitions: Vec::new(),
+            languages: Vec::new(),
+        };
+        let rt = runtime()?;
+        let store = self.store;
+        Ok(vec![
+            ("translate_validate", rt.block_on(rederive(&tv, store))?),
+            ("grade", rt.block_on(grade.rederive(store))?),
+            ("analyze", rt.block_on(rederive(&analyze, store))?),
+        ]
+        .into_iter()
+        .map(|(s, (n, d))| (s, n, d))
+        .collect())
+    }
+
+    fn run<S: Stage>(&self, stage: Arc<S>, options: RunOptions) -> Result<RunSummary, PipelineError> {
+        Ok(runtime()?.block_on(run_stage(self.store, stage, &options, self.progress))?)
+    }
+}
+
+/// Per pure stage: its name, the events re-derived, and (id, why) for each that differs.
+pub type Rederived = Vec<(&'static str, usize, Vec<(Hash, String)>)>;
+
+fn runtime() -> Result<tokio::runtime::Runtime, PipelineError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(PipelineError::Runtime)
+}
+
+/// The translate-validate stage over a selection.
+fn translations(s: &Selection) -> Result<TranslateValidate, ManifestError> {
+    Ok(TranslateValidate {
+        bench: Benchmark::load(&s.root)?,
+        competitions: s.competitions.clone(),
+        languages: s.languages.clone(),
+    })
+}
+
+fn concurrency(n: usize) -> RunOptions {
+    RunOptions {
+        concurrency: n,
+        ..RunOptions::default()
+    }
+}
+
+/// A slow step shown by [`Progress`] while this lives.
+struct SlowStep<'a>(&'a dyn Progress);
+
+impl<'a> SlowStep<'a> {
+    fn begin(progress: &'a dyn Progress, message: &str) -> Self {
+        progress.slow_step(message);
+        Self(progress)
+    }
+}
+
+impl Drop for SlowStep<'_> {
+    fn drop(&mut self) {
+        self.0.slow_step_ended();
+    }
+}

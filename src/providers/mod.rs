@@ -1,0 +1,157 @@
+//! The model providers: who answers a chat request, and the record of the answer.
+//!
+//! ```text
+//! manifests/models.toml provider   answered by
+//! openai, anthropic                [`http`]: the HTTP chat APIs, retries, every attempt recorded
+//! local                            [`local`]: an embedded llama.cpp model, seeded sampling
+//! replay                           [`replay`]: the responses another store recorded
+//! reference, template              nothing is asked: the reference solution, or a rendering
+//!                                  of a template ([`template`], the AutoGluon baseline)
+//! ```
+//! Every provider that answers requests is a [`ChatModel`]: a [`ChatRequest`] and the
+//! [`Sample`] it is for in, a [`Completion`] out. [`Responder`] stores each completion as
+//! an object (JSON: text, usage, finish reason, raw body, every attempt) before anything
+//! uses it, so a recorded response is one hash. Providers know nothing of the generate
+//! stage: they read no stage type, only the events of a store they replay.
+
+pub mod http;
+pub mod local;
+pub mod replay;
+pub mod template;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use http::{Attempt, ChatRequest, ClientConfig, Completion, Message, ProviderError, cost_usd};
+
+use crate::log::LogError;
+use crate::manifest::models::{Model, Provider};
+use crate::store::{Hash, Store};
+
+/// What a request is asked for: the sample of the benchmark it answers.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample<'a> {
+    pub competition: &'a str,
+    pub language: &'a str,
+    pub format: &'a str,
+    pub seed: u32,
+    /// The rendered prompt's object hash: a replayed response must answer the same.
+    pub prompt_blake3: Option<&'a str>,
+}
+
+/// Why a request got no response.
+#[derive(Debug, thiserror::Error)]
+pub enum RespondError {
+    /// The model could not be set up (a client, the replayed store, the local weights).
+    #[error("model `{model}`: {reason}")]
+    Setup { model: String, reason: String },
+    /// The model answers no requests (`reference`, `template`).
+    #[error("the reference provider answers no requests")]
+    NoRequests,
+    /// The provider was asked and gave no answer; the text is what the unit records.
+    #[error("{0}")]
+    Unanswered(String),
+    /// The response could not be stored or a replayed one read.
+    #[error(transparent)]
+    Store(#[from] LogError),
+}
+
+impl From<crate::store::ObjectError> for RespondError {
+    fn from(e: crate::store::ObjectError) -> Self {
+        Self::Store(e.into())
+    }
+}
+
+/// A provider that answers chat requests.
+#[async_trait::async_trait]
+pub trait ChatModel: Send + Sync {
+    /// Answers `request`, asked for `sample`.
+    async fn complete(&self, request: &ChatRequest, sample: &Sample<'_>) -> Result<Completion, RespondError>;
+
+    /// What identifies the answering model beyond its manifest entry (a local model's
+    /// weights), for the request cache's key.
+    fn identity(&self) -> String {
+        String::new()
+    }
+}
+
+/// A stored response.
+#[derive(Clone, Debug)]
+pub struct Response {
+    pub completion: Completion,
+    /// The object holding `completion` as JSON.
+    pub object: Hash,
+}
+
+/// The answering side of a model: none for `reference` and `template`.
+#[derive(Clone)]
+pub struct Responder(Option<Arc<dyn ChatModel>>);
+
+/// HTTP settings of a model's client.
+pub fn client_config(model: &Model, timeout: Duration) -> ClientConfig {
+    ClientConfig {
+        endpoint: model.endpoint.clone(),
+        api_key_env: (!model.api_key_env.is_empty()).then(|| model.api_key_env.clone()),
+        timeout,
+        max_attempts: 6,
+        base_backoff: Duration::from_secs(1),
+        max_backoff: Duration::from_secs(60),
+        concurrency: 4,
+    }
+}
+
+impl Responder {
+    /// The responder of `model`.
+    pub fn for_model(model: &Model, config: ClientConfig) -> Result<Self, RespondError> {
+        let setup = |e: &(dyn std::error::Error + 'static)| RespondError::Setup {
+            model: model.name.clone(),
+            reason: crate::error_chain(e),
+        };
+        let chat: Arc<dyn ChatModel> = match model.provider {
+            Provider::Reference | Provider::Template => return Ok(Self(None)),
+            Provider::Openai => Arc::new(http::OpenAiClient::new(config).map_err(|e| setup(&e))?),
+            Provider::Anthropic => Arc::new(http::AnthropicClient::new(config).map_err(|e| setup(&e))?),
+            Provider::Replay => Arc::new(replay::Replay::open(model)?),
+            Provider::Local => Arc::new(local::Embedded::load(model).map_err(|e| setup(&*e))?),
+        };
+        Ok(Self(Some(chat)))
+    }
+
+    /// See [`ChatModel::identity`].
+    pub fn identity(&self) -> String {
+        self.0.as_ref().map(|c| c.identity()).unwrap_or_default()
+    }
+
+    /// Asks for `request` and stores the response in `store`.
+    pub async fn respond(
+        &self,
+        store: &Store,
+        sample: &Sample<'_>,
+        request: &ChatRequest,
+    ) -> Result<Response, RespondError> {
+        let chat = self.0.as_ref().ok_or(RespondError::NoRequests)?;
+        let completion = chat.complete(request, sample).await?;
+        let json = serde_json::to_vec(&completion).map_err(|e| LogError::Json(e))?;
+        let object = store.objects().put(&json)?;
+        Ok(Response { completion, object })
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatModel for http::OpenAiClient {
+    async fn complete(&self, request: &ChatRequest, _: &Sample<'_>) -> Result<Completion, RespondError> {
+        http::OpenAiClient::complete(self, request).await.map_err(unanswered)
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatModel for http::AnthropicClient {
+    async fn complete(&self, request: &ChatRequest, _: &Sample<'_>) -> Result<Completion, RespondError> {
+        http::AnthropicClient::complete(self, request).await.map_err(unanswered)
+    }
+}
+
+/// An HTTP failure as the unit records it: the cause chain and how many attempts it took.
+fn unanswered(e: ProviderError) -> RespondError {
+    RespondError::Unanswered(format!("{} ({} attempts)", crate::error_chain(&e), e.attempts().len()))
+}
