@@ -527,3 +527,345 @@ impl BaselinesSettings {
         }
     }
 }
+
+/// Parses a flag's value, or fails as an input error naming the flag.
+fn parse_flag<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, InputError>
+where
+    T::Err: std::fmt::Display,
+{
+    value
+        .parse()
+        .map_err(|e| InputError(format!("invalid value for {flag}: {e}")))
+}
+
+/// `ml2b bleu`.
+#[derive(Clone, Debug)]
+pub struct BleuSettings {
+    pub hyp: PathBuf,
+    pub refs: Vec<PathBuf>,
+    pub options: crate::metrics::bleu::BleuOptions,
+    /// Score every segment separately.
+    pub sentence: bool,
+    /// Also chrF.
+    pub chrf: bool,
+}
+
+impl BleuSettings {
+    pub fn resolve(args: &cli::BleuArgs) -> Result<Self, InputError> {
+        let cli::BleuArgs {
+            hyp,
+            refs,
+            tokenize,
+            lowercase,
+            smooth,
+            smooth_value,
+            effective_order,
+            sentence,
+            chrf,
+        } = args;
+        let mut options = if *sentence {
+            crate::metrics::bleu::BleuOptions::sentence()
+        } else {
+            crate::metrics::bleu::BleuOptions::default()
+        };
+        options.tokenizer = parse_flag("--tokenize", tokenize)?;
+        options.lowercase = *lowercase;
+        if let Some(smooth) = smooth {
+            options.smooth = parse_flag("--smooth", smooth)?;
+        }
+        options.smooth_value = *smooth_value;
+        options.effective_order |= *effective_order;
+        Ok(Self {
+            hyp: hyp.clone(),
+            refs: refs.clone(),
+            options,
+            sentence: *sentence,
+            chrf: *chrf,
+        })
+    }
+}
+
+/// `ml2b agreement`.
+#[derive(Clone, Debug)]
+pub struct AgreementSettings {
+    pub ratings: PathBuf,
+    pub categories: Option<Vec<String>>,
+    pub weights: crate::metrics::agreement::Weights,
+}
+
+impl AgreementSettings {
+    pub fn resolve(args: &cli::AgreementArgs) -> Result<Self, InputError> {
+        let cli::AgreementArgs {
+            ratings,
+            categories,
+            weights,
+        } = args;
+        Ok(Self {
+            ratings: ratings.clone(),
+            categories: categories.clone(),
+            weights: parse_flag("--weights", weights)?,
+        })
+    }
+}
+
+/// `ml2b aup`.
+#[derive(Clone, Debug)]
+pub struct AupSettings {
+    pub ratios: PathBuf,
+    pub convention: crate::metrics::aup::Convention,
+}
+
+impl AupSettings {
+    pub fn resolve(args: &cli::AupArgs) -> Result<Self, InputError> {
+        let cli::AupArgs { ratios, convention } = args;
+        Ok(Self {
+            ratios: ratios.clone(),
+            convention: parse_flag("--convention", convention)?,
+        })
+    }
+}
+
+/// `ml2b score`.
+#[derive(Clone, Debug)]
+pub struct ScoreSettings {
+    pub metric: String,
+    pub answers: PathBuf,
+    pub predictions: PathBuf,
+    pub id_col: String,
+}
+
+impl ScoreSettings {
+    pub fn resolve(args: &cli::ScoreArgs) -> Self {
+        let cli::ScoreArgs {
+            metric,
+            answers,
+            predictions,
+            id_col,
+        } = args;
+        Self {
+            metric: metric.clone(),
+            answers: answers.clone(),
+            predictions: predictions.clone(),
+            id_col: id_col.clone(),
+        }
+    }
+}
+
+/// `ml2b check`.
+#[derive(Clone, Debug)]
+pub struct CheckSettings {
+    pub file: PathBuf,
+    pub format: Format,
+}
+
+impl CheckSettings {
+    pub fn resolve(args: &cli::CheckArgs) -> Self {
+        let cli::CheckArgs { file, format } = args;
+        Self {
+            file: file.clone(),
+            format: (*format).into(),
+        }
+    }
+}
+
+/// `ml2b grade-file`.
+#[derive(Clone, Debug)]
+pub struct GradeFileSettings {
+    pub root: PathBuf,
+    pub file: PathBuf,
+    pub competition: String,
+    pub format: Format,
+    pub sandbox: SandboxSettings,
+    /// Keep the predictions and the result record here.
+    pub out: Option<PathBuf>,
+}
+
+impl GradeFileSettings {
+    pub fn resolve(args: &cli::GradeFileArgs) -> Self {
+        let cli::GradeFileArgs {
+            root,
+            file,
+            competition,
+            format,
+            backend,
+            timeout,
+            memory,
+            out,
+        } = args;
+        Self {
+            root: root.root.clone(),
+            file: file.clone(),
+            competition: competition.clone(),
+            format: (*format).into(),
+            sandbox: SandboxSettings::new(*backend, *timeout, *memory, 1),
+            out: out.clone(),
+        }
+    }
+}
+
+/// The layouts `ml2b import` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportLayout {
+    Ml2b,
+    MleBench,
+}
+
+/// `ml2b import`.
+#[derive(Clone, Debug)]
+pub struct ImportSettings {
+    pub root: PathBuf,
+    pub layout: ImportLayout,
+    pub dir: PathBuf,
+    pub only: Vec<String>,
+    pub metric: Option<String>,
+    pub licence: String,
+}
+
+impl ImportSettings {
+    pub fn resolve(args: &cli::ImportArgs) -> Self {
+        let cli::ImportArgs {
+            root,
+            format,
+            dir,
+            only,
+            metric,
+            licence,
+        } = args;
+        Self {
+            root: root.root.clone(),
+            layout: match format {
+                cli::ImportFormat::Ml2b => ImportLayout::Ml2b,
+                cli::ImportFormat::MleBench => ImportLayout::MleBench,
+            },
+            dir: dir.clone(),
+            only: only.clone(),
+            metric: metric.clone(),
+            licence: licence.clone(),
+        }
+    }
+}
+
+/// `ml2b prepare`.
+#[derive(Clone, Debug)]
+pub struct PrepareSettings {
+    pub root: PathBuf,
+    pub ids: Vec<String>,
+    /// Write nothing; compare only.
+    pub check: bool,
+    pub update_manifest: bool,
+}
+
+impl PrepareSettings {
+    pub fn resolve(args: &cli::PrepareArgs) -> Self {
+        let cli::PrepareArgs {
+            root,
+            ids,
+            check,
+            update_manifest,
+        } = args;
+        Self {
+            root: root.root.clone(),
+            ids: ids.clone(),
+            check: *check,
+            update_manifest: *update_manifest,
+        }
+    }
+}
+
+/// What `ml2b query` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryOutput {
+    Table,
+    Csv,
+    Json,
+    Parquet,
+}
+
+/// `ml2b query`.
+#[derive(Clone, Debug)]
+pub struct QuerySettings {
+    /// A statement, or a path to a `.sql` file.
+    pub query: String,
+    pub root: PathBuf,
+    pub format: QueryOutput,
+    pub out: Option<PathBuf>,
+}
+
+impl QuerySettings {
+    /// Resolves the flags; the format defaults to JSON with `--json`, else a table.
+    pub fn resolve(args: &cli::QueryArgs, json: bool) -> Self {
+        let cli::QueryArgs {
+            query,
+            root,
+            format,
+            out,
+        } = args;
+        let format = match format {
+            Some(cli::QueryFormat::Table) => QueryOutput::Table,
+            Some(cli::QueryFormat::Csv) => QueryOutput::Csv,
+            Some(cli::QueryFormat::Json) => QueryOutput::Json,
+            Some(cli::QueryFormat::Parquet) => QueryOutput::Parquet,
+            None if json => QueryOutput::Json,
+            None => QueryOutput::Table,
+        };
+        Self {
+            query: query.clone(),
+            root: root.root.clone(),
+            format,
+            out: out.clone(),
+        }
+    }
+}
+
+/// `ml2b report`.
+#[derive(Clone, Debug)]
+pub struct ReportSettings {
+    pub root: PathBuf,
+    pub out: PathBuf,
+}
+
+impl ReportSettings {
+    pub fn resolve(args: &cli::ReportArgs) -> Self {
+        let cli::ReportArgs { root, out } = args;
+        Self {
+            root: root.root.clone(),
+            out: out.clone(),
+        }
+    }
+}
+
+/// `ml2b journal`.
+#[derive(Clone, Debug)]
+pub struct JournalSettings {
+    /// A search key or a unique prefix of one.
+    pub search: Option<String>,
+    pub out: Option<PathBuf>,
+}
+
+impl JournalSettings {
+    pub fn resolve(args: &cli::JournalArgs) -> Self {
+        let cli::JournalArgs { search, out } = args;
+        Self {
+            search: search.clone(),
+            out: out.clone(),
+        }
+    }
+}
+
+/// `ml2b verify`.
+#[derive(Clone, Debug)]
+pub struct VerifySettings {
+    /// Also re-derive the pure stages from the benchmark at `root`.
+    pub rerun: bool,
+    pub root: PathBuf,
+}
+
+impl VerifySettings {
+    pub fn resolve(args: &cli::VerifyArgs) -> Self {
+        let cli::VerifyArgs { rerun, root } = args;
+        Self {
+            rerun: *rerun,
+            root: root.root.clone(),
+        }
+    }
+}

@@ -13,7 +13,6 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::{ExitStatus, ProgressBars};
-use crate::cli::BaselinesArgs;
 use crate::competition::Benchmark;
 use crate::events::{Execution, Generation, Grade};
 use crate::log::{EventBody, StageLog};
@@ -39,8 +38,7 @@ struct Line {
 }
 
 /// Runs `ml2b baselines`.
-pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Result<ExitStatus> {
-    let baselines = BaselinesSettings::resolve(args);
+pub fn baselines(settings: &GlobalSettings, baselines: &BaselinesSettings) -> anyhow::Result<ExitStatus> {
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {
         store: &settings.store,
@@ -57,7 +55,7 @@ pub fn baselines(settings: &GlobalSettings, args: &BaselinesArgs) -> anyhow::Res
         failed += s.failed.len();
     }
     let bench = Benchmark::load(&baselines.benchmark.selection.root)?;
-    let lines = lines(settings, &bench, &baselines)?;
+    let lines = lines(settings, &bench, baselines)?;
     let bad = lines
         .iter()
         .filter(|l| l.status != "ok" && l.status != "unchecked")

@@ -6,17 +6,16 @@
 //! finding, 1 when there is one, 2 when the file cannot be read.
 
 use super::{ExitStatus, InputError};
-use crate::cli::CheckArgs;
-use crate::settings::GlobalSettings;
+use crate::settings::{CheckSettings, GlobalSettings};
 
 /// Runs `ml2b check`.
-pub fn check(settings: &GlobalSettings, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
+pub fn check(settings: &GlobalSettings, args: &CheckSettings) -> anyhow::Result<ExitStatus> {
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
-    let findings = crate::check::check(&source, args.format.into());
+    let findings = crate::check::check(&source, args.format);
     if settings.printer.json {
         settings.printer.json(&serde_json::json!({
-            "file": args.file, "format": crate::sandbox::Format::from(args.format), "findings": findings,
+            "file": args.file, "format": args.format, "findings": findings,
         }))?;
     } else if findings.is_empty() {
         println!("{}: no findings", args.file.display());

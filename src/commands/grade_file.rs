@@ -8,18 +8,16 @@
 //! predictions were valid, 1 otherwise.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use serde::Serialize;
 
 use super::{ExitStatus, InputError};
-use crate::cli::GradeFileArgs;
 use crate::competition::contract::Spec;
 use crate::competition::{Benchmark, Side};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
-use crate::sandbox::{Job, Limits, Outcome, assets};
-use crate::settings::GlobalSettings;
+use crate::sandbox::{Job, Outcome, assets};
+use crate::settings::{GlobalSettings, GradeFileSettings};
 
 #[derive(Serialize)]
 struct Report {
@@ -35,8 +33,8 @@ struct Report {
 }
 
 /// Runs `ml2b grade-file`.
-pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Result<ExitStatus> {
-    let root = &args.root.root;
+pub fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) -> anyhow::Result<ExitStatus> {
+    let root = &args.root;
     let bench = Benchmark::load(root)?;
     let c = bench
         .select(std::slice::from_ref(&args.competition))
@@ -46,26 +44,22 @@ pub fn grade_file(settings: &GlobalSettings, args: &GradeFileArgs) -> anyhow::Re
     }
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
-    let findings = crate::check::check(&source, args.format.into());
+    let findings = crate::check::check(&source, args.format);
     let progress = super::ProgressBars::new(&settings.printer);
     let pipeline = crate::pipeline::Pipeline {
         store: &settings.store,
         progress: &progress,
     };
     let python = pipeline.python()?;
-    let backend = pipeline.sandbox(args.backend.into())?;
+    let backend = pipeline.sandbox(args.sandbox.backend)?;
     let job = Job {
         python,
         harness: assets::materialize("harness.py", assets::HARNESS)?,
         code: args.file.clone(),
-        format: args.format.into(),
+        format: args.format,
         public_dir: c.dir.join("public"),
         spec: Spec::of(&c.manifest),
-        limits: Limits {
-            wall: Duration::from_secs(args.timeout),
-            memory_bytes: args.memory,
-            ..Limits::default()
-        },
+        limits: args.sandbox.limits.clone(),
     };
     let scratch = tempfile::tempdir()?;
     let out_dir = match &args.out {

@@ -5,20 +5,20 @@
 //! `[{"id", "languages", "metric", "notes"}]`.
 
 use super::ExitStatus;
-use crate::cli::{ImportArgs, ImportFormat};
+
 use crate::competition::import::{self, ml2b, mle_bench};
 use crate::manifest::Languages;
-use crate::settings::GlobalSettings;
+use crate::settings::{GlobalSettings, ImportLayout, ImportSettings};
 
 /// Runs `ml2b import`.
-pub fn import(settings: &GlobalSettings, args: &ImportArgs) -> anyhow::Result<ExitStatus> {
-    let root = &args.root.root;
-    let drafts = match args.format {
-        ImportFormat::Ml2b => {
+pub fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow::Result<ExitStatus> {
+    let root = &args.root;
+    let drafts = match args.layout {
+        ImportLayout::Ml2b => {
             let languages = Languages::load(&root.join("manifests/languages.toml"))?;
             ml2b::read(&args.dir, &languages, &args.only, &args.licence)?
         }
-        ImportFormat::MleBench => {
+        ImportLayout::MleBench => {
             mle_bench::read(&args.dir, &args.only, args.metric.as_deref(), &args.licence)?
         }
     };

@@ -17,14 +17,13 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{ExitStatus, InputError};
-use crate::cli::JournalArgs;
 use crate::log::{Event, EventBody, StageLog};
-use crate::settings::GlobalSettings;
+use crate::settings::{GlobalSettings, JournalSettings};
 use crate::events::Attempt;
 use crate::stages::generate::aide::policy::{Node, submitted};
 
 /// Runs `ml2b journal`.
-pub fn journal(settings: &GlobalSettings, args: &JournalArgs) -> anyhow::Result<ExitStatus> {
+pub fn journal(settings: &GlobalSettings, args: &JournalSettings) -> anyhow::Result<ExitStatus> {
     let searches = read(settings)?;
     let Some(wanted) = &args.search else {
         return list(settings, &searches);

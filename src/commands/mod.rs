@@ -44,16 +44,6 @@ impl From<ExitStatus> for ExitCode {
     }
 }
 
-/// Parses a flag's value, or fails as an input error naming the flag.
-pub(crate) fn parse_flag<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, InputError>
-where
-    T::Err: std::fmt::Display,
-{
-    value
-        .parse()
-        .map_err(|e| InputError(format!("invalid value for {flag}: {e}")))
-}
-
 /// Prints a report: JSON with `--json`, else its human form.
 pub(crate) fn print_report<T: serde::Serialize + std::fmt::Display>(
     settings: &GlobalSettings,
@@ -109,24 +99,28 @@ fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    use crate::settings as s;
     let settings = GlobalSettings::resolve(&cli.global);
     match cli.command {
-        Command::Run(args) => run::run(&settings, &args),
+        Command::Run(args) => run::run(&settings, &s::RunSettings::resolve(&args)?),
         Command::Stage(args) => stage::stage(&settings, &args),
-        Command::Baselines(args) => baselines::baselines(&settings, &args),
+        Command::Baselines(args) => baselines::baselines(&settings, &s::BaselinesSettings::resolve(&args)),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
-        Command::Journal(args) => journal::journal(&settings, &args),
-        Command::Verify(args) => verify::verify(&settings, &args),
-        Command::Query(args) => query::query(&settings, &args),
-        Command::Report(args) => report::report(&settings, &args),
-        Command::Bleu(args) => bleu::bleu(&settings, &args),
-        Command::Agreement(args) => agreement::agreement(&settings, &args),
-        Command::Score(args) => score::score(&settings, &args),
-        Command::Aup(args) => aup::aup(&settings, &args),
-        Command::Prepare(args) => prepare::prepare(&settings, &args),
-        Command::GradeFile(args) => grade_file::grade_file(&settings, &args),
-        Command::Check(args) => check::check(&settings, &args),
-        Command::Import(args) => import::import(&settings, &args),
+        Command::Journal(args) => journal::journal(&settings, &s::JournalSettings::resolve(&args)),
+        Command::Verify(args) => verify::verify(&settings, &s::VerifySettings::resolve(&args)),
+        Command::Query(args) => {
+            let query = s::QuerySettings::resolve(&args, settings.printer.json);
+            query::query(&settings, &query)
+        }
+        Command::Report(args) => report::report(&settings, &s::ReportSettings::resolve(&args)),
+        Command::Bleu(args) => bleu::bleu(&settings, &s::BleuSettings::resolve(&args)?),
+        Command::Agreement(args) => agreement::agreement(&settings, &s::AgreementSettings::resolve(&args)?),
+        Command::Score(args) => score::score(&settings, &s::ScoreSettings::resolve(&args)),
+        Command::Aup(args) => aup::aup(&settings, &s::AupSettings::resolve(&args)?),
+        Command::Prepare(args) => prepare::prepare(&settings, &s::PrepareSettings::resolve(&args)),
+        Command::GradeFile(args) => grade_file::grade_file(&settings, &s::GradeFileSettings::resolve(&args)),
+        Command::Check(args) => check::check(&settings, &s::CheckSettings::resolve(&args)),
+        Command::Import(args) => import::import(&settings, &s::ImportSettings::resolve(&args)),
     }
 }
 

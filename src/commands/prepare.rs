@@ -11,9 +11,8 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::{ExitStatus, InputError};
-use crate::cli::PrepareArgs;
 use crate::competition::{Benchmark, prepare};
-use crate::settings::GlobalSettings;
+use crate::settings::{GlobalSettings, PrepareSettings};
 
 #[derive(Serialize)]
 struct Outcome {
@@ -25,8 +24,8 @@ struct Outcome {
 }
 
 /// Runs `ml2b prepare`.
-pub fn prepare(settings: &GlobalSettings, args: &PrepareArgs) -> anyhow::Result<ExitStatus> {
-    let bench = Benchmark::load(&args.root.root)?;
+pub fn prepare(settings: &GlobalSettings, args: &PrepareSettings) -> anyhow::Result<ExitStatus> {
+    let bench = Benchmark::load(&args.root)?;
     let selected = bench.select(&args.ids).map_err(InputError)?;
     let mut outcomes = Vec::new();
     for c in selected {

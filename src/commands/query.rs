@@ -12,22 +12,18 @@ use arrow::datatypes::SchemaRef;
 use parquet::arrow::ArrowWriter;
 
 use super::{ExitStatus, InputError};
-use crate::cli::{QueryArgs, QueryFormat};
+
 use crate::competition::Benchmark;
-use crate::settings::GlobalSettings;
+use crate::settings::{GlobalSettings, QueryOutput, QuerySettings};
 
 /// Runs `ml2b query`.
-pub fn query(settings: &GlobalSettings, args: &QueryArgs) -> anyhow::Result<ExitStatus> {
+pub fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::Result<ExitStatus> {
     let sql = read_sql(&args.query)?;
-    let format = args.format.unwrap_or(if settings.printer.json {
-        QueryFormat::Json
-    } else {
-        QueryFormat::Table
-    });
+    let format = args.format;
     // The manifests' tables and the views need a benchmark root; without one the logs
     // alone are queryable.
-    let bench = if args.root.root.join("manifests/languages.toml").is_file() {
-        Some(Benchmark::load(&args.root.root)?)
+    let bench = if args.root.join("manifests/languages.toml").is_file() {
+        Some(Benchmark::load(&args.root)?)
     } else {
         None
     };
@@ -55,18 +51,18 @@ fn read_sql(query: &str) -> anyhow::Result<String> {
         .map_err(|e| InputError(format!("cannot read query file {query}: {e}")).into())
 }
 
-fn render(format: QueryFormat, schema: &SchemaRef, batches: &[RecordBatch]) -> anyhow::Result<Vec<u8>> {
+fn render(format: QueryOutput, schema: &SchemaRef, batches: &[RecordBatch]) -> anyhow::Result<Vec<u8>> {
     let mut buf = Vec::new();
     match format {
-        QueryFormat::Table => {
+        QueryOutput::Table => {
             let table = arrow::util::pretty::pretty_format_batches_with_schema(schema.clone(), batches)?;
             writeln!(buf, "{table}")?;
         }
-        QueryFormat::Csv => {
+        QueryOutput::Csv => {
             let mut w = arrow::csv::WriterBuilder::new().with_header(true).build(&mut buf);
             write_csv(&mut w, schema, batches)?;
         }
-        QueryFormat::Json => {
+        QueryOutput::Json => {
             let mut w = arrow::json::ArrayWriter::new(&mut buf);
             for b in batches {
                 w.write(b)?;
@@ -77,7 +73,7 @@ fn render(format: QueryFormat, schema: &SchemaRef, batches: &[RecordBatch]) -> a
             }
             buf.push(b'\n');
         }
-        QueryFormat::Parquet => {
+        QueryOutput::Parquet => {
             let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), None)?;
             for b in batches {
                 w.write(b)?;

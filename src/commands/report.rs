@@ -24,29 +24,29 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Float64Type, Schema};
 
 use super::ExitStatus;
-use crate::cli::{AnalyzeArgs, ReportArgs};
 use crate::competition::Benchmark;
 use crate::log::Event;
 use crate::query::catalog;
 use crate::report::{self, Section, Style, Table};
-use crate::settings::GlobalSettings;
-use crate::stages::analyze::{Analysis, latest, load};
+use crate::settings::{GlobalSettings, ReportSettings};
+use crate::events::Analysis;
+use crate::stages::analyze::{latest, load};
 
 /// Runs `ml2b report`.
-pub fn report(settings: &GlobalSettings, args: &ReportArgs) -> anyhow::Result<ExitStatus> {
-    let analyzed = super::stage::analyze(
-        settings,
-        &AnalyzeArgs {
-            root: crate::cli::RootArgs {
-                root: args.root.root.clone(),
-            },
-            tables: Vec::new(),
-        },
-    )?;
+pub fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow::Result<ExitStatus> {
+    let progress = super::ProgressBars::new(&settings.printer);
+    let pipeline = crate::pipeline::Pipeline {
+        store: &settings.store,
+        progress: &progress,
+    };
+    let analyzed = pipeline.analyze(&crate::settings::AnalyzeSettings {
+        root: args.root.clone(),
+        tables: Vec::new(),
+    })?;
     if !analyzed.failed.is_empty() {
         anyhow::bail!("analyze failed for {} table(s); see above", analyzed.failed.len());
     }
-    let bench = Benchmark::load(&args.root.root)?;
+    let bench = Benchmark::load(&args.root)?;
     let events = latest(&settings.store)?;
     let tables = tables(settings, &events)?;
     let files = render(&bench, &tables, &events)?;

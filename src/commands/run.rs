@@ -9,7 +9,6 @@
 //! stopped when started again. Exit 1 when a unit failed or the store does not verify.
 
 use super::{ExitStatus, ProgressBars};
-use crate::cli::RunArgs;
 use crate::log::run_hash;
 use crate::log::verify::verify_store;
 use crate::pipeline::Pipeline;
@@ -19,9 +18,8 @@ use crate::manifest::models::Provider;
 use crate::settings::{AnalyzeSettings, Entry, GlobalSettings, RunSettings, Scope, TranslateValidateSettings};
 
 /// Runs `ml2b run`.
-pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStatus> {
-    let run = RunSettings::resolve(args)?;
-    settings.printer.info(plan(&run)?);
+pub fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Result<ExitStatus> {
+    settings.printer.info(plan(run)?);
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {
         store: &settings.store,
@@ -55,17 +53,17 @@ pub fn run(settings: &GlobalSettings, args: &RunArgs) -> anyhow::Result<ExitStat
     }
     let report = verify_store(&settings.store, &progress)?;
     let heads: Vec<_> = report.stages.iter().map(|s| (s.stage.clone(), s.head)).collect();
-    let run = run_hash(&heads);
+    let hash = run_hash(&heads);
     if settings.printer.json {
         settings
             .printer
-            .json(&serde_json::json!({ "run": run, "stages": report.stages, "problems": report.problems, "translate_validate": { "checks": checks.len(), "failing": failing } }))?;
+            .json(&serde_json::json!({ "run": hash, "stages": report.stages, "problems": report.problems, "translate_validate": { "checks": checks.len(), "failing": failing } }))?;
     } else {
         for s in &report.stages {
             println!("{}: {} events in {} segments", s.stage, s.events, s.segments);
         }
         print!("{}", headline(settings)?);
-        println!("run {run}");
+        println!("run {hash}");
     }
     Ok(if report.ok() && failed == 0 {
         ExitStatus::Success

@@ -4,13 +4,12 @@
 //! reason (`{"valid": false, "reason"}` with `--json`) and exits 1.
 
 use super::{ExitStatus, print_report};
-use crate::cli::ScoreArgs;
 use crate::metrics::grading::{Score, score_files};
-use crate::settings::GlobalSettings;
+use crate::settings::{GlobalSettings, ScoreSettings};
 
 /// Runs `ml2b score`.
-pub fn score(settings: &GlobalSettings, args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
-    let score = score_files(&args.metric, &args.answers, &args.predictions, &args.id_col)?;
+pub fn score(settings: &GlobalSettings, s: &ScoreSettings) -> anyhow::Result<ExitStatus> {
+    let score = score_files(&s.metric, &s.answers, &s.predictions, &s.id_col)?;
     print_report(settings, &score)?;
     Ok(match score {
         Score::Valid { .. } => ExitStatus::Success,

@@ -6,13 +6,12 @@
 //! Prints one line per problem on stdout and exits 1 when there is any.
 
 use super::{ExitStatus, ProgressBars};
-use crate::cli::VerifyArgs;
 use crate::log::verify::{Report, verify_store};
-use crate::settings::GlobalSettings;
+use crate::settings::{GlobalSettings, VerifySettings};
 use crate::pipeline::{Pipeline, Rederived};
 
 /// Runs `ml2b verify`.
-pub fn verify(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<ExitStatus> {
+pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
     let reporter = ProgressBars::new(&settings.printer);
     let report = verify_store(&settings.store, &reporter)?;
     let rerun = if args.rerun && report.ok() {
@@ -53,14 +52,13 @@ pub fn verify(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<Ex
 }
 
 /// Re-derives the pure stages: translate-validate, grade, analyze.
-fn rerun(settings: &GlobalSettings, args: &VerifyArgs) -> anyhow::Result<Rederived> {
-    let VerifyArgs { rerun: _, root } = args;
+fn rerun(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<Rederived> {
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {
         store: &settings.store,
         progress: &progress,
     };
-    Ok(pipeline.rederive(&root.root)?)
+    Ok(pipeline.rederive(&args.root)?)
 }
 
 fn print_report(report: &Report) {
