@@ -13,6 +13,9 @@
 //! prints the `runs` view's plan with the time each operator took (EXPLAIN ANALYZE);
 //! `ML2B_BENCH_SQL=SQL` (or a file of it) times that one statement instead.
 
+// A test or bench binary prints what it measured, and its helpers are `pub` for its modules.
+#![allow(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
+
 use std::time::Instant;
 
 /// The allocator of the `ml2b` binary (src/main.rs), so the times are the binary's.

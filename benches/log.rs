@@ -10,6 +10,9 @@
 //! Sizes can be scaled down with `ML2B_BENCH_SCALE=0.1`. Goals (2 cores):
 //! append ≥ 500,000 events/s, query ≤ 2 s.
 
+// A test or bench binary prints what it measured, and its helpers are `pub` for its modules.
+#![allow(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
+
 use std::time::Instant;
 
 use ml2b::log::{Event, EventBody, Provenance, StageLog, View};

@@ -2,9 +2,16 @@
 //!
 //! - [`store`]: content-addressed objects and the store layout;
 //! - [`log`]: the append-only, hash-chained Parquet event log of each stage;
+//! - [`events`]: every log's event body, the vocabulary all readers share;
 //! - [`stages`]: the pipeline's stages and the runner they share;
+//! - [`providers`]: who answers a model's requests;
+//! - [`sandbox`]: running untrusted solutions;
+//! - [`pipeline`]: runs stages from resolved settings, below every command;
 //! - [`query`]: DataFusion SQL over the logs;
 //! - [`cli`], [`settings`], [`commands`]: the `ml2b` command line.
+
+// Tests report how close they came to the reference values.
+#![cfg_attr(test, allow(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod check;
 pub mod cli;
@@ -42,13 +49,13 @@ pub fn init_tracing(verbose: u8) {
 
 /// Prints an error and its cause chain on stderr, once.
 pub fn print_error(err: &anyhow::Error) {
-    eprintln!("error: {err}");
+    settings::message(format_args!("error: {err}"));
     let mut last = err.to_string();
     for cause in err.chain().skip(1) {
         // Some libraries repeat their inner error in their own message; say it once.
         let text = cause.to_string();
         if !last.contains(&text) {
-            eprintln!("  caused by: {text}");
+            settings::message(format_args!("  caused by: {text}"));
         }
         last = text;
     }

@@ -58,23 +58,41 @@ pub struct Printer {
 }
 
 impl Printer {
+    /// Where data goes: commands write it with `writeln!(printer.stdout(), …)`, the one path
+    /// to stdout (clippy's `print_stdout` is denied everywhere).
+    pub fn stdout(&self) -> std::io::Stdout {
+        std::io::stdout()
+    }
+
     /// An informational message on stderr (hidden with `--quiet` or `--json`).
     pub fn info(&self, msg: impl std::fmt::Display) {
         if !self.quiet && !self.json {
-            eprintln!("{msg}");
+            message(format_args!("{msg}"));
         }
     }
 
     /// A warning on stderr (always shown).
     pub fn warn(&self, msg: impl std::fmt::Display) {
-        eprintln!("warning: {msg}");
+        message(format_args!("warning: {msg}"));
+    }
+
+    /// An error on stderr (always shown): why the command exits non-zero.
+    pub fn error(&self, msg: impl std::fmt::Display) {
+        message(format_args!("error: {msg}"));
     }
 
     /// Prints a value as pretty JSON on stdout.
     pub fn json<T: serde::Serialize>(&self, value: &T) -> anyhow::Result<()> {
-        println!("{}", serde_json::to_string_pretty(value)?);
+        use std::io::Write;
+        writeln!(self.stdout(), "{}", serde_json::to_string_pretty(value)?)?;
         Ok(())
     }
+}
+
+/// One line on stderr; a closed stderr loses the message, never the command.
+pub fn message(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// The sandbox backends.

@@ -8,6 +8,7 @@
 //! a baseline run failed, graded invalid or scored outside its expected range (the
 //! competition or the environment changed): loud, because r_p everywhere depends on it.
 
+use std::io::Write;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
@@ -75,7 +76,7 @@ pub fn baselines(settings: &GlobalSettings, baselines: &BaselinesSettings) -> an
     if settings.printer.json {
         settings.printer.json(&lines)?;
     } else {
-        print!("{}", table(&lines));
+        write!(settings.printer.stdout(), "{}", table(&lines))?;
     }
     Ok(if failed == 0 && bad == 0 {
         ExitStatus::Success

@@ -5,6 +5,8 @@
 //! `{"file", "format", "findings": [{"kind", "line", "message"}]}`. Exit 0 when there is no
 //! finding, 1 when there is one, 2 when the file cannot be read.
 
+use std::io::Write;
+
 use super::{ExitStatus, InputError};
 use crate::settings::{CheckSettings, GlobalSettings};
 
@@ -18,10 +20,10 @@ pub fn check(settings: &GlobalSettings, args: &CheckSettings) -> anyhow::Result<
             "file": args.file, "format": args.format, "findings": findings,
         }))?;
     } else if findings.is_empty() {
-        println!("{}: no findings", args.file.display());
+        writeln!(settings.printer.stdout(), "{}: no findings", args.file.display())?;
     } else {
         for f in &findings {
-            println!("{}:{}: {}: {}", args.file.display(), f.line, f.kind, f.message);
+            writeln!(settings.printer.stdout(), "{}:{}: {}: {}", args.file.display(), f.line, f.kind, f.message)?;
         }
     }
     Ok(if findings.is_empty() {

@@ -7,6 +7,7 @@
 //! are the static checks' and the leakage detector's (`crate::check`), found before the run. Exit 0 when the solution ran and its
 //! predictions were valid, 1 otherwise.
 
+use std::io::Write;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -123,16 +124,16 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
         return settings.printer.json(r);
     }
     let outcome = serde_json::to_value(r.outcome)?;
-    println!("outcome: {}", outcome.as_str().unwrap_or_default());
+    writeln!(settings.printer.stdout(), "outcome: {}", outcome.as_str().unwrap_or_default())?;
     if let Some(score) = r.score {
-        println!("score: {score}");
+        writeln!(settings.printer.stdout(), "score: {score}")?;
     }
     for (baseline, ratio) in &r.r_p {
-        println!("r_p vs {baseline}: {ratio:.4}");
+        writeln!(settings.printer.stdout(), "r_p vs {baseline}: {ratio:.4}")?;
     }
     if let Some(d) = r.detail.as_ref().or(r.invalid_reason.as_ref()) {
-        println!("detail: {d}");
+        writeln!(settings.printer.stdout(), "detail: {d}")?;
     }
-    println!("wall: {:.2} s", r.wall_seconds);
+    writeln!(settings.printer.stdout(), "wall: {:.2} s", r.wall_seconds)?;
     Ok(())
 }

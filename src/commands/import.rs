@@ -4,6 +4,8 @@
 //! Output: one line per imported competition and its import notes, or with `--json`
 //! `[{"id", "languages", "metric", "notes"}]`.
 
+use std::io::Write;
+
 use super::ExitStatus;
 
 use crate::competition::import::{self, ml2b, mle_bench};
@@ -27,9 +29,9 @@ pub fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow::Resul
         settings.printer.json(&imported)?;
     } else {
         for c in &imported {
-            println!("{:<40} {:<12} {}", c.id, c.metric, c.languages.join(" "));
+            writeln!(settings.printer.stdout(), "{:<40} {:<12} {}", c.id, c.metric, c.languages.join(" "))?;
             for note in &c.notes {
-                println!("  note: {note}");
+                writeln!(settings.printer.stdout(), "  note: {note}")?;
             }
         }
     }

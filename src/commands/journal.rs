@@ -12,6 +12,7 @@
 //! `is_buggy`), so AIDE's tools read it. On stdout, or with `--out DIR` as AIDE's
 //! `save_run` lays it out: `DIR/journal.json` and `DIR/best_solution.py`.
 
+use std::io::Write;
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
@@ -32,7 +33,7 @@ pub fn journal(settings: &GlobalSettings, args: &JournalSettings) -> anyhow::Res
     let attempts = &searches[&key];
     let dump = aide_json(settings, attempts)?;
     match &args.out {
-        None => println!("{dump}"),
+        None => writeln!(settings.printer.stdout(), "{dump}")?,
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
@@ -121,7 +122,7 @@ fn list(
         settings.printer.json(&rows)?;
         return Ok(ExitStatus::Success);
     }
-    println!("search        competition/language/model/format/seed    attempts  buggy  best step  metric");
+    writeln!(settings.printer.stdout(), "search        competition/language/model/format/seed    attempts  buggy  best step  metric")?;
     for r in &rows {
         let unit = format!(
             "{}/{}/{}/{}/{}",
@@ -134,13 +135,13 @@ fn list(
         let metric = r["best_metric"]
             .as_f64()
             .map_or("-".to_string(), |m| m.to_string());
-        println!(
+        writeln!(settings.printer.stdout(), 
             "{}  {unit:<40}  {:>8}  {:>5}  {:>9}  {metric}",
             &r["search"].as_str().unwrap_or_default()[..12],
             r["attempts"],
             r["buggy"],
             r["best_step"],
-        );
+        )?;
     }
     Ok(ExitStatus::Success)
 }

@@ -1,5 +1,7 @@
 //! `ml2b log [--stage S]`: the committed segments of each stage log, in order.
 
+use std::io::Write;
+
 use anyhow::Context;
 use chrono::SecondsFormat;
 
@@ -46,7 +48,7 @@ pub fn log(settings: &GlobalSettings, only: Option<&str>) -> anyhow::Result<Exit
     } else {
         print_table(&logs);
         if only.is_none() {
-            println!("run {}", run_hash(&heads));
+            writeln!(settings.printer.stdout(), "run {}", run_hash(&heads))?;
         }
     }
     Ok(ExitStatus::Success)
@@ -74,22 +76,22 @@ fn read_stage(settings: &GlobalSettings, stage: &str) -> anyhow::Result<StageRow
 }
 
 fn print_table(logs: &[StageRows]) {
-    println!(
+    writeln!(settings.printer.stdout(), 
         "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  committed",
         "stage", "version", "segment", "parent", "events"
-    );
+    )?;
     for l in logs {
         for s in &l.segments {
             let parent = s.meta.parent.map_or_else(|| "-".to_string(), |p| p.short());
             let time = s.meta.created_at.to_rfc3339_opts(SecondsFormat::Secs, true);
-            println!(
+            writeln!(settings.printer.stdout(), 
                 "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  {time}",
                 l.stage,
                 s.version,
                 s.hash.short(),
                 parent,
                 s.meta.events
-            );
+            )?;
         }
     }
 }

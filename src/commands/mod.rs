@@ -1,5 +1,7 @@
 //! One module per command. Each takes resolved settings and returns an exit status.
 
+use std::io::Write;
+
 mod agreement;
 mod aup;
 mod baselines;
@@ -52,7 +54,7 @@ pub(crate) fn print_report<T: serde::Serialize + std::fmt::Display>(
     if settings.printer.json {
         settings.printer.json(report)
     } else {
-        println!("{report}");
+        writeln!(settings.printer.stdout(), "{report}")?;
         Ok(())
     }
 }

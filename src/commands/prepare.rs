@@ -7,6 +7,8 @@
 //! checksums. Output: one line per competition, or with `--json` one object per competition
 //! (`{"id", "ok", "files": [{"path", "blake3", "recorded", "on_disk"}], "problems", "written"}`).
 
+use std::io::Write;
+
 use anyhow::Context;
 use serde::Serialize;
 
@@ -69,9 +71,9 @@ fn report(settings: &GlobalSettings, outcomes: &[Outcome]) -> anyhow::Result<()>
     }
     for o in outcomes {
         let status = if o.ok { "ok" } else { "MISMATCH" };
-        println!("{:<28} {status:<8} {} files", o.id, o.check.files.len());
+        writeln!(settings.printer.stdout(), "{:<28} {status:<8} {} files", o.id, o.check.files.len())?;
         for path in &o.written {
-            println!("  wrote {path}");
+            writeln!(settings.printer.stdout(), "  wrote {path}")?;
         }
         for f in o.check.files.iter().filter(|f| !f.matches()) {
             let recorded = f.recorded.as_deref().unwrap_or("nothing");
@@ -80,13 +82,13 @@ fn report(settings: &GlobalSettings, outcomes: &[Outcome]) -> anyhow::Result<()>
             } else {
                 "differs or is missing"
             };
-            println!(
+            writeln!(settings.printer.stdout(), 
                 "  {}: rebuilt {}, manifest records {recorded}, file on disk {disk}",
                 f.path, f.blake3
-            );
+            )?;
         }
         for p in &o.check.problems {
-            println!("  {p}");
+            writeln!(settings.printer.stdout(), "  {p}")?;
         }
     }
     Ok(())

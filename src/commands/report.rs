@@ -16,6 +16,7 @@
 //! reports of the same store are byte-identical. stdout lists the files written
 //! (`--json`: `{"out", "files", "tables"}`).
 
+use std::io::Write;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -63,7 +64,7 @@ pub fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow::Resul
         }))?;
     } else {
         for name in files.keys() {
-            println!("{}", args.out.join(name).display());
+            writeln!(settings.printer.stdout(), "{}", args.out.join(name).display())?;
         }
     }
     Ok(ExitStatus::Success)

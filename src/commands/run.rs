@@ -8,6 +8,8 @@
 //! skips what the store already holds, so a run killed at any point resumes where it
 //! stopped when started again. Exit 1 when a unit failed or the store does not verify.
 
+use std::io::Write;
+
 use super::{ExitStatus, ProgressBars};
 use crate::log::run_hash;
 use crate::log::verify::verify_store;
@@ -60,10 +62,10 @@ pub fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Result<ExitS
             .json(&serde_json::json!({ "run": hash, "stages": report.stages, "problems": report.problems, "translate_validate": { "checks": checks.len(), "failing": failing } }))?;
     } else {
         for s in &report.stages {
-            println!("{}: {} events in {} segments", s.stage, s.events, s.segments);
+            writeln!(settings.printer.stdout(), "{}: {} events in {} segments", s.stage, s.events, s.segments)?;
         }
-        print!("{}", headline(settings)?);
-        println!("run {hash}");
+        write!(settings.printer.stdout(), "{}", headline(settings)?)?;
+        writeln!(settings.printer.stdout(), "run {hash}")?;
     }
     Ok(if report.ok() && failed == 0 {
         ExitStatus::Success

@@ -8,6 +8,8 @@
 //! `RunSummary`) and, for execute and grade, a count per outcome, for analyze the rows of
 //! each table; they exit 1 when a unit could not run.
 
+use std::io::Write;
+
 use super::{ExitStatus, ProgressBars};
 use crate::cli::{StageArgs, StageCommand};
 use crate::events::{Execution, Grade, TranslationCheck};
@@ -83,18 +85,18 @@ fn summarize(
             .printer
             .json(&serde_json::json!({ "summary": summary, "counts": counts }))?;
     } else {
-        println!(
+        writeln!(settings.printer.stdout(), 
             "{}: {} planned, {} already in the log, {} new events",
             summary.stage,
             summary.planned,
             summary.skipped,
             summary.appended()
-        );
+        )?;
         for (k, n) in counts.iter().flatten() {
-            println!("  {k}: {n}");
+            writeln!(settings.printer.stdout(), "  {k}: {n}")?;
         }
         for (label, error) in &summary.failed {
-            println!("  FAILED {label}: {error}");
+            writeln!(settings.printer.stdout(), "  FAILED {label}: {error}")?;
         }
     }
     Ok(if summary.failed.is_empty() {
@@ -119,35 +121,35 @@ pub(crate) fn report(
             .printer
             .json(&serde_json::json!({ "summary": summary, "checks": checks }))?;
     } else {
-        println!(
+        writeln!(settings.printer.stdout(), 
             "{:<28} {:<4} {:>6} {:>6} {:>6}  verdict",
             "competition", "lang", "BLEU", "chrF", "AC1"
-        );
+        )?;
         for c in checks {
             let verdict = if c.passed { "pass" } else { "FAIL" };
-            println!(
+            writeln!(settings.printer.stdout(), 
                 "{:<28} {:<4} {:>6} {:>6} {:>6}  {verdict}",
                 c.competition,
                 c.language,
                 fmt(c.bleu, 3),
                 fmt(c.chrf, 1),
                 fmt(c.ac1, 3)
-            );
+            )?;
         }
-        println!(
+        writeln!(settings.printer.stdout(), 
             "{} checks ({} new, {} already in the log); {} fail their gate",
             checks.len(),
             summary.appended(),
             summary.skipped,
             failing.len()
-        );
+        )?;
         if checks.iter().all(|c| c.ac1.is_none()) && !checks.is_empty() {
             settings
                 .printer
                 .info("no human ratings under manifests/annotations/: the AC1 gate was not applied");
         }
         for c in &failing {
-            println!("FAIL {}/{}: {}", c.competition, c.language, c.reasons.join("; "));
+            writeln!(settings.printer.stdout(), "FAIL {}/{}: {}", c.competition, c.language, c.reasons.join("; "))?;
         }
     }
     Ok(if failing.is_empty() {

@@ -5,6 +5,8 @@
 //!
 //! Prints one line per problem on stdout and exits 1 when there is any.
 
+use std::io::Write;
+
 use super::{ExitStatus, ProgressBars};
 use crate::log::verify::{Report, verify_store};
 use crate::settings::{GlobalSettings, VerifySettings};
@@ -31,9 +33,9 @@ pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Resul
     } else {
         print_report(&report);
         for (stage, n, differ) in rerun.iter().flatten() {
-            println!("rerun: {stage}: {n} events re-derived, {} differ", differ.len());
+            writeln!(settings.printer.stdout(), "rerun: {stage}: {n} events re-derived, {} differ", differ.len())?;
             for (id, why) in differ {
-                println!("differs: {stage} event {id}: {why}");
+                writeln!(settings.printer.stdout(), "differs: {stage} event {id}: {why}")?;
             }
         }
     }
@@ -41,13 +43,13 @@ pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Resul
         return Ok(ExitStatus::Success);
     }
     if rerun_differs > 0 {
-        eprintln!("error: re-derivation failed: {rerun_differs} event(s) differ");
+        settings.printer.error(format_args!("re-derivation failed: {rerun_differs} event(s) differ"));
         return Ok(ExitStatus::Failure);
     }
-    eprintln!(
-        "error: verification failed: {} damaged or missing file(s)",
+    settings.printer.error(format_args!(
+        "verification failed: {} damaged or missing file(s)",
         report.problems.len()
-    );
+    ));
     Ok(ExitStatus::Failure)
 }
 
@@ -63,17 +65,17 @@ fn rerun(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<Red
 
 fn print_report(report: &Report) {
     for p in &report.problems {
-        println!("damaged: {}: {}", p.path.display(), p.message);
+        writeln!(settings.printer.stdout(), "damaged: {}: {}", p.path.display(), p.message)?;
     }
     for s in &report.stages {
         let head = s.head.map_or_else(|| "-".to_string(), |h| h.to_hex());
-        println!(
+        writeln!(settings.printer.stdout(), 
             "{}: {} segments, {} events, head {head}",
             s.stage, s.segments, s.events
-        );
+        )?;
     }
-    println!("objects: {} checked", report.objects);
+    writeln!(settings.printer.stdout(), "objects: {} checked", report.objects)?;
     if report.ok() {
-        println!("ok");
+        writeln!(settings.printer.stdout(), "ok")?;
     }
 }

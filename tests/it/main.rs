@@ -4,6 +4,9 @@
 //! Some tests re-execute this binary as a worker process (see `worker`): the
 //! race and crash tests need several real processes writing one store.
 
+// A test or bench binary prints what it measured, and its helpers are `pub` for its modules.
+#![allow(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
+
 mod aide;
 mod architecture;
 mod analyze;
