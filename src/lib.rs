@@ -17,6 +17,7 @@ pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod competition;
+pub mod error;
 pub mod events;
 pub mod log;
 pub mod manifest;

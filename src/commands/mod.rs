@@ -59,44 +59,14 @@ pub(crate) fn print_report<T: serde::Serialize + std::fmt::Display>(
     }
 }
 
-/// The exit status an error maps to.
+/// The exit status an error maps to: 2 when its chain holds an input error
+/// ([`crate::error::IsInputError`]), else 1.
 pub fn status_of(err: &anyhow::Error) -> ExitStatus {
-    if err.chain().any(is_input_error) {
+    if crate::error::is_input_error(err.as_ref()) {
         ExitStatus::Usage
     } else {
         ExitStatus::Failure
     }
-}
-
-fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
-    use crate::competition::prepare::PrepareError;
-    use crate::metrics::{aup::AupError, grading::GradeError, text_report::TextStatsError};
-    e.is::<InputError>()
-        || e.is::<AupError>()
-        || e.is::<crate::manifest::ManifestError>()
-        || matches!(
-            e.downcast_ref(),
-            Some(crate::sandbox::SandboxError::Unavailable(_))
-        )
-        || matches!(
-            e.downcast_ref(),
-            Some(
-                crate::competition::import::ImportError::Invalid { .. }
-                    | crate::competition::import::ImportError::Several(_)
-                    | crate::competition::import::ImportError::Exists { .. }
-                    | crate::competition::import::ImportError::Manifest(_)
-            )
-        )
-        || matches!(
-            e.downcast_ref(),
-            Some(PrepareError::Csv { .. } | PrepareError::Data { .. } | PrepareError::Manifest(_))
-        )
-        || matches!(e.downcast_ref(), Some(crate::query::QueryError::Invalid(_)))
-        || matches!(e.downcast_ref::<TextStatsError>(), Some(t) if t.is_bad_input())
-        || matches!(
-            e.downcast_ref(),
-            Some(GradeError::UnknownMetric(_) | GradeError::Read(_) | GradeError::Answers { .. })
-        )
 }
 
 /// Runs the parsed command line.

@@ -70,7 +70,8 @@ impl Analyze {
             let hash = head.hash.map_or_else(|| "-".to_string(), |h| h.to_hex());
             inputs.push(format!("{stage}={hash}"));
         }
-        let manifests = reference::fingerprint(&self.bench).map_err(|e| StageError::Other(e.to_string()))?;
+        let manifests =
+            reference::fingerprint(&self.bench).map_err(|e| StageError::failed("fingerprinting the manifests", e))?;
         inputs.push(format!("manifests={manifests}"));
         Ok(inputs)
     }
@@ -83,11 +84,9 @@ impl Analyze {
                 }
                 .open(&self.store)
                 .await
-                .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+                .map_err(|e| StageError::failed("opening the query session", e))?;
                 if self.inputs()? != planned {
-                    return Err(StageError::Other(
-                        "a log changed while analyze was planning; run it again".into(),
-                    ));
+                    return Err(StageError::Moved);
                 }
                 Ok(ctx)
             })
@@ -177,17 +176,17 @@ pub fn load(store: &Store, analysis: &Analysis) -> Result<(SchemaRef, Vec<Record
     let hash: Hash = analysis
         .result_blake3
         .parse()
-        .map_err(|_| StageError::Other(format!("analyze event of {}: bad result hash", analysis.name)))?;
+        .map_err(|_| StageError::Malformed(format!("analyze event of {}: bad result hash", analysis.name)))?;
     let bytes = store.objects().get(&hash).map_err(crate::log::LogError::from)?;
     let builder =
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
-            .map_err(|e| StageError::Other(format!("table {}: {e}", analysis.name)))?;
+            .map_err(|e| StageError::failed(format!("table {}", analysis.name), e))?;
     let schema = builder.schema().clone();
     let reader = builder
         .build()
-        .map_err(|e| StageError::Other(format!("table {}: {e}", analysis.name)))?;
+        .map_err(|e| StageError::failed(format!("table {}", analysis.name), e))?;
     let batches = reader
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| StageError::Other(format!("table {}: {e}", analysis.name)))?;
+        .map_err(|e| StageError::failed(format!("table {}", analysis.name), e))?;
     Ok((schema, batches))
 }

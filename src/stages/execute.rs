@@ -57,11 +57,11 @@ impl Stage for Execute {
             let format: Format = g
                 .format
                 .parse()
-                .map_err(|err| StageError::Other(format!("generate event {}: {err}", e.id)))?;
+                .map_err(|err| StageError::Malformed(format!("generate event {}: {err}", e.id)))?;
             let code: Hash = g
                 .code_blake3
                 .parse()
-                .map_err(|_| StageError::Other(format!("bad code hash in {}", e.id)))?;
+                .map_err(|_| StageError::Malformed(format!("bad code hash in {}", e.id)))?;
             let mut params = self.runner.identity();
             params.insert("competition".into(), g.competition.clone().into());
             params.insert("format".into(), g.format.clone().into());
@@ -89,7 +89,7 @@ impl Stage for Execute {
         let c = self
             .bench
             .select(std::slice::from_ref(&unit.competition))
-            .map_err(StageError::Other)?[0];
+            .map_err(StageError::Benchmark)?[0];
         let code = self.store.objects().get(&unit.code).map_err(LogError::from)?;
         let findings = crate::check::check(&String::from_utf8_lossy(&code), unit.format);
         let Ran {

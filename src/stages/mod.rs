@@ -38,15 +38,69 @@ pub struct Planned<U> {
     pub unit: U,
 }
 
-/// Why a stage could not plan or run a unit.
+/// Why a stage could not plan or run a unit. A unit's error becomes text only where the
+/// run summary reports it (`crate::error_chain`: the message and its causes).
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
     #[error(transparent)]
     Log(#[from] LogError),
+    /// The unit ran and failed; `message` is what its failure is recorded as.
     #[error("unit {label} failed: {message}")]
     Unit { label: String, message: String },
+    /// The benchmark root lacks a competition that the selection or a log names.
     #[error("{0}")]
-    Other(String),
+    Benchmark(String),
+    #[error(transparent)]
+    Manifest(#[from] crate::manifest::ManifestError),
+    /// An input file could not be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A value in a log or a cache is not what its schema promises.
+    #[error("{0}")]
+    Malformed(String),
+    /// A recorded value (a cached response, a recorded run) does not decode.
+    #[error("{what} does not decode")]
+    Decode {
+        what: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// `--since` names no segment of the upstream log.
+    #[error("--since {since}: no {stage} segment has this hash (see `ml2b log --stage {stage}`)")]
+    Since { since: Hash, stage: String },
+    /// A step outside the stage failed: rendering a prompt or a template, writing a
+    /// validation split, grading, querying.
+    #[error("{what}")]
+    Failed {
+        what: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A log that analyze reads moved while it planned.
+    #[error("a log changed while analyze was planning; run it again")]
+    Moved,
+    #[error("a unit task panicked")]
+    Panicked(#[source] tokio::task::JoinError),
+    /// The settings ask for something the stage cannot do.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A unit is not what its stage planned (a bug, never bad input).
+    #[error("{0}")]
+    Invariant(&'static str),
+}
+
+impl StageError {
+    /// A step of `what` that failed with `source`.
+    pub(crate) fn failed(what: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Failed {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
 }
 
 /// The version right after `log`'s segment named `since` (for `--since HASH`): a stage
@@ -57,10 +111,10 @@ pub fn version_after(log: &crate::log::StageLog, since: &Hash) -> Result<u64, St
             return Ok(r.version + 1);
         }
     }
-    Err(StageError::Other(format!(
-        "--since {since}: no {0} segment has this hash (see `ml2b log --stage {0}`)",
-        log.stage()
-    )))
+    Err(StageError::Since {
+        since: *since,
+        stage: log.stage().to_string(),
+    })
 }
 
 /// Re-runs every planned unit of `stage` that the log holds an event for and compares ids:
@@ -93,8 +147,10 @@ pub async fn rederive<S: Stage>(
 
 /// The blake3 (hex) of an input file, as unit keys record it.
 pub(crate) fn file_blake3(path: &std::path::Path) -> Result<String, StageError> {
-    crate::store::hash_file_hex(path)
-        .map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))
+    crate::store::hash_file_hex(path).map_err(|source| StageError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// A pipeline stage.

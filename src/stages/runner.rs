@@ -127,12 +127,12 @@ async fn execute<S: Stage>(
             commit_due(batcher, options, progress, summary, true)?;
             continue;
         };
-        let (label, result) = done.map_err(|e| StageError::Other(format!("a unit task panicked: {e}")))?;
+        let (label, result) = done.map_err(StageError::Panicked)?;
         summary.ran += 1;
         progress.unit_finished(&label, result.is_ok());
         match result {
             Ok(event) => batcher.push(event),
-            Err(e) => summary.failed.push((label, e.to_string())),
+            Err(e) => summary.failed.push((label, crate::error_chain(&e))),
         }
         commit_due(batcher, options, progress, summary, false)?;
     }

@@ -68,8 +68,8 @@ fn chrf_options() -> ChrfOptions {
 
 impl TranslateValidate {
     fn units(&self) -> Result<Vec<Unit>, StageError> {
-        let manifest_err = |e: crate::manifest::ManifestError| StageError::Other(e.to_string());
-        let selected = self.bench.select(&self.competitions).map_err(StageError::Other)?;
+        let manifest_err = StageError::Manifest;
+        let selected = self.bench.select(&self.competitions).map_err(StageError::Benchmark)?;
         let mut units = Vec::new();
         for c in selected {
             let english = c.task("en").map_err(manifest_err)?;

@@ -34,7 +34,7 @@ pub fn request_key(
         .str(&model.model)
         .str(identity)
         .u64(u64::from(seed));
-    k.json(request).map_err(|e| StageError::Other(e.to_string()))?;
+    k.json(request).map_err(LogError::Json)?;
     Ok(k.finish())
 }
 
@@ -69,7 +69,10 @@ pub fn lookup(store: &Store, key: &Hash) -> Result<Option<Response>, StageError>
         return Ok(None);
     };
     let completion: Completion = serde_json::from_slice(&bytes)
-        .map_err(|e| StageError::Other(format!("cached response {object}: {e}")))?;
+        .map_err(|source| StageError::Decode {
+            what: format!("cached response {object}"),
+            source,
+        })?;
     Ok(Some(Response { completion, object }))
 }
 

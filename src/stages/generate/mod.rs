@@ -108,7 +108,7 @@ impl Generate {
         let mut pairs = Vec::new();
         for c in bench
             .select(&self.translations.competitions)
-            .map_err(StageError::Other)?
+            .map_err(StageError::Benchmark)?
         {
             for code in c.languages(&bench.languages) {
                 if !self.translations.languages.is_empty()
@@ -166,7 +166,7 @@ impl Generate {
     ) -> Result<Planned<Unit>, StageError> {
         let path = c.solution(format.harness_mode());
         let code = std::fs::read(&path)
-            .map_err(|e| StageError::Other(format!("cannot read {}: {e}", path.display())))?;
+            .map_err(|source| StageError::Read { path: path.clone(), source })?;
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
         planned(body.code_blake3.clone(), body, |body, _| Unit::Fixed {
@@ -181,7 +181,7 @@ impl Generate {
     /// language of a competition) share one execution.
     fn template_unit(&self, mut body: Generation, c: &Competition) -> Result<Planned<Unit>, StageError> {
         let r = template::render(&self.model, c, body.seed)
-            .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+            .map_err(|e| StageError::failed(format!("rendering model `{}`'s template", self.model.name), e))?;
         let code = r.code.into_bytes();
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
@@ -202,7 +202,7 @@ impl Generate {
     ) -> Result<prompt::PromptInputs, StageError> {
         let task = c
             .task(language)
-            .map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+            .map_err(StageError::Manifest)?;
         Ok(prompt::PromptInputs {
             language: language.to_string(),
             mode: mode_of(format),
@@ -222,7 +222,7 @@ impl Generate {
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
         if self.model.provider == Provider::Replay {
-            return Err(StageError::Other(format!(
+            return Err(StageError::Unsupported(format!(
                 "model `{}`: the aide agent cannot replay another store (its journal is not matched); replay its store's generate events with the one-shot agent, or copy the store",
                 self.model.name
             )));
@@ -251,10 +251,10 @@ impl Generate {
     ) -> Result<Planned<Unit>, StageError> {
         let inputs = self.prompt_inputs(c, &body.language, format)?;
         let mode = inputs.mode;
-        let rendered = prompt::render(&inputs).map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+        let rendered = prompt::render(&inputs).map_err(|e| StageError::failed("rendering the prompt", e))?;
         let prompt =
             serde_json::to_vec(&serde_json::json!({"system": rendered.system, "user": rendered.user}))
-                .map_err(|e| StageError::Other(e.to_string()))?;
+                .map_err(LogError::Json)?;
         let request = provider::ChatRequest {
             model: self.model.model.clone(),
             messages: vec![
@@ -346,7 +346,7 @@ fn respond_error(b: &Generation, e: provider::RespondError) -> StageError {
             message,
         },
         provider::RespondError::Store(e) => StageError::Log(e),
-        e => StageError::Other(e.to_string()),
+        e => StageError::failed(format!("model for {}", label(b)), e),
     }
 }
 
@@ -438,7 +438,7 @@ impl Stage for Generate {
                     .as_deref()
                     .unwrap_or_default()
                     .parse()
-                    .map_err(|_| StageError::Other("a request unit without its key".into()))?;
+                    .map_err(|_| StageError::Invariant("a request unit without its key"))?;
                 let response = self.respond(&key, &body, &request).await?;
                 let found = extract::extract_code(&response.completion.text, required);
                 let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
@@ -462,12 +462,12 @@ impl Stage for Generate {
                 let aide = self
                     .aide
                     .as_ref()
-                    .ok_or_else(|| StageError::Other("a search unit without its agent".into()))?;
+                    .ok_or(StageError::Invariant("a search unit without its agent"))?;
                 let c = self
                     .translations
                     .bench
                     .select(std::slice::from_ref(&body.competition))
-                    .map_err(StageError::Other)?[0];
+                    .map_err(StageError::Benchmark)?[0];
                 aide::search(self, aide, c, body, search).await
             }
         }

@@ -188,7 +188,7 @@ impl Stage for GradeStage {
     async fn run(&self, unit: Unit) -> Result<Grade, StageError> {
         let x = unit.execution;
         let c = self.competition(&x.competition).ok_or_else(|| {
-            StageError::Other(format!("competition `{}` is not in this root", x.competition))
+            StageError::Benchmark(format!("competition `{}` is not in this root", x.competition))
         })?;
         let m = &c.manifest;
         let against = |role: BaselineRole| -> (Option<f64>, Option<String>) {
@@ -270,13 +270,13 @@ pub fn score_execution(
     };
     let hash: Hash = hash
         .parse()
-        .map_err(|_| StageError::Other(format!("bad predictions hash {hash}")))?;
+        .map_err(|_| StageError::Malformed(format!("bad predictions hash {hash}")))?;
     let predictions = store.objects().path(&hash);
     store.objects().verify(&hash).map_err(LogError::from)?;
     let answers = c.file(Side::Private, "answers.csv");
     let m = &c.manifest;
     let score = score_files_with(&m.metric.name, &answers, &predictions, &c.grade_options())
-        .map_err(|e| StageError::Other(format!("grading {}: {e}", x.competition)))?;
+        .map_err(|e| StageError::failed(format!("grading {}", x.competition), e))?;
     Ok(match score {
         Score::Valid { score, .. } => Ok(score),
         Score::Invalid { reason } => Err(reason.to_string()),

@@ -166,7 +166,7 @@ pub async fn search(
         made.push(m);
     }
     let chosen = policy::submitted(&nodes, maximize)
-        .ok_or_else(|| StageError::Other("the search made no attempt (steps 0)".into()))?;
+        .ok_or(StageError::Invariant("the search made no attempt (steps 0)"))?;
     let best = &made[chosen];
     let all = made.iter().map(|m| &m.attempt);
     body.code_blake3 = best.attempt.code_blake3.clone();
@@ -205,7 +205,7 @@ async fn attempt(
     let prompt = serde_json::to_vec(&serde_json::json!({
         "system": request.messages[0].content, "user": request.messages[1].content,
     }))
-    .map_err(|e| StageError::Other(e.to_string()))?;
+    .map_err(LogError::Json)?;
     let prompt_hash = objects.put(&prompt).map_err(LogError::from)?;
     let key = super::cache::request_key(&g.model, &g.responder.identity(), &request, body.seed)?;
     let response = g.respond(&key, body, &request).await?;
@@ -325,7 +325,7 @@ fn request(
     index: u32,
 ) -> Result<ChatRequest, StageError> {
     let rendered =
-        prompt::render_aide(inputs, step).map_err(|e| StageError::Other(crate::error_chain(&e)))?;
+        prompt::render_aide(inputs, step).map_err(|e| StageError::failed("rendering the aide prompt", e))?;
     Ok(ChatRequest {
         model: g.model.model.clone(),
         messages: vec![

@@ -82,10 +82,7 @@ impl Trials {
         }
         let dir = self.scratch.path().join(format!("{}-{}", c.id(), splits.len()));
         let v = validation::write(c, fraction, &dir).map_err(|e| {
-            StageError::Other(format!(
-                "validation split of {}: {}",
-                c.id(),
-                crate::error_chain(&e)
+            StageError::failed(format!("validation split of {}", c.id()), e
             ))
         })?;
         let v = Arc::new(v);
@@ -116,8 +113,7 @@ impl Trials {
         k.str(format.harness_mode())
             .str(&code.to_hex())
             .str(&split.blake3);
-        k.json(&self.identity())
-            .map_err(|e| StageError::Other(e.to_string()))?;
+        k.json(&self.identity()).map_err(LogError::Json)?;
         Ok(k.finish())
     }
 
@@ -129,7 +125,10 @@ impl Trials {
         code: &Hash,
         split: &Validation,
     ) -> Result<Trial, StageError> {
-        let fail = |m: String| StageError::Other(format!("validation run of {}: {m}", c.id()));
+        let fail = |m: String| StageError::Unit {
+            label: format!("validation run of {}", c.id()),
+            message: m,
+        };
         let ran = {
             let _permit = self.jobs.acquire().await.map_err(|e| fail(e.to_string()))?;
             self.runner
@@ -182,12 +181,15 @@ fn recorded(store: &Store, key: &Hash) -> Result<Option<Trial>, StageError> {
     };
     serde_json::from_slice(&bytes)
         .map(Some)
-        .map_err(|e| StageError::Other(format!("recorded validation run {object}: {e}")))
+        .map_err(|source| StageError::Decode {
+            what: format!("recorded validation run {object}"),
+            source,
+        })
 }
 
 /// Records `trial` as the run of `key`.
 fn record(store: &Store, key: &Hash, trial: &Trial) -> Result<(), StageError> {
-    let json = serde_json::to_vec(trial).map_err(|e| StageError::Other(e.to_string()))?;
+    let json = serde_json::to_vec(trial).map_err(LogError::Json)?;
     let object = store.objects().put(&json).map_err(LogError::from)?;
     cache::record_object(store, TRIALS, key, &object)
 }
