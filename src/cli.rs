@@ -181,7 +181,12 @@ pub struct RunArgs {
     pub root: RootArgs,
     /// The models to generate with (manifests/models.toml), comma-separated [default:
     /// reference,smollm2-135m].
-    #[arg(long = "models", visible_alias = "model", value_delimiter = ',', value_name = "A,B")]
+    #[arg(
+        long = "models",
+        visible_alias = "model",
+        value_delimiter = ',',
+        value_name = "A,B"
+    )]
     pub models: Option<Vec<String>>,
     /// Only these language codes, comma-separated (default: all 14).
     #[arg(long = "langs", value_delimiter = ',', value_name = "EN,KK")]

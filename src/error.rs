@@ -135,6 +135,9 @@ impl IsInputError for TextStatsError {
 
 impl IsInputError for GradeError {
     fn is_input_error(&self) -> bool {
-        matches!(self, Self::UnknownMetric(_) | Self::Read(_) | Self::Answers { .. })
+        matches!(
+            self,
+            Self::UnknownMetric(_) | Self::Read(_) | Self::Answers { .. }
+        )
     }
 }

@@ -122,7 +122,8 @@ impl Pipeline<'_> {
             max_tokens: s.max_tokens.or(model.max_tokens),
             ..model.clone()
         };
-        if matches!(model.provider, Provider::Openai | Provider::Anthropic) && is_floating_alias(&model.model) {
+        if matches!(model.provider, Provider::Openai | Provider::Anthropic) && is_floating_alias(&model.model)
+        {
             self.progress.warn(&format!(
                 "model `{}`: `{}` is a floating alias (no dated snapshot); its answers may change over time",
                 model.name, model.model
@@ -220,8 +221,9 @@ impl Pipeline<'_> {
                 Route::Dockerfile => "docker build of stages/execute/Dockerfile",
                 Route::Debootstrap => "offline: debootstrap of Debian bookworm, then an image import",
             };
-            self.progress
-                .info(&format!("building the sandbox's runtime image (first use; {how})"));
+            self.progress.info(&format!(
+                "building the sandbox's runtime image (first use; {how})"
+            ));
             SlowStep::begin(self.progress, "building the runtime image")
         })
     }

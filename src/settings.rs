@@ -185,7 +185,9 @@ impl AgentSettings {
             return Ok(Self::OneShot);
         }
         if !(0.0..=1.0).contains(debug_prob) {
-            return Err(InputError(format!("--debug-prob {debug_prob}: not a probability")));
+            return Err(InputError(format!(
+                "--debug-prob {debug_prob}: not a probability"
+            )));
         }
         if !(*validation_fraction > 0.0 && *validation_fraction < 1.0) {
             return Err(InputError(format!(
@@ -466,14 +468,17 @@ impl RunSettings {
             memory,
             agent,
         } = args;
-        let chosen = models.is_some() || !languages.is_empty() || !competitions.is_empty() || !formats.is_empty();
+        let chosen =
+            models.is_some() || !languages.is_empty() || !competitions.is_empty() || !formats.is_empty();
         let scope = if *full || chosen { Scope::Grid } else { Scope::Tour };
         let selection = Selection {
             root: root.root.clone(),
             competitions: competitions.clone(),
             languages: languages.clone(),
         };
-        let models = models.clone().unwrap_or_else(|| RUN_MODELS.map(String::from).to_vec());
+        let models = models
+            .clone()
+            .unwrap_or_else(|| RUN_MODELS.map(String::from).to_vec());
         let entries = match scope {
             Scope::Grid => BenchmarkSettings::grid(selection.clone(), &models, both_if_none(formats)),
             Scope::Tour => tour(&selection),

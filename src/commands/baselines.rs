@@ -8,8 +8,8 @@
 //! a baseline run failed, graded invalid or scored outside its expected range (the
 //! competition or the environment changed): loud, because r_p everywhere depends on it.
 
-use std::io::Write;
 use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 
 use serde::Serialize;
 
@@ -90,7 +90,9 @@ pub fn baselines(settings: &GlobalSettings, baselines: &BaselinesSettings) -> an
 fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) -> anyhow::Result<Vec<Line>> {
     let store = &settings.store;
     let s = &s.benchmark;
-    let selected = bench.select(&s.selection.competitions).map_err(super::InputError)?;
+    let selected = bench
+        .select(&s.selection.competitions)
+        .map_err(super::InputError)?;
     // Latest event per key (log order): executions by (competition, format, code), grades
     // by execution, generations by (competition, model, seed), which also sorts them.
     let mut executions = HashMap::new();

@@ -23,7 +23,14 @@ pub fn check(settings: &GlobalSettings, args: &CheckSettings) -> anyhow::Result<
         writeln!(settings.printer.stdout(), "{}: no findings", args.file.display())?;
     } else {
         for f in &findings {
-            writeln!(settings.printer.stdout(), "{}:{}: {}: {}", args.file.display(), f.line, f.kind, f.message)?;
+            writeln!(
+                settings.printer.stdout(),
+                "{}:{}: {}: {}",
+                args.file.display(),
+                f.line,
+                f.kind,
+                f.message
+            )?;
         }
     }
     Ok(if findings.is_empty() {

@@ -7,8 +7,8 @@
 //! are the static checks' and the leakage detector's (`crate::check`), found before the run. Exit 0 when the solution ran and its
 //! predictions were valid, 1 otherwise.
 
-use std::io::Write;
 use std::collections::BTreeMap;
+use std::io::Write;
 
 use serde::Serialize;
 
@@ -124,7 +124,11 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
         return settings.printer.json(r);
     }
     let outcome = serde_json::to_value(r.outcome)?;
-    writeln!(settings.printer.stdout(), "outcome: {}", outcome.as_str().unwrap_or_default())?;
+    writeln!(
+        settings.printer.stdout(),
+        "outcome: {}",
+        outcome.as_str().unwrap_or_default()
+    )?;
     if let Some(score) = r.score {
         writeln!(settings.printer.stdout(), "score: {score}")?;
     }

@@ -29,7 +29,13 @@ pub fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow::Resul
         settings.printer.json(&imported)?;
     } else {
         for c in &imported {
-            writeln!(settings.printer.stdout(), "{:<40} {:<12} {}", c.id, c.metric, c.languages.join(" "))?;
+            writeln!(
+                settings.printer.stdout(),
+                "{:<40} {:<12} {}",
+                c.id,
+                c.metric,
+                c.languages.join(" ")
+            )?;
             for note in &c.notes {
                 writeln!(settings.printer.stdout(), "  note: {note}")?;
             }

@@ -12,15 +12,15 @@
 //! `is_buggy`), so AIDE's tools read it. On stdout, or with `--out DIR` as AIDE's
 //! `save_run` lays it out: `DIR/journal.json` and `DIR/best_solution.py`.
 
-use std::io::Write;
 use std::collections::BTreeMap;
+use std::io::Write;
 
 use serde_json::{Value, json};
 
 use super::{ExitStatus, InputError};
+use crate::events::Attempt;
 use crate::log::{Event, EventBody, StageLog};
 use crate::settings::{GlobalSettings, JournalSettings};
-use crate::events::Attempt;
 use crate::stages::generate::aide::policy::{Node, submitted};
 
 /// Runs `ml2b journal`.
@@ -122,7 +122,10 @@ fn list(
         settings.printer.json(&rows)?;
         return Ok(ExitStatus::Success);
     }
-    writeln!(settings.printer.stdout(), "search        competition/language/model/format/seed    attempts  buggy  best step  metric")?;
+    writeln!(
+        settings.printer.stdout(),
+        "search        competition/language/model/format/seed    attempts  buggy  best step  metric"
+    )?;
     for r in &rows {
         let unit = format!(
             "{}/{}/{}/{}/{}",
@@ -135,7 +138,8 @@ fn list(
         let metric = r["best_metric"]
             .as_f64()
             .map_or("-".to_string(), |m| m.to_string());
-        writeln!(settings.printer.stdout(), 
+        writeln!(
+            settings.printer.stdout(),
             "{}  {unit:<40}  {:>8}  {:>5}  {:>9}  {metric}",
             &r["search"].as_str().unwrap_or_default()[..12],
             r["attempts"],

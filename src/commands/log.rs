@@ -76,15 +76,21 @@ fn read_stage(settings: &GlobalSettings, stage: &str) -> anyhow::Result<StageRow
 }
 
 fn print_table(logs: &[StageRows]) {
-    writeln!(settings.printer.stdout(), 
+    writeln!(
+        settings.printer.stdout(),
         "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  committed",
-        "stage", "version", "segment", "parent", "events"
+        "stage",
+        "version",
+        "segment",
+        "parent",
+        "events"
     )?;
     for l in logs {
         for s in &l.segments {
             let parent = s.meta.parent.map_or_else(|| "-".to_string(), |p| p.short());
             let time = s.meta.created_at.to_rfc3339_opts(SecondsFormat::Secs, true);
-            writeln!(settings.printer.stdout(), 
+            writeln!(
+                settings.printer.stdout(),
                 "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  {time}",
                 l.stage,
                 s.version,

@@ -71,7 +71,12 @@ fn report(settings: &GlobalSettings, outcomes: &[Outcome]) -> anyhow::Result<()>
     }
     for o in outcomes {
         let status = if o.ok { "ok" } else { "MISMATCH" };
-        writeln!(settings.printer.stdout(), "{:<28} {status:<8} {} files", o.id, o.check.files.len())?;
+        writeln!(
+            settings.printer.stdout(),
+            "{:<28} {status:<8} {} files",
+            o.id,
+            o.check.files.len()
+        )?;
         for path in &o.written {
             writeln!(settings.printer.stdout(), "  wrote {path}")?;
         }
@@ -82,9 +87,11 @@ fn report(settings: &GlobalSettings, outcomes: &[Outcome]) -> anyhow::Result<()>
             } else {
                 "differs or is missing"
             };
-            writeln!(settings.printer.stdout(), 
+            writeln!(
+                settings.printer.stdout(),
                 "  {}: rebuilt {}, manifest records {recorded}, file on disk {disk}",
-                f.path, f.blake3
+                f.path,
+                f.blake3
             )?;
         }
         for p in &o.check.problems {

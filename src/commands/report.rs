@@ -16,8 +16,8 @@
 //! reports of the same store are byte-identical. stdout lists the files written
 //! (`--json`: `{"out", "files", "tables"}`).
 
-use std::io::Write;
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -26,11 +26,11 @@ use arrow::datatypes::{DataType, Field, Float64Type, Schema};
 
 use super::ExitStatus;
 use crate::competition::Benchmark;
+use crate::events::Analysis;
 use crate::log::Event;
 use crate::query::catalog;
 use crate::report::{self, Section, Style, Table};
 use crate::settings::{GlobalSettings, ReportSettings};
-use crate::events::Analysis;
 use crate::stages::analyze::{latest, load};
 
 /// Runs `ml2b report`.

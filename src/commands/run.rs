@@ -11,13 +11,15 @@
 use std::io::Write;
 
 use super::{ExitStatus, ProgressBars};
+use crate::competition::Benchmark;
 use crate::log::run_hash;
 use crate::log::verify::verify_store;
-use crate::pipeline::Pipeline;
-use crate::competition::Benchmark;
 use crate::manifest::Models;
 use crate::manifest::models::Provider;
-use crate::settings::{AnalyzeSettings, Entry, GlobalSettings, RunSettings, Scope, TranslateValidateSettings};
+use crate::pipeline::Pipeline;
+use crate::settings::{
+    AnalyzeSettings, Entry, GlobalSettings, RunSettings, Scope, TranslateValidateSettings,
+};
 
 /// Runs `ml2b run`.
 pub fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Result<ExitStatus> {
@@ -62,7 +64,13 @@ pub fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Result<ExitS
             .json(&serde_json::json!({ "run": hash, "stages": report.stages, "problems": report.problems, "translate_validate": { "checks": checks.len(), "failing": failing } }))?;
     } else {
         for s in &report.stages {
-            writeln!(settings.printer.stdout(), "{}: {} events in {} segments", s.stage, s.events, s.segments)?;
+            writeln!(
+                settings.printer.stdout(),
+                "{}: {} events in {} segments",
+                s.stage,
+                s.events,
+                s.segments
+            )?;
         }
         write!(settings.printer.stdout(), "{}", headline(settings)?)?;
         writeln!(settings.printer.stdout(), "run {hash}")?;
@@ -101,11 +109,15 @@ fn plan(run: &RunSettings) -> anyhow::Result<String> {
         let provider = model.map(|m| m.provider);
         let (what, distinct) = match provider {
             Some(Provider::Reference | Provider::Template) => {
-                let c = bench.select(&entry.selection.competitions).map_err(super::InputError)?;
+                let c = bench
+                    .select(&entry.selection.competitions)
+                    .map_err(super::InputError)?;
                 ("no model calls".to_string(), c.len() * entry.formats.len())
             }
             Some(Provider::Local) => {
-                let tokens = model.and_then(|m| m.max_tokens).unwrap_or(crate::stages::generate::MAX_TOKENS);
+                let tokens = model
+                    .and_then(|m| m.max_tokens)
+                    .unwrap_or(crate::stages::generate::MAX_TOKENS);
                 let s = samples as f64 * (f64::from(tokens) / LOCAL_TOKENS_PER_SECOND + LOCAL_PROMPT_SECONDS);
                 seconds += s;
                 (
@@ -119,7 +131,11 @@ fn plan(run: &RunSettings) -> anyhow::Result<String> {
             _ => ("as fast as its endpoint answers".to_string(), samples),
         };
         runs += distinct;
-        text.push_str(&format!("  {}: {}; {samples} samples, {what}\n", entry.model, scope_of(entry)));
+        text.push_str(&format!(
+            "  {}: {}; {samples} samples, {what}\n",
+            entry.model,
+            scope_of(entry)
+        ));
     }
     let run_seconds = runs as f64 * RUN_SECONDS / b.sandbox.jobs.max(1) as f64;
     text.push_str(&format!(
@@ -133,8 +149,12 @@ fn plan(run: &RunSettings) -> anyhow::Result<String> {
 
 /// The samples of one seed an entry plans (before translate-validate's gate).
 fn samples(bench: &Benchmark, entry: &Entry) -> anyhow::Result<usize> {
-    let competitions = bench.select(&entry.selection.competitions).map_err(super::InputError)?;
-    let wanted = |code: &&str| entry.selection.languages.is_empty() || entry.selection.languages.iter().any(|l| l == code);
+    let competitions = bench
+        .select(&entry.selection.competitions)
+        .map_err(super::InputError)?;
+    let wanted = |code: &&str| {
+        entry.selection.languages.is_empty() || entry.selection.languages.iter().any(|l| l == code)
+    };
     let pairs: usize = competitions
         .iter()
         .map(|c| c.languages(&bench.languages).into_iter().filter(wanted).count())
@@ -145,7 +165,13 @@ fn samples(bench: &Benchmark, entry: &Entry) -> anyhow::Result<usize> {
 /// "12 competitions × 14 languages × 2 formats", or the competition's name when one.
 fn scope_of(entry: &Entry) -> String {
     let s = &entry.selection;
-    let list = |v: &[String], all: &str| if v.is_empty() { all.to_string() } else { v.join(",") };
+    let list = |v: &[String], all: &str| {
+        if v.is_empty() {
+            all.to_string()
+        } else {
+            v.join(",")
+        }
+    };
     let formats: Vec<_> = entry.formats.iter().map(|f| f.harness_mode()).collect();
     format!(
         "{} × {} × {}",

@@ -16,7 +16,8 @@ use crate::events::{Execution, Grade, TranslationCheck};
 use crate::log::{EventBody, StageLog};
 use crate::pipeline::Pipeline;
 use crate::settings::{
-    AnalyzeSettings, ExecuteSettings, GenerateSettings, GlobalSettings, GradeSettings, TranslateValidateSettings,
+    AnalyzeSettings, ExecuteSettings, GenerateSettings, GlobalSettings, GradeSettings,
+    TranslateValidateSettings,
 };
 use crate::stages::RunSummary;
 
@@ -85,7 +86,8 @@ fn summarize(
             .printer
             .json(&serde_json::json!({ "summary": summary, "counts": counts }))?;
     } else {
-        writeln!(settings.printer.stdout(), 
+        writeln!(
+            settings.printer.stdout(),
             "{}: {} planned, {} already in the log, {} new events",
             summary.stage,
             summary.planned,
@@ -121,13 +123,19 @@ pub(crate) fn report(
             .printer
             .json(&serde_json::json!({ "summary": summary, "checks": checks }))?;
     } else {
-        writeln!(settings.printer.stdout(), 
+        writeln!(
+            settings.printer.stdout(),
             "{:<28} {:<4} {:>6} {:>6} {:>6}  verdict",
-            "competition", "lang", "BLEU", "chrF", "AC1"
+            "competition",
+            "lang",
+            "BLEU",
+            "chrF",
+            "AC1"
         )?;
         for c in checks {
             let verdict = if c.passed { "pass" } else { "FAIL" };
-            writeln!(settings.printer.stdout(), 
+            writeln!(
+                settings.printer.stdout(),
                 "{:<28} {:<4} {:>6} {:>6} {:>6}  {verdict}",
                 c.competition,
                 c.language,
@@ -136,7 +144,8 @@ pub(crate) fn report(
                 fmt(c.ac1, 3)
             )?;
         }
-        writeln!(settings.printer.stdout(), 
+        writeln!(
+            settings.printer.stdout(),
             "{} checks ({} new, {} already in the log); {} fail their gate",
             checks.len(),
             summary.appended(),
@@ -149,7 +158,13 @@ pub(crate) fn report(
                 .info("no human ratings under manifests/annotations/: the AC1 gate was not applied");
         }
         for c in &failing {
-            writeln!(settings.printer.stdout(), "FAIL {}/{}: {}", c.competition, c.language, c.reasons.join("; "))?;
+            writeln!(
+                settings.printer.stdout(),
+                "FAIL {}/{}: {}",
+                c.competition,
+                c.language,
+                c.reasons.join("; ")
+            )?;
         }
     }
     Ok(if failing.is_empty() {

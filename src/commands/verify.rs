@@ -9,8 +9,8 @@ use std::io::Write;
 
 use super::{ExitStatus, ProgressBars};
 use crate::log::verify::{Report, verify_store};
-use crate::settings::{GlobalSettings, VerifySettings};
 use crate::pipeline::{Pipeline, Rederived};
+use crate::settings::{GlobalSettings, VerifySettings};
 
 /// Runs `ml2b verify`.
 pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
@@ -33,7 +33,11 @@ pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Resul
     } else {
         print_report(&report);
         for (stage, n, differ) in rerun.iter().flatten() {
-            writeln!(settings.printer.stdout(), "rerun: {stage}: {n} events re-derived, {} differ", differ.len())?;
+            writeln!(
+                settings.printer.stdout(),
+                "rerun: {stage}: {n} events re-derived, {} differ",
+                differ.len()
+            )?;
             for (id, why) in differ {
                 writeln!(settings.printer.stdout(), "differs: {stage} event {id}: {why}")?;
             }
@@ -43,7 +47,9 @@ pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Resul
         return Ok(ExitStatus::Success);
     }
     if rerun_differs > 0 {
-        settings.printer.error(format_args!("re-derivation failed: {rerun_differs} event(s) differ"));
+        settings.printer.error(format_args!(
+            "re-derivation failed: {rerun_differs} event(s) differ"
+        ));
         return Ok(ExitStatus::Failure);
     }
     settings.printer.error(format_args!(
@@ -65,13 +71,21 @@ fn rerun(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<Red
 
 fn print_report(report: &Report) {
     for p in &report.problems {
-        writeln!(settings.printer.stdout(), "damaged: {}: {}", p.path.display(), p.message)?;
+        writeln!(
+            settings.printer.stdout(),
+            "damaged: {}: {}",
+            p.path.display(),
+            p.message
+        )?;
     }
     for s in &report.stages {
         let head = s.head.map_or_else(|| "-".to_string(), |h| h.to_hex());
-        writeln!(settings.printer.stdout(), 
+        writeln!(
+            settings.printer.stdout(),
             "{}: {} segments, {} events, head {head}",
-            s.stage, s.segments, s.events
+            s.stage,
+            s.segments,
+            s.events
         )?;
     }
     writeln!(settings.printer.stdout(), "objects: {} checked", report.objects)?;

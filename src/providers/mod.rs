@@ -140,18 +140,26 @@ impl Responder {
 #[async_trait::async_trait]
 impl ChatModel for http::OpenAiClient {
     async fn complete(&self, request: &ChatRequest, _: &Sample<'_>) -> Result<Completion, RespondError> {
-        http::OpenAiClient::complete(self, request).await.map_err(unanswered)
+        http::OpenAiClient::complete(self, request)
+            .await
+            .map_err(unanswered)
     }
 }
 
 #[async_trait::async_trait]
 impl ChatModel for http::AnthropicClient {
     async fn complete(&self, request: &ChatRequest, _: &Sample<'_>) -> Result<Completion, RespondError> {
-        http::AnthropicClient::complete(self, request).await.map_err(unanswered)
+        http::AnthropicClient::complete(self, request)
+            .await
+            .map_err(unanswered)
     }
 }
 
 /// An HTTP failure as the unit records it: the cause chain and how many attempts it took.
 fn unanswered(e: ProviderError) -> RespondError {
-    RespondError::Unanswered(format!("{} ({} attempts)", crate::error_chain(&e), e.attempts().len()))
+    RespondError::Unanswered(format!(
+        "{} ({} attempts)",
+        crate::error_chain(&e),
+        e.attempts().len()
+    ))
 }

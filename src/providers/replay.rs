@@ -29,7 +29,17 @@ impl Replay {
             .into_iter()
             .map(|e| e.body)
             .filter(|g| g.model == model.model && g.response_blake3.is_some())
-            .map(|g| ((g.competition.clone(), g.language.clone(), g.format.clone(), g.seed), g))
+            .map(|g| {
+                (
+                    (
+                        g.competition.clone(),
+                        g.language.clone(),
+                        g.format.clone(),
+                        g.seed,
+                    ),
+                    g,
+                )
+            })
             .collect();
         Ok(Self { source, by_sample })
     }
@@ -49,7 +59,9 @@ impl Replay {
             ))
         })?;
         if recorded.prompt_blake3.as_deref() != sample.prompt_blake3 {
-            return Err(missing("the recorded response answered a different prompt".into()));
+            return Err(missing(
+                "the recorded response answered a different prompt".into(),
+            ));
         }
         let object: Hash = recorded
             .response_blake3

@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::OnceCell;
 
 use super::{Planned, Stage, StageError};
-use crate::events::{Analysis, TABLE_INPUTS};
 use crate::competition::Benchmark;
+use crate::events::{Analysis, TABLE_INPUTS};
 use crate::log::{Event, EventBody, StageLog, unit_key};
 use crate::query::catalog::{self, Query};
 use crate::query::{Session, reference};
@@ -70,8 +70,8 @@ impl Analyze {
             let hash = head.hash.map_or_else(|| "-".to_string(), |h| h.to_hex());
             inputs.push(format!("{stage}={hash}"));
         }
-        let manifests =
-            reference::fingerprint(&self.bench).map_err(|e| StageError::failed("fingerprinting the manifests", e))?;
+        let manifests = reference::fingerprint(&self.bench)
+            .map_err(|e| StageError::failed("fingerprinting the manifests", e))?;
         inputs.push(format!("manifests={manifests}"));
         Ok(inputs)
     }

@@ -8,13 +8,13 @@
 //! (`sandbox::Outcome`), the output tails and the static checks' findings (`crate::check`,
 //! leakage included) are in the event.
 
-use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 use super::solution::{Ran, Runner};
 use super::{Planned, Stage, StageError};
-use crate::events::{Execution, Generation};
 use crate::competition::Benchmark;
+use crate::events::{Execution, Generation};
 use crate::log::{EventBody, LogError, StageLog, unit_key};
 use crate::sandbox::Format;
 use crate::store::{Hash, Store};

@@ -95,7 +95,10 @@ pub enum StageError {
 
 impl StageError {
     /// A step of `what` that failed with `source`.
-    pub(crate) fn failed(what: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+    pub(crate) fn failed(
+        what: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
         Self::Failed {
             what: what.into(),
             source: source.into(),

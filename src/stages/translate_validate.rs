@@ -23,8 +23,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{Planned, Stage, StageError};
-use crate::events::{RATING_SCALE, TranslationCheck};
 use crate::competition::Benchmark;
+use crate::events::{RATING_SCALE, TranslationCheck};
 use crate::log::{EventBody, StageLog, unit_key};
 use crate::manifest::TaskText;
 use crate::metrics::agreement::Weights;
@@ -69,7 +69,10 @@ fn chrf_options() -> ChrfOptions {
 impl TranslateValidate {
     fn units(&self) -> Result<Vec<Unit>, StageError> {
         let manifest_err = StageError::Manifest;
-        let selected = self.bench.select(&self.competitions).map_err(StageError::Benchmark)?;
+        let selected = self
+            .bench
+            .select(&self.competitions)
+            .map_err(StageError::Benchmark)?;
         let mut units = Vec::new();
         for c in selected {
             let english = c.task("en").map_err(manifest_err)?;

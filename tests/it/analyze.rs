@@ -15,8 +15,8 @@
 use std::collections::BTreeMap;
 
 use insta::assert_snapshot;
-use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
 use ml2b::events::{Execution, Generation, Grade};
+use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
 use ml2b::store::{Hash, Store};
 
 use crate::common::Workspace;

@@ -36,7 +36,15 @@ fn code_lines(path: &Path) -> Vec<(usize, String)> {
 
 #[test]
 fn the_core_never_imports_the_stages_or_the_commands() {
-    let core = ["query", "log", "store", "metrics", "sandbox", "providers", "events"];
+    let core = [
+        "query",
+        "log",
+        "store",
+        "metrics",
+        "sandbox",
+        "providers",
+        "events",
+    ];
     let mut found = Vec::new();
     for dir in core {
         for file in rust_files(&src().join(dir)) {
@@ -62,5 +70,9 @@ fn no_command_builds_a_clap_struct() {
             }
         }
     }
-    assert!(found.is_empty(), "commands build clap structs:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "commands build clap structs:\n{}",
+        found.join("\n")
+    );
 }

@@ -102,7 +102,11 @@ fn a_fresh_store_rederives_the_old_event_ids() {
             .arg(&root)
             .output()
             .unwrap();
-        assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     stage(&["translate-validate"]);
     stage(&["generate", "--model", "reference"]);
@@ -129,7 +133,10 @@ fn the_old_segments_have_todays_columns() {
         let written = stage_log.read(&last).unwrap().schema().unwrap();
         let today = log.schema().unwrap();
         let columns = |s: &arrow::datatypes::Schema| -> Vec<String> {
-            s.fields().iter().map(|f| format!("{}: {}", f.name(), f.data_type())).collect()
+            s.fields()
+                .iter()
+                .map(|f| format!("{}: {}", f.name(), f.data_type()))
+                .collect()
         };
         assert_eq!(columns(&written), columns(&today), "log {}", log.stage);
     }

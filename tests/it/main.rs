@@ -8,8 +8,8 @@
 #![allow(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
 
 mod aide;
-mod architecture;
 mod analyze;
+mod architecture;
 mod baselines;
 mod browser;
 mod check;

@@ -24,6 +24,6 @@ pub mod cache;
 mod embedded;
 pub mod model;
 
-pub use embedded::Embedded;
 pub use cache::{CacheError, DEMO, ModelCache, ModelSpec, ResolvedModel};
+pub use embedded::Embedded;
 pub use model::{Finish, LocalCompletion, LocalError, LocalModel, SAMPLING};

@@ -15,10 +15,10 @@
 
 use std::path::PathBuf;
 
-use crate::providers::{ChatRequest, Completion, Response};
 use super::{StageError, provider_name};
 use crate::log::LogError;
 use crate::manifest::models::Model;
+use crate::providers::{ChatRequest, Completion, Response};
 use crate::store::{Hash, KeyHasher, Store};
 
 /// The cache key of one request.
@@ -68,11 +68,10 @@ pub fn lookup(store: &Store, key: &Hash) -> Result<Option<Response>, StageError>
     let Some((object, bytes)) = lookup_object(store, REQUESTS, key) else {
         return Ok(None);
     };
-    let completion: Completion = serde_json::from_slice(&bytes)
-        .map_err(|source| StageError::Decode {
-            what: format!("cached response {object}"),
-            source,
-        })?;
+    let completion: Completion = serde_json::from_slice(&bytes).map_err(|source| StageError::Decode {
+        what: format!("cached response {object}"),
+        source,
+    })?;
     Ok(Some(Response { completion, object }))
 }
 

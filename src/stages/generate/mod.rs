@@ -44,8 +44,8 @@ use super::translate_validate::TranslateValidate;
 use super::{Planned, Stage, StageError};
 use crate::competition::Competition;
 use crate::competition::contract::{Kind, Spec};
-use crate::log::{EventBody, LogError, unit_key};
 use crate::events::Generation;
+use crate::log::{EventBody, LogError, unit_key};
 use crate::manifest::models::{Model, Provider};
 use crate::providers::{self as provider, Responder, Response, Sample, template};
 use crate::sandbox::Format;
@@ -165,8 +165,10 @@ impl Generate {
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
         let path = c.solution(format.harness_mode());
-        let code = std::fs::read(&path)
-            .map_err(|source| StageError::Read { path: path.clone(), source })?;
+        let code = std::fs::read(&path).map_err(|source| StageError::Read {
+            path: path.clone(),
+            source,
+        })?;
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
         planned(body.code_blake3.clone(), body, |body, _| Unit::Fixed {
@@ -180,8 +182,9 @@ impl Generate {
     /// key is the code's hash, like the reference's, so identical renderings (every
     /// language of a competition) share one execution.
     fn template_unit(&self, mut body: Generation, c: &Competition) -> Result<Planned<Unit>, StageError> {
-        let r = template::render(&self.model, c, body.seed)
-            .map_err(|e| StageError::failed(format!("rendering model `{}`'s template", self.model.name), e))?;
+        let r = template::render(&self.model, c, body.seed).map_err(|e| {
+            StageError::failed(format!("rendering model `{}`'s template", self.model.name), e)
+        })?;
         let code = r.code.into_bytes();
         body.code_blake3 = blake3::hash(&code).to_hex().to_string();
         body.code_bytes = code.len() as u64;
@@ -200,9 +203,7 @@ impl Generate {
         language: &str,
         format: Format,
     ) -> Result<prompt::PromptInputs, StageError> {
-        let task = c
-            .task(language)
-            .map_err(StageError::Manifest)?;
+        let task = c.task(language).map_err(StageError::Manifest)?;
         Ok(prompt::PromptInputs {
             language: language.to_string(),
             mode: mode_of(format),

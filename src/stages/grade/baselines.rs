@@ -14,10 +14,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::score_execution;
 use crate::competition::Benchmark;
+use crate::events::{Execution, Generation};
 use crate::log::{Event, EventBody, StageLog};
 use crate::manifest::competition::BaselineRole;
 use crate::stages::StageError;
-use crate::events::{Execution, Generation};
 use crate::store::{Hash, Store};
 
 /// A baseline run and its score.

@@ -32,8 +32,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Planned, Stage, StageError};
-use crate::events::{Execution, Grade};
 use crate::competition::{Benchmark, Competition, Side};
+use crate::events::{Execution, Grade};
 use crate::log::{Event, EventBody, LogError, StageLog, unit_key};
 use crate::manifest::competition::BaselineRole;
 use crate::metrics::aup::run_ratio;

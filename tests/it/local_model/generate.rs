@@ -88,10 +88,7 @@ fn too_long_prompt_is_an_error_not_truncated() {
     let long = "word ".repeat(model.context_limit() as usize);
     let err = model.generate(&[("user", long)], 16, None).unwrap_err();
     assert!(
-        matches!(
-            err,
-            ml2b::providers::local::LocalError::PromptTooLong { .. }
-        ),
+        matches!(err, ml2b::providers::local::LocalError::PromptTooLong { .. }),
         "{err:?}"
     );
     assert!(err.to_string().contains("not truncated"), "{err}");

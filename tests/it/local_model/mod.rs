@@ -23,10 +23,7 @@ pub fn models_dir() -> PathBuf {
 pub fn demo_model() -> &'static LocalModel {
     static MODEL: OnceLock<LocalModel> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let cache = ModelCache::new(
-            models_dir(),
-            ml2b::providers::local::cache::default_python(),
-        );
+        let cache = ModelCache::new(models_dir(), ml2b::providers::local::cache::default_python());
         let resolved = cache.resolve(&ModelSpec::Demo).expect("fetching the demo model");
         LocalModel::load(&resolved.path).expect("loading the demo model")
     })

@@ -30,13 +30,13 @@ pub mod trial;
 use serde::{Deserialize, Serialize};
 
 use super::prompt::{self, AideStep, PromptInputs, Remembered};
-use crate::providers::{ChatRequest, Message, Response, cost_usd};
 use super::{Generate, StageError, extract};
-use crate::events::{Attempt, Generation};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
+use crate::events::{Attempt, Generation};
 use crate::log::{Event, EventBody, LogError, Provenance, StageLog, unit_key};
 use crate::metrics::grading::Direction;
+use crate::providers::{ChatRequest, Message, Response, cost_usd};
 use crate::sandbox::Format;
 use crate::store::Hash;
 use policy::{Action, Node};

@@ -81,10 +81,8 @@ impl Trials {
             return Ok(v.clone());
         }
         let dir = self.scratch.path().join(format!("{}-{}", c.id(), splits.len()));
-        let v = validation::write(c, fraction, &dir).map_err(|e| {
-            StageError::failed(format!("validation split of {}", c.id()), e
-            ))
-        })?;
+        let v = validation::write(c, fraction, &dir)
+            .map_err(|e| StageError::failed(format!("validation split of {}", c.id()), e))?;
         let v = Arc::new(v);
         splits.insert(key, v.clone());
         Ok(v)
