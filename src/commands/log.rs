@@ -8,7 +8,7 @@ use chrono::SecondsFormat;
 use super::{ExitStatus, InputError};
 use crate::log::segment::SegmentMeta;
 use crate::log::{StageLog, run_hash, stages};
-use crate::settings::GlobalSettings;
+use crate::settings::{GlobalSettings, Printer};
 use crate::store::Hash;
 
 #[derive(serde::Serialize)]
@@ -46,7 +46,7 @@ pub fn log(settings: &GlobalSettings, only: Option<&str>) -> anyhow::Result<Exit
             .printer
             .json(&serde_json::json!({ "stages": logs, "run": run }))?;
     } else {
-        print_table(&logs);
+        print_table(&logs, &settings.printer)?;
         if only.is_none() {
             writeln!(settings.printer.stdout(), "run {}", run_hash(&heads))?;
         }
@@ -75,9 +75,9 @@ fn read_stage(settings: &GlobalSettings, stage: &str) -> anyhow::Result<StageRow
     })
 }
 
-fn print_table(logs: &[StageRows]) {
+fn print_table(logs: &[StageRows], printer: &Printer) -> std::io::Result<()> {
     writeln!(
-        settings.printer.stdout(),
+        printer.stdout(),
         "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  committed",
         "stage",
         "version",
@@ -90,7 +90,7 @@ fn print_table(logs: &[StageRows]) {
             let parent = s.meta.parent.map_or_else(|| "-".to_string(), |p| p.short());
             let time = s.meta.created_at.to_rfc3339_opts(SecondsFormat::Secs, true);
             writeln!(
-                settings.printer.stdout(),
+                printer.stdout(),
                 "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  {time}",
                 l.stage,
                 s.version,
@@ -100,4 +100,5 @@ fn print_table(logs: &[StageRows]) {
             )?;
         }
     }
+    Ok(())
 }

@@ -10,7 +10,7 @@ use std::io::Write;
 use super::{ExitStatus, ProgressBars};
 use crate::log::verify::{Report, verify_store};
 use crate::pipeline::{Pipeline, Rederived};
-use crate::settings::{GlobalSettings, VerifySettings};
+use crate::settings::{GlobalSettings, Printer, VerifySettings};
 
 /// Runs `ml2b verify`.
 pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
@@ -31,7 +31,7 @@ pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Resul
             }))).collect::<serde_json::Map<_, _>>()),
         }))?;
     } else {
-        print_report(&report);
+        print_report(&report, &settings.printer)?;
         for (stage, n, differ) in rerun.iter().flatten() {
             writeln!(
                 settings.printer.stdout(),
@@ -69,10 +69,10 @@ fn rerun(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<Red
     Ok(pipeline.rederive(&args.root)?)
 }
 
-fn print_report(report: &Report) {
+fn print_report(report: &Report, printer: &Printer) -> std::io::Result<()> {
     for p in &report.problems {
         writeln!(
-            settings.printer.stdout(),
+            printer.stdout(),
             "damaged: {}: {}",
             p.path.display(),
             p.message
@@ -81,15 +81,16 @@ fn print_report(report: &Report) {
     for s in &report.stages {
         let head = s.head.map_or_else(|| "-".to_string(), |h| h.to_hex());
         writeln!(
-            settings.printer.stdout(),
+            printer.stdout(),
             "{}: {} segments, {} events, head {head}",
             s.stage,
             s.segments,
             s.events
         )?;
     }
-    writeln!(settings.printer.stdout(), "objects: {} checked", report.objects)?;
+    writeln!(printer.stdout(), "objects: {} checked", report.objects)?;
     if report.ok() {
-        writeln!(settings.printer.stdout(), "ok")?;
+        writeln!(printer.stdout(), "ok")?;
     }
+    Ok(())
 }

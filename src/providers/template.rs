@@ -21,7 +21,7 @@
 
 use minijinja::value::Value;
 use minijinja::{Environment, UndefinedBehavior};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::competition::Competition;
 use crate::competition::contract::Spec;

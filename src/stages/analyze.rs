@@ -25,7 +25,6 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::prelude::SessionContext;
 use parquet::arrow::ArrowWriter;
-use serde::{Deserialize, Serialize};
 use tokio::sync::OnceCell;
 
 use super::{Planned, Stage, StageError};

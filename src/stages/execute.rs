@@ -8,7 +8,6 @@
 //! (`sandbox::Outcome`), the output tails and the static checks' findings (`crate::check`,
 //! leakage included) are in the event.
 
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 use super::solution::{Ran, Runner};

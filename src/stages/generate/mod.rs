@@ -38,7 +38,7 @@ pub mod cache;
 pub mod extract;
 pub mod prompt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::translate_validate::TranslateValidate;
 use super::{Planned, Stage, StageError};
@@ -150,7 +150,7 @@ impl Generate {
             attempts: 0,
             extraction: None,
             finish_reason: None,
-            floating_alias: http && provider::is_floating_alias(&self.model.model),
+            floating_alias: http && provider::http::is_floating_alias(&self.model.model),
             input_tokens: 0,
             output_tokens: 0,
             cost_usd: 0.0,

@@ -29,7 +29,6 @@ pub mod baselines;
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
 
 use super::{Planned, Stage, StageError};
 use crate::competition::{Benchmark, Competition, Side};
