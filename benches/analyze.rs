@@ -25,7 +25,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 use ml2b::competition::Benchmark;
-use ml2b::events::{Execution, Generation, Grade};
+use ml2b::events::{Agent, Execution, Generation, Grade};
+use ml2b::manifest::models::Provider;
+use ml2b::sandbox::{Format, Outcome};
 use ml2b::log::{Event, EventBody, Provenance, StageLog};
 use ml2b::query::Session;
 use ml2b::query::catalog::TABLES;
@@ -60,7 +62,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
     for model in MODELS {
         for c in &bench.competitions {
             for lang in &langs {
-                for format in ["modular", "mono"] {
+                for format in [Format::Modular, Format::Mono] {
                     for seed in 0..seeds {
                         i += 1;
                         let code = blake3::hash(&i.to_le_bytes()).to_hex().to_string();
@@ -70,9 +72,9 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             competition: c.id().into(),
                             language: (*lang).into(),
                             model: model.into(),
-                            provider: "openai".into(),
-                            agent: "one-shot".into(),
-                            format: format.into(),
+                            provider: Provider::Openai,
+                            agent: Agent::OneShot,
+                            format,
                             seed,
                             code_blake3: code.clone(),
                             code_bytes: 2000,
@@ -91,11 +93,11 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                         let ge = Event::new(key("g", i), vec![], g, p.clone()).unwrap();
                         let x = Execution {
                             competition: c.id().into(),
-                            format: format.into(),
+                            format,
                             code_blake3: code.clone(),
                             backend: "local".into(),
                             image: None,
-                            outcome: outcome.into(),
+                            outcome: Outcome::from_harness(outcome).expect("an outcome name"),
                             predictions_blake3: None,
                             result: "{}".into(),
                             detail: None,
@@ -109,11 +111,11 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                         let ok = outcome == "ok";
                         let gr = Grade {
                             competition: c.id().into(),
-                            format: format.into(),
+                            format,
                             code_blake3: code,
                             metric: c.manifest.metric.name.clone(),
                             direction: "maximize".into(),
-                            outcome: outcome.into(),
+                            outcome: Outcome::from_harness(outcome).expect("an outcome name"),
                             valid: ok,
                             score: ok.then_some(r),
                             reason: None,

@@ -5,7 +5,7 @@ use crate::metrics::text_report::agreement_file;
 use crate::settings::{AgreementSettings, GlobalSettings};
 
 /// Runs `ml2b agreement`.
-pub fn agreement(settings: &GlobalSettings, s: &AgreementSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn agreement(settings: &GlobalSettings, s: &AgreementSettings) -> anyhow::Result<ExitStatus> {
     let report = agreement_file(&s.ratings, s.categories.as_deref(), s.weights.clone())?;
     print_report(settings, &report)?;
     Ok(ExitStatus::Success)

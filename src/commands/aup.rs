@@ -5,7 +5,7 @@ use crate::metrics::aup::aup_file;
 use crate::settings::{AupSettings, GlobalSettings};
 
 /// Runs `ml2b aup`.
-pub fn aup(settings: &GlobalSettings, s: &AupSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn aup(settings: &GlobalSettings, s: &AupSettings) -> anyhow::Result<ExitStatus> {
     let report = aup_file(&s.ratios, s.convention)?;
     print_report(settings, &report)?;
     Ok(ExitStatus::Success)

@@ -39,7 +39,7 @@ struct Line {
 }
 
 /// Runs `ml2b baselines`.
-pub fn baselines(settings: &GlobalSettings, baselines: &BaselinesSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn baselines(settings: &GlobalSettings, baselines: &BaselinesSettings) -> anyhow::Result<ExitStatus> {
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {
         store: &settings.store,
@@ -113,7 +113,7 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
     for g in StageLog::new(store, Generation::STAGE)?.read_events::<Generation>(0)? {
         let b = g.body;
         let wanted = b.language == "en"
-            && b.format == "modular"
+            && b.format == crate::sandbox::Format::Modular
             && b.seed < s.seeds.max(1)
             && s.entries.iter().any(|e| e.model == b.model)
             && selected.iter().any(|c| c.id() == b.competition);
@@ -137,7 +137,7 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
         let recorded = BaselineRole::from_name(&role)
             .and_then(|r| c.manifest.baseline.as_ref().and_then(|b| b.recorded(r)));
         let status = match grade {
-            _ if x.outcome != "ok" => "failed",
+            _ if x.outcome != crate::sandbox::Outcome::Ok => "failed",
             Some(gr) if !gr.valid => "invalid",
             Some(gr) => match gr.in_expected_range {
                 Some(true) => "ok",
@@ -150,9 +150,9 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
             competition: g.competition,
             role,
             model: g.model,
-            format: g.format,
+            format: g.format.to_string(),
             seed: g.seed,
-            outcome: x.outcome.clone(),
+            outcome: x.outcome.to_string(),
             score: grade.and_then(|gr| gr.score),
             recorded: recorded.as_ref().map(|r| r.score),
             expected: recorded.map(|r| r.expected),

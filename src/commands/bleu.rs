@@ -5,7 +5,7 @@ use crate::metrics::text_report::bleu_files;
 use crate::settings::{BleuSettings, GlobalSettings};
 
 /// Runs `ml2b bleu`.
-pub fn bleu(settings: &GlobalSettings, s: &BleuSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn bleu(settings: &GlobalSettings, s: &BleuSettings) -> anyhow::Result<ExitStatus> {
     let report = bleu_files(&s.hyp, &s.refs, &s.options, s.sentence, s.chrf)?;
     print_report(settings, &report)?;
     Ok(ExitStatus::Success)

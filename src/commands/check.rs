@@ -11,7 +11,7 @@ use super::{ExitStatus, InputError};
 use crate::settings::{CheckSettings, GlobalSettings};
 
 /// Runs `ml2b check`.
-pub fn check(settings: &GlobalSettings, args: &CheckSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn check(settings: &GlobalSettings, args: &CheckSettings) -> anyhow::Result<ExitStatus> {
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
     let findings = crate::check::check(&source, args.format);

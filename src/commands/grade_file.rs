@@ -34,7 +34,7 @@ struct Report {
 }
 
 /// Runs `ml2b grade-file`.
-pub fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) -> anyhow::Result<ExitStatus> {
     let root = &args.root;
     let bench = Benchmark::load(root)?;
     let c = bench

@@ -13,7 +13,7 @@ use crate::manifest::Languages;
 use crate::settings::{GlobalSettings, ImportLayout, ImportSettings};
 
 /// Runs `ml2b import`.
-pub fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow::Result<ExitStatus> {
     let root = &args.root;
     let drafts = match args.layout {
         ImportLayout::Ml2b => {

@@ -24,7 +24,7 @@ use crate::settings::{GlobalSettings, JournalSettings};
 use crate::stages::generate::aide::policy::{Node, submitted};
 
 /// Runs `ml2b journal`.
-pub fn journal(settings: &GlobalSettings, args: &JournalSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn journal(settings: &GlobalSettings, args: &JournalSettings) -> anyhow::Result<ExitStatus> {
     let searches = read(settings)?;
     let Some(wanted) = &args.search else {
         return list(settings, &searches);

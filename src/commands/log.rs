@@ -27,7 +27,7 @@ struct StageRows {
 }
 
 /// Runs `ml2b log`.
-pub fn log(settings: &GlobalSettings, only: Option<&str>) -> anyhow::Result<ExitStatus> {
+pub(super) fn log(settings: &GlobalSettings, only: Option<&str>) -> anyhow::Result<ExitStatus> {
     let names = match only {
         Some(s) => {
             crate::log::stage_log::check_stage_name(s).map_err(|e| InputError(e.to_string()))?;

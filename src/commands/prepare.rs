@@ -26,7 +26,7 @@ struct Outcome {
 }
 
 /// Runs `ml2b prepare`.
-pub fn prepare(settings: &GlobalSettings, args: &PrepareSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn prepare(settings: &GlobalSettings, args: &PrepareSettings) -> anyhow::Result<ExitStatus> {
     let bench = Benchmark::load(&args.root)?;
     let selected = bench.select(&args.ids).map_err(InputError)?;
     let mut outcomes = Vec::new();

@@ -17,7 +17,7 @@ use crate::competition::Benchmark;
 use crate::settings::{GlobalSettings, QueryOutput, QuerySettings};
 
 /// Runs `ml2b query`.
-pub fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::Result<ExitStatus> {
     let sql = read_sql(&args.query)?;
     let format = args.format;
     // The manifests' tables and the views need a benchmark root; without one the logs

@@ -34,7 +34,7 @@ use crate::settings::{GlobalSettings, ReportSettings};
 use crate::stages::analyze::{latest, load};
 
 /// Runs `ml2b report`.
-pub fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow::Result<ExitStatus> {
     let progress = super::ProgressBars::new(&settings.printer);
     let pipeline = crate::pipeline::Pipeline {
         store: &settings.store,

@@ -22,7 +22,7 @@ use crate::settings::{
 };
 
 /// Runs `ml2b run`.
-pub fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Result<ExitStatus> {
     settings.printer.info(plan(run)?);
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {

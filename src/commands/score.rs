@@ -8,7 +8,7 @@ use crate::metrics::grading::{Score, score_files};
 use crate::settings::{GlobalSettings, ScoreSettings};
 
 /// Runs `ml2b score`.
-pub fn score(settings: &GlobalSettings, s: &ScoreSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn score(settings: &GlobalSettings, s: &ScoreSettings) -> anyhow::Result<ExitStatus> {
     let score = score_files(&s.metric, &s.answers, &s.predictions, &s.id_col)?;
     print_report(settings, &score)?;
     Ok(match score {

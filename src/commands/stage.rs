@@ -22,7 +22,7 @@ use crate::settings::{
 use crate::stages::RunSummary;
 
 /// Runs `ml2b stage`.
-pub fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<ExitStatus> {
+pub(super) fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<ExitStatus> {
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {
         store: &settings.store,
@@ -39,7 +39,7 @@ pub fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<Exit
         }
         StageCommand::Execute(a) => {
             let summary = pipeline.execute(&ExecuteSettings::resolve(a)?)?;
-            let outcomes = count_latest::<Execution>(settings, |x| x.outcome.clone())?;
+            let outcomes = count_latest::<Execution>(settings, |x| x.outcome.to_string())?;
             summarize(settings, &summary, Some(outcomes))
         }
         StageCommand::Analyze(a) => {

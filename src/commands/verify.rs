@@ -13,7 +13,7 @@ use crate::pipeline::{Pipeline, Rederived};
 use crate::settings::{GlobalSettings, Printer, VerifySettings};
 
 /// Runs `ml2b verify`.
-pub fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
     let reporter = ProgressBars::new(&settings.printer);
     let report = verify_store(&settings.store, &reporter)?;
     let rerun = if args.rerun && report.ok() {

@@ -5,18 +5,18 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::sandbox::{Format, Outcome};
 
 /// One execution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Execution {
     pub competition: String,
-    pub format: String,
+    pub format: Format,
     pub code_blake3: String,
     pub backend: String,
     /// The docker backend's runtime image id (`sha256:…`); none for `local`.
     pub image: Option<String>,
-    /// A `sandbox::Outcome` name.
-    pub outcome: String,
+    pub outcome: Outcome,
     pub predictions_blake3: Option<String>,
     /// The harness's result record (JSON text).
     pub result: String,

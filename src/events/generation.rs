@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::manifest::models::Provider;
+use crate::sandbox::Format;
 
 /// One generated solution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -14,11 +16,9 @@ pub struct Generation {
     pub competition: String,
     pub language: String,
     pub model: String,
-    pub provider: String,
-    /// `one-shot` or `aide` (`reference` or `template` for those providers).
-    pub agent: String,
-    /// `modular` or `mono`.
-    pub format: String,
+    pub provider: Provider,
+    pub agent: Agent,
+    pub format: Format,
     /// The sample index (0-based): a cell of the paper's tables averages its seeds.
     pub seed: u32,
     /// The code's object hash.
@@ -49,4 +49,18 @@ pub struct Generation {
 impl EventBody for Generation {
     const STAGE: &'static str = "generate";
     const SCHEMA_VERSION: u32 = 2;
+}
+
+/// Who turned the prompt into the submission (a column of the `generate` log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    /// One answer per unit.
+    OneShot,
+    /// AIDE's tree search (its attempts are in the `journal` log).
+    Aide,
+    /// The reference provider: the competition's own solution.
+    Reference,
+    /// A template provider: a rendering (the AutoGluon baseline).
+    Template,
 }

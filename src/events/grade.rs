@@ -6,17 +6,19 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::sandbox::{Format, Outcome};
 
 /// One grade.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Grade {
     pub competition: String,
-    pub format: String,
+    pub format: Format,
     pub code_blake3: String,
     pub metric: String,
     /// `minimize` or `maximize`.
     pub direction: String,
-    pub outcome: String,
+    /// The execution's outcome.
+    pub outcome: Outcome,
     pub valid: bool,
     pub score: Option<f64>,
     pub reason: Option<String>,

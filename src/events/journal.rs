@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::sandbox::{Format, Outcome};
 
 /// One attempt of a search: an event of the `journal` log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -12,7 +13,7 @@ pub struct Attempt {
     pub competition: String,
     pub language: String,
     pub model: String,
-    pub format: String,
+    pub format: Format,
     pub seed: u32,
     /// The generate unit this search is (its unit key): `generate.unit_key`.
     pub search: String,
@@ -35,8 +36,8 @@ pub struct Attempt {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: f64,
-    /// The validation run's `sandbox::Outcome`.
-    pub outcome: String,
+    /// The validation run's outcome.
+    pub outcome: Outcome,
     pub exec_seconds: f64,
     /// The run's errors and output, trimmed (AIDE's `term_out`).
     pub term_out: String,

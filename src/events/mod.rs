@@ -18,7 +18,9 @@
 //! Every event also has the common columns of [`crate::log::event`] (`event_id`,
 //! `unit_key`, `upstream`, `created_at`, `host`, `duration_ms`); a body's fields are the
 //! log's other columns, in declaration order, through `serde_arrow`. Hashes are 64 hex
-//! digits, so SQL joins on them.
+//! digits, so SQL joins on them. Closed sets (`Format`, `Outcome`, `Provider`, [`Agent`]) are
+//! typed here and written as the strings they always were (`modular`, `ok`, `openai`,
+//! `one-shot`), so the columns and the event ids (which hash a body's JSON) are unchanged.
 //!
 //! The fold: the state of a log is "latest event per unit key wins" (log order: segment
 //! version, then row; [`crate::log::State`]). A unit key is committed at most once per
@@ -38,7 +40,7 @@ mod translation;
 
 pub use analysis::Analysis;
 pub use execution::Execution;
-pub use generation::Generation;
+pub use generation::{Agent, Generation};
 pub use grade::Grade;
 pub use journal::Attempt;
 pub use translation::{RATING_SCALE, TranslationCheck};

@@ -26,6 +26,7 @@ pub use http::{Attempt, ChatRequest, ClientConfig, Completion, Message, Provider
 
 use crate::log::LogError;
 use crate::manifest::models::{Model, Provider};
+use crate::sandbox::Format;
 use crate::store::{Hash, Store};
 
 /// What a request is asked for: the sample of the benchmark it answers.
@@ -33,7 +34,7 @@ use crate::store::{Hash, Store};
 pub struct Sample<'a> {
     pub competition: &'a str,
     pub language: &'a str,
-    pub format: &'a str,
+    pub format: Format,
     pub seed: u32,
     /// The rendered prompt's object hash: a replayed response must answer the same.
     pub prompt_blake3: Option<&'a str>,

@@ -11,13 +11,14 @@ use crate::events::Generation;
 use crate::log::{EventBody, LogError, StageLog};
 use crate::manifest::models::Model;
 use crate::providers::{ChatModel, ChatRequest, Completion, RespondError, Sample};
+use crate::sandbox::Format;
 use crate::store::{Hash, Store};
 
 /// The generate events of another store, for one of its models.
 #[derive(Debug)]
 pub struct Replay {
     source: Store,
-    by_sample: HashMap<(String, String, String, u32), Generation>,
+    by_sample: HashMap<(String, String, Format, u32), Generation>,
 }
 
 impl Replay {
@@ -34,7 +35,7 @@ impl Replay {
                     (
                         g.competition.clone(),
                         g.language.clone(),
-                        g.format.clone(),
+                        g.format,
                         g.seed,
                     ),
                     g,
@@ -48,7 +49,7 @@ impl Replay {
         let key = (
             sample.competition.to_string(),
             sample.language.to_string(),
-            sample.format.to_string(),
+            sample.format,
             sample.seed,
         );
         let missing = RespondError::Unanswered;

@@ -40,6 +40,13 @@ pub enum Outcome {
     SandboxError,
 }
 
+impl std::fmt::Display for Outcome {
+    /// The name events and the harness use (`ok`, `runtime_error`, …).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::manifest::serde_name(self))
+    }
+}
+
 impl Outcome {
     /// Parses the harness's `outcome` field.
     pub fn from_harness(name: &str) -> Option<Self> {
@@ -48,7 +55,7 @@ impl Outcome {
 }
 
 /// Which submission format the code follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// MODULAR_PREDICT: `train(data)`, `prepare_val(train_output, X_val)`,
@@ -82,6 +89,12 @@ impl Format {
             Self::Modular => "modular",
             Self::Mono => "mono",
         }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.harness_mode())
     }
 }
 

@@ -50,20 +50,17 @@ impl Stage for Execute {
         let mut planned = Vec::new();
         for e in state.events() {
             let g = &e.body;
-            if !seen.insert((g.competition.clone(), g.format.clone(), g.code_blake3.clone())) {
+            if !seen.insert((g.competition.clone(), g.format, g.code_blake3.clone())) {
                 continue;
             }
-            let format: Format = g
-                .format
-                .parse()
-                .map_err(|err| StageError::Malformed(format!("generate event {}: {err}", e.id)))?;
+            let format = g.format;
             let code: Hash = g
                 .code_blake3
                 .parse()
                 .map_err(|_| StageError::Malformed(format!("bad code hash in {}", e.id)))?;
             let mut params = self.runner.identity();
             params.insert("competition".into(), g.competition.clone().into());
-            params.insert("format".into(), g.format.clone().into());
+            params.insert("format".into(), g.format.harness_mode().into());
             params.insert("code".into(), g.code_blake3.clone().into());
             planned.push(Planned {
                 key: unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?,
@@ -103,7 +100,7 @@ impl Stage for Execute {
         let backend = &self.runner.backend;
         Ok(Execution {
             competition: unit.competition,
-            format: unit.format.harness_mode().into(),
+            format: unit.format,
             code_blake3: unit.code.to_hex(),
             backend: backend.name().into(),
             image: backend.image(),

@@ -29,7 +29,7 @@ pub struct Runner {
 pub struct Ran {
     pub run: crate::sandbox::Execution,
     /// The `sandbox::Outcome` name.
-    pub outcome: String,
+    pub outcome: crate::sandbox::Outcome,
     /// The predictions, stored as an object (when the run wrote them).
     pub predictions: Option<Hash>,
 }
@@ -87,7 +87,7 @@ impl Runner {
             None => None,
         };
         Ok(Ran {
-            outcome: crate::manifest::serde_name(&run.outcome),
+            outcome: run.outcome,
             run,
             predictions,
         })

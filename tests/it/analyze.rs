@@ -15,7 +15,9 @@
 use std::collections::BTreeMap;
 
 use insta::assert_snapshot;
-use ml2b::events::{Execution, Generation, Grade};
+use ml2b::events::{Agent, Execution, Generation, Grade};
+use ml2b::manifest::models::Provider;
+use ml2b::sandbox::{Format, Outcome};
 use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
 use ml2b::store::{Hash, Store};
 
@@ -89,9 +91,9 @@ fn generation(&(model, comp, lang, seed, _): &Run) -> Generation {
         competition: comp.into(),
         language: lang.into(),
         model: model.into(),
-        provider: "fixture".into(),
-        agent: "one-shot".into(),
-        format: "modular".into(),
+        provider: Provider::Openai,
+        agent: Agent::OneShot,
+        format: Format::Modular,
         seed,
         code_blake3: blake3::hash(format!("{model}/{comp}/{lang}/{seed}").as_bytes())
             .to_hex()
@@ -114,11 +116,11 @@ fn generation(&(model, comp, lang, seed, _): &Run) -> Generation {
 fn execution(g: &Generation, r: Option<f64>) -> Execution {
     Execution {
         competition: g.competition.clone(),
-        format: g.format.clone(),
+        format: g.format,
         code_blake3: g.code_blake3.clone(),
         backend: "fixture".into(),
         image: None,
-        outcome: if r.is_some() { "ok" } else { "runtime_error" }.into(),
+        outcome: if r.is_some() { Outcome::Ok } else { Outcome::RuntimeError },
         predictions_blake3: None,
         result: "{}".into(),
         detail: None,

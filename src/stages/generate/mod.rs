@@ -44,15 +44,12 @@ use super::translate_validate::TranslateValidate;
 use super::{Planned, Stage, StageError};
 use crate::competition::Competition;
 use crate::competition::contract::{Kind, Spec};
-use crate::events::Generation;
+use crate::events::{Agent, Generation};
 use crate::log::{EventBody, LogError, unit_key};
 use crate::manifest::models::{Model, Provider};
 use crate::providers::{self as provider, Responder, Response, Sample, template};
 use crate::sandbox::Format;
 use crate::store::Store;
-
-/// The agent that turns a prompt into a submission.
-pub const AGENT: &str = "one-shot";
 
 /// The most tokens a response may have.
 pub const MAX_TOKENS: u32 = 4096;
@@ -132,15 +129,14 @@ impl Generate {
             competition: c.id().to_string(),
             language: language.to_string(),
             model: self.model.name.clone(),
-            provider: provider_name(self.model.provider).into(),
+            provider: self.model.provider,
             agent: match self.model.provider {
-                Provider::Reference => "reference",
-                Provider::Template => "template",
-                _ if self.aide.is_some() => aide::AGENT,
-                _ => AGENT,
-            }
-            .into(),
-            format: format.harness_mode().into(),
+                Provider::Reference => Agent::Reference,
+                Provider::Template => Agent::Template,
+                _ if self.aide.is_some() => Agent::Aide,
+                _ => Agent::OneShot,
+            },
+            format,
             seed,
             code_blake3: String::new(),
             code_bytes: 0,
@@ -333,7 +329,7 @@ fn sample(b: &Generation) -> Sample<'_> {
     Sample {
         competition: &b.competition,
         language: &b.language,
-        format: &b.format,
+        format: b.format,
         seed: b.seed,
         prompt_blake3: b.prompt_blake3.as_deref(),
     }

@@ -15,6 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 use super::score_execution;
 use crate::competition::Benchmark;
 use crate::events::{Execution, Generation};
+use crate::manifest::models::Provider;
+use crate::sandbox::Format;
 use crate::log::{Event, EventBody, StageLog};
 use crate::manifest::competition::BaselineRole;
 use crate::stages::StageError;
@@ -25,7 +27,7 @@ use crate::store::{Hash, Store};
 pub struct BaselineRun {
     /// The execute event's id.
     pub id: Hash,
-    pub format: String,
+    pub format: Format,
     pub score: f64,
 }
 
@@ -33,16 +35,16 @@ pub struct BaselineRun {
 #[derive(Debug, Default)]
 pub struct Baselines {
     /// (competition, format, code blake3) → role.
-    roles: HashMap<(String, String, String), BaselineRole>,
+    roles: HashMap<(String, Format, String), BaselineRole>,
     /// (competition, role) → its valid runs, latest last.
     runs: HashMap<(String, BaselineRole), Vec<BaselineRun>>,
 }
 
 /// The role of code from a provider.
-fn role_of(provider: &str) -> Option<BaselineRole> {
+fn role_of(provider: Provider) -> Option<BaselineRole> {
     match provider {
-        "reference" => Some(BaselineRole::Reference),
-        "template" => Some(BaselineRole::Automl),
+        Provider::Reference => Some(BaselineRole::Reference),
+        Provider::Template => Some(BaselineRole::Automl),
         _ => None,
     }
 }
@@ -53,7 +55,7 @@ impl Baselines {
     pub fn load(store: &Store, bench: &Benchmark) -> Result<Self, StageError> {
         let mut roles = HashMap::new();
         for g in StageLog::new(store, Generation::STAGE)?.read_events::<Generation>(0)? {
-            if let Some(role) = role_of(&g.body.provider) {
+            if let Some(role) = role_of(g.body.provider) {
                 let b = g.body;
                 roles.insert((b.competition, b.format, b.code_blake3), role);
             }
@@ -115,7 +117,7 @@ pub fn rescore(
         .ok()
         .map(|score| BaselineRun {
             id: e.id,
-            format: e.body.format.clone(),
+            format: e.body.format,
             score,
         }))
 }

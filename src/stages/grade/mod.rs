@@ -264,7 +264,7 @@ pub fn score_execution(
     c: &Competition,
     x: &Execution,
 ) -> Result<Result<f64, String>, StageError> {
-    let Some(hash) = x.predictions_blake3.as_deref().filter(|_| x.outcome == "ok") else {
+    let Some(hash) = x.predictions_blake3.as_deref().filter(|_| x.outcome == crate::sandbox::Outcome::Ok) else {
         return Ok(Err(format!("the run ended {}", x.outcome)));
     };
     let hash: Hash = hash

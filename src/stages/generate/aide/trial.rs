@@ -21,7 +21,7 @@ use crate::competition::Competition;
 use crate::competition::validation::{self, Validation};
 use crate::log::LogError;
 use crate::metrics::grading::{Score, score_files_with};
-use crate::sandbox::Format;
+use crate::sandbox::{Format, Outcome};
 use crate::stages::StageError;
 use crate::stages::solution::Runner;
 use crate::store::{Hash, KeyHasher, Store};
@@ -35,8 +35,8 @@ const TERM_OUT_BYTES: usize = 5000;
 /// What one validation run gave.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trial {
-    /// A `sandbox::Outcome` name.
-    pub outcome: String,
+    /// How the run ended (its name in the recorded JSON, as in events).
+    pub outcome: Outcome,
     pub wall_seconds: f64,
     /// Errors, tracebacks and output of the run, trimmed, as the model is shown them.
     pub term_out: String,
@@ -136,7 +136,7 @@ impl Trials {
         };
         let run = &ran.run;
         let mut trial = Trial {
-            outcome: ran.outcome.clone(),
+            outcome: ran.outcome,
             wall_seconds: run.wall_seconds,
             term_out: term_out(run),
             exc_type: run.result["exception"].as_str().map(String::from),
@@ -144,7 +144,7 @@ impl Trials {
             reason: None,
             predictions_blake3: None,
         };
-        let Some(predictions) = ran.predictions.filter(|_| trial.outcome == "ok") else {
+        let Some(predictions) = ran.predictions.filter(|_| trial.outcome == Outcome::Ok) else {
             trial.reason = Some(format!("the run ended {}", trial.outcome));
             return Ok(trial);
         };
@@ -237,7 +237,7 @@ mod tests {
         {
             let key = Hash::of(format!("trial {i}").as_bytes());
             let trial = Trial {
-                outcome: "ok".into(),
+                outcome: Outcome::Ok,
                 wall_seconds: seconds,
                 term_out: String::new(),
                 exc_type: None,
