@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::SandboxError;
+use super::error::SandboxError;
 
 /// `stages/execute/harness.py`.
 pub const HARNESS: &str = include_str!("../../stages/execute/harness.py");

@@ -17,8 +17,8 @@
 //! /tmp       tmpfs as large as the output limit (/dev/shm: Docker's 64 MiB tmpfs)
 //! ```
 //!
-//! The command line, environment and files are the local backend's ([`super::harness_argv`],
-//! [`super::ENV`]), and the outcome is decided by the same rules ([`super::classify`]);
+//! The command line, environment and files are the local backend's ([`harness_argv`],
+//! [`ENV`]), and the outcome is decided by the same rules ([`classify`]);
 //! in addition a run the kernel killed at the memory limit (`State.OOMKilled`) that would
 //! otherwise be a `runtime_error` is `out_of_memory`. Memory differs in kind: the local
 //! backend bounds each process's address space, so a large allocation fails with
@@ -33,12 +33,8 @@
 //! ([`CODE_LABEL`]); [`Docker::new`] removes those whose ml2b process is gone (killed before
 //! its guard could run).
 //!
-//! The [`Backend`] trait is synchronous (async callers use `spawn_blocking`); bollard is
-//! async. Every call that talks to the daemon ([`with_client`]) runs on a scoped thread of
-//! its own with a fresh current-thread tokio runtime and a fresh connection: that works
-//! from plain threads, from `spawn_blocking` and from inside an async task alike (where a
-//! nested `block_on` would panic), concurrent runs share nothing, and no runtime outlives
-//! the call (a pooled hyper connection is bound to the runtime that opened it).
+//! Every call to the daemon goes through [`with_client`] (`engine`, shared with the image),
+//! which says why each runs on a thread and a runtime of its own.
 //!
 //! The daemon must share this host's filesystem (bind sources are host paths): a local
 //! daemon, not a remote one nor ml2b itself in a container.
@@ -62,20 +58,20 @@ use bollard::query_parameters::{
 use futures::{Stream, StreamExt};
 use tokio::runtime::Runtime;
 
+use super::engine::{api, with_client};
+use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
-use super::{
-    Backend, ENV, Execution, Job, Outcome, SandboxError, TAIL, classify, deliver, drop_links, harness_argv,
-    io, stage_run,
-};
+use super::job::{Backend, Execution, Job, Outcome};
+use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, stage_run};
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
 /// per-run uids from (1,000,000 to 4,199,999), so that no local run's `RLIMIT_NPROC`
 /// budget counts a container's processes. (Containers are bounded by their pids cgroup.)
 const SANDBOX_UID: u32 = 4_200_000;
-/// CPUs a run may use (fewer when the daemon has fewer): the thread count [`super::ENV`]
-/// gives OpenMP and BLAS, so that a run is as fast, relative to its wall-clock limit, as
-/// under the local backend, which sets no CPU limit.
-const CPUS: i64 = 2;
+/// CPUs a run may use (fewer when the daemon has fewer): [`super::CPUS`], the thread count
+/// the environment gives OpenMP and BLAS, so that a run is as fast, relative to its
+/// wall-clock limit, as under the local backend, which sets no CPU limit.
+const CPUS: i64 = super::CPUS as i64;
 /// How long a killed container may take to stop, and its output to drain.
 const GRACE: Duration = Duration::from_secs(30);
 /// The label of every sandbox container: `<pid namespace>/<pid>` of the ml2b process that
@@ -255,47 +251,6 @@ impl Backend for Docker {
             ));
         }
         deliver(execution, &stage.out, out_dir)
-    }
-}
-
-/// Runs `body` with a client of the daemon, on a fresh current-thread runtime on a scoped
-/// thread of its own (see the module's documentation). A panic in `body` resumes on the
-/// caller's thread.
-pub(super) fn with_client<T: Send>(
-    body: impl FnOnce(&Runtime, &bollard::Docker) -> Result<T, SandboxError> + Send,
-) -> Result<T, SandboxError> {
-    std::thread::scope(|scope| {
-        let worker = scope.spawn(|| {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(io("starting a tokio runtime".into()))?;
-            let client = rt.block_on(connect())?;
-            body(&rt, &client)
-        });
-        worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
-}
-
-/// A client at the API version the daemon speaks (bollard's default is newer than many
-/// daemons accept).
-async fn connect() -> Result<bollard::Docker, SandboxError> {
-    let unreachable = |e: bollard::errors::Error| {
-        SandboxError::Unavailable(format!(
-            "cannot reach the Docker daemon ({e}): start it, give this user access to its socket, or use --backend local"
-        ))
-    };
-    let client = bollard::Docker::connect_with_local_defaults().map_err(unreachable)?;
-    client.negotiate_version().await.map_err(unreachable)
-}
-
-/// Wraps an Engine API error: the request is this layer's `what`, the error its source.
-pub(super) fn api(what: String) -> impl FnOnce(bollard::errors::Error) -> SandboxError {
-    move |e| SandboxError::Io {
-        what,
-        source: std::io::Error::other(e),
     }
 }
 

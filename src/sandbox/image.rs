@@ -1,4 +1,4 @@
-//! The runtime image of the docker backend ([`super::docker`]): Debian bookworm with its
+//! The runtime image of the docker backend (`docker`): Debian bookworm with its
 //! `python3` (3.11) and `libgomp1`, nothing more. The packages solutions import are not in
 //! it: the backend mounts the managed virtual environment ([`super::pyenv`],
 //! `scripts/python-env`) read-only at its own path, and that environment's `bin/python`
@@ -41,9 +41,10 @@ use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use serde::Serialize;
 
-use super::docker::{api, with_client};
-use super::is_root;
-use super::{SandboxError, assets, io};
+use super::assets;
+use super::engine::{api, with_client};
+use super::error::{SandboxError, io};
+use super::run::{is_root, tail};
 
 /// `stages/execute/Dockerfile`.
 pub const DOCKERFILE: &str = include_str!("../../stages/execute/Dockerfile");
@@ -263,7 +264,7 @@ fn debootstrap(tag: &str) -> Result<(), SandboxError> {
         return Err(SandboxError::Unavailable(format!(
             "debootstrap of {SUITE} from {MIRROR} failed ({}): {}",
             out.status,
-            super::tail(&log, 2000).trim()
+            tail(&log, 2000).trim()
         )));
     }
     for cache in ["var/cache/apt/archives", "var/lib/apt/lists"] {

@@ -21,10 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{
-    Backend, ENV, Execution, Job, SandboxError, TAIL, classify, deliver, drop_links, harness_argv, io,
-    is_root, stage_run,
-};
+use super::error::{SandboxError, io};
+use super::job::{Backend, Execution, Job};
+use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, is_root, stage_run};
 
 /// Runs started by this process (for [`sandbox_uid`]).
 static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::SandboxError;
+use super::error::SandboxError;
 
 fn base_python() -> PathBuf {
     if let Some(p) = std::env::var_os("ML2B_BASE_PYTHON") {

@@ -16,7 +16,7 @@ use arrow::buffer::ScalarBuffer;
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type};
 
-use super::submission::Invalid;
+use super::invalid::Invalid;
 
 /// For each answer row, the prediction row with its id; `None` when they are the same rows.
 pub type Order = Option<Vec<u32>>;

@@ -10,8 +10,8 @@
 //! row count once, as after `MultiLabelBinarizer`.
 
 use super::labels::{Label, LabelLists, LabelPairs};
+use super::metric_error::{MetricError, check_lengths};
 use super::registry::{Average, Metric};
-use super::{MetricError, check_lengths};
 
 /// Per-class counts over the union of labels.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,9 +15,9 @@
 //! A zero expected disagreement (one shared label) is [`MetricError::Undefined`]
 //! (scikit-learn returns NaN, `ml_metrics` divides by zero).
 
-use super::MetricError;
 use super::classification::ClassCounts;
 use super::labels::{Label, LabelPairs};
+use super::metric_error::MetricError;
 use super::registry::KappaForm;
 
 fn positions(pairs: &LabelPairs, form: KappaForm) -> Result<Vec<i128>, MetricError> {

@@ -9,15 +9,22 @@
 //! into dense class codes, the family modules compute, and [`submission`] loads answer and
 //! prediction files, validates a submission and scores it. For the regression metrics over
 //! Parquet, `stream` first tries to prove the submission valid and score it in one pass over
-//! small batches; whatever it cannot prove is graded in memory.
+//! small batches; whatever it cannot prove is graded in memory. What several of these share
+//! lives in leaves of its own: `columns` ([`GradeOptions`], which columns a metric reads),
+//! `invalid` ([`Invalid`]) and `metric_error` ([`MetricError`]). Imports go one way:
+//! `submission` uses `stream` and [`align`], all of them use the leaves, never the reverse;
+//! this file only declares and re-exports.
 //!
 //! Invariants: inputs handed to a family function are already aligned row by row and of equal
 //! length (checked with [`MetricError::Length`]); class codes index the sorted class list.
 
 pub mod align;
 pub mod classification;
+mod columns;
+mod invalid;
 pub mod kappa;
 pub mod labels;
+mod metric_error;
 pub mod probabilistic;
 pub mod ranking;
 pub mod registry;
@@ -30,61 +37,12 @@ pub mod table;
 #[cfg(test)]
 mod reference_tests;
 #[cfg(test)]
+mod stream_tests;
+#[cfg(test)]
 mod submission_tests;
 
+pub use columns::GradeOptions;
+pub use invalid::Invalid;
+pub use metric_error::MetricError;
 pub use registry::{Direction, InputKind, Metric, UnknownMetric};
-pub use submission::{GradeError, GradeOptions, Invalid, Score, score_files, score_files_with};
-
-/// Why a metric has no value for the given inputs.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum MetricError {
-    /// The metric is undefined on these answers (scikit-learn returns NaN or raises).
-    #[error("{metric} is undefined here: {reason}")]
-    Undefined { metric: &'static str, reason: String },
-    /// The predictions are unusable for this metric (scikit-learn raises).
-    #[error("predictions unusable for {metric}: {reason}")]
-    BadPrediction { metric: &'static str, reason: String },
-    /// The answers are unusable for this metric.
-    #[error("answers unusable for {metric}: {reason}")]
-    BadAnswers { metric: &'static str, reason: String },
-    /// Two inputs that must be aligned have different lengths.
-    #[error("length mismatch: {expected} answers, {got} predictions")]
-    Length { expected: usize, got: usize },
-    /// No rows at all.
-    #[error("no rows to score")]
-    Empty,
-}
-
-impl MetricError {
-    pub(crate) fn undefined(metric: &'static str, reason: impl Into<String>) -> Self {
-        Self::Undefined {
-            metric,
-            reason: reason.into(),
-        }
-    }
-
-    pub(crate) fn bad_prediction(metric: &'static str, reason: impl Into<String>) -> Self {
-        Self::BadPrediction {
-            metric,
-            reason: reason.into(),
-        }
-    }
-
-    pub(crate) fn bad_answers(metric: &'static str, reason: impl Into<String>) -> Self {
-        Self::BadAnswers {
-            metric,
-            reason: reason.into(),
-        }
-    }
-}
-
-/// Checks that two aligned inputs have the same, non-zero length.
-pub(crate) fn check_lengths(expected: usize, got: usize) -> Result<(), MetricError> {
-    if expected != got {
-        return Err(MetricError::Length { expected, got });
-    }
-    if expected == 0 {
-        return Err(MetricError::Empty);
-    }
-    Ok(())
-}
+pub use submission::{GradeError, Score, score_files, score_files_with};

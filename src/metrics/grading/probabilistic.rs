@@ -14,9 +14,9 @@
 //! * Log loss clips to [ε, 1−ε] with ε = f64::EPSILON and does not renormalise rows; values
 //!   outside [0, 1] are an error (scikit-learn ≥ 1.7).
 
+use super::metric_error::{MetricError, check_lengths};
 use super::registry::{Average, Metric};
 use super::sum::mean;
-use super::{MetricError, check_lengths};
 
 /// Answers and predicted scores for a probabilistic metric.
 #[derive(Debug, Clone, Copy)]

@@ -8,8 +8,8 @@
 //!   in the list, 0 if absent; k is ignored. Each answer must hold exactly one label.
 
 use super::labels::LabelLists;
+use super::metric_error::{MetricError, check_lengths};
 use super::registry::MapForm;
-use super::{MetricError, check_lengths};
 
 /// Kaggle's average precision at `k` of one row.
 pub fn apk(actual: &[u32], predicted: &[u32], k: usize) -> f64 {

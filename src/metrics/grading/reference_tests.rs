@@ -9,11 +9,13 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, Float64Array, Int64Array, StringArray};
 use serde_json::Value;
 
+use super::columns::GradeOptions;
 use super::labels::{self, Label, LabelLists, LabelPairs};
+use super::metric_error::MetricError;
 use super::probabilistic::ClassScores;
 use super::registry::Metric;
-use super::submission::{GradeOptions, Score, score_files_with};
-use super::{MetricError, classification, kappa, probabilistic, ranking, regression};
+use super::submission::{Score, score_files_with};
+use super::{classification, kappa, probabilistic, ranking, regression};
 
 const FIXTURE: &str = include_str!("../../../tests/fixtures/grade_stats.json");
 const TOLERANCE: f64 = 1e-9;

@@ -5,9 +5,9 @@
 //! pairwise sums to ~1e-15 relative. Multi-target metrics are the plain mean of the per-column
 //! values (`multioutput="uniform_average"`, as ML2B's multitarget grader).
 
+use super::metric_error::{MetricError, check_lengths};
 use super::registry::Metric;
 use super::sum::{Neumaier, mean, sum};
-use super::{MetricError, check_lengths};
 
 /// A single-target regression metric folded over aligned row chunks.
 ///

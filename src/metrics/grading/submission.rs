@@ -29,81 +29,18 @@ use arrow::datatypes::{DataType, Float64Type};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::align::{IdFault, Order, align, gather, gather_owned};
+use super::columns::{prediction_name, target_names};
 use super::labels::{self, Label, LabelColumn, LabelError, LabelLists, LabelPairs};
+use super::metric_error::MetricError;
 use super::probabilistic::ClassScores;
 use super::registry::{InputKind, Metric, UnknownMetric};
 use super::table::{ReadError, Table, read_table};
-use super::{MetricError, classification, kappa, probabilistic, ranking, regression, stream};
+use super::{classification, kappa, probabilistic, ranking, regression, stream};
 
-/// Column names and other per-competition settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GradeOptions {
-    /// The id column of both files.
-    pub id_col: String,
-    /// The weight column of the answers (weighted metrics only).
-    pub weight_col: String,
-    /// The target columns of the answers; `None`: every answers column but the id (and weight).
-    pub targets: Option<Vec<String>>,
-}
-
-impl Default for GradeOptions {
-    fn default() -> Self {
-        Self {
-            id_col: "id".into(),
-            weight_col: "weight".into(),
-            targets: None,
-        }
-    }
-}
-
-/// Why a submission is invalid.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum Invalid {
-    #[error("expected {expected} rows, got {got}")]
-    RowCount { expected: usize, got: usize },
-    #[error("missing column `{0}`")]
-    MissingColumn(String),
-    #[error("expected {} class columns ({}), got {} ({})", expected.len(), expected.join(", "), got.len(), got.join(", "))]
-    ClassColumns { expected: Vec<String>, got: Vec<String> },
-    #[error("expected exactly one target column besides the id, found {}", found.join(", "))]
-    TargetColumns { found: Vec<String> },
-    #[error("id `{id}` in column `{column}` appears at rows {first} and {second}")]
-    DuplicateId {
-        column: String,
-        id: String,
-        first: usize,
-        second: usize,
-    },
-    #[error("{count} ids of the answers are missing from column `{column}`, first `{first}`{}", unknown.as_ref().map(|u| format!("; unknown id `{u}`")).unwrap_or_default())]
-    MissingIds {
-        column: String,
-        count: usize,
-        first: String,
-        unknown: Option<String>,
-    },
-    #[error("column `{column}` row {row}: empty value")]
-    EmptyValue { column: String, row: usize },
-    #[error("column `{column}` row {row}: `{value}` is not a number")]
-    NotNumeric {
-        column: String,
-        row: usize,
-        value: String,
-    },
-    #[error("column `{column}` row {row}: {value} is not finite")]
-    NotFinite { column: String, row: usize, value: f64 },
-    #[error("column `{column}` row {row}: probability {value} is outside [0, 1]")]
-    OutOfRange { column: String, row: usize, value: f64 },
-    #[error("row {row}: class scores sum to {sum}, not 1")]
-    RowSum { row: usize, sum: f64 },
-    #[error("column `{column}` row {row}: `{value}` is not a class label")]
-    NotALabel {
-        column: String,
-        row: usize,
-        value: String,
-    },
-    #[error("{0}")]
-    Metric(String),
-}
+// Both are in this module's public signatures (`score_files_with`, `Score::Invalid`), so they
+// stay nameable from here as before they moved to their leaves.
+pub use super::columns::GradeOptions;
+pub use super::invalid::Invalid;
 
 /// The outcome of grading a readable submission.
 #[derive(Debug, Clone, PartialEq)]
@@ -478,29 +415,6 @@ impl<'a> Context<'a> {
             }
         }
         Ok(())
-    }
-}
-
-/// The answers' target columns for `metric`: `options.targets`, else every column but the id
-/// (and the weight, for a weighted metric).
-pub(super) fn target_names(metric: Metric, answers: &[String], options: &GradeOptions) -> Vec<String> {
-    if let Some(targets) = &options.targets {
-        return targets.clone();
-    }
-    let weighted = metric.input_kind() == InputKind::WeightedValues;
-    let skip = |n: &String| *n == options.id_col || (weighted && *n == options.weight_col);
-    answers.iter().filter(|n| !skip(n)).cloned().collect()
-}
-
-/// The prediction column for `target`: the column of that name, else the only non-id one.
-pub(super) fn prediction_name<'n>(target: &str, predictions: &'n [String], id_col: &str) -> Option<&'n str> {
-    if let Some(name) = predictions.iter().find(|n| *n == target) {
-        return Some(name);
-    }
-    let mut others = predictions.iter().filter(|n| *n != id_col);
-    match (others.next(), others.next()) {
-        (Some(only), None) => Some(only),
-        _ => None,
     }
 }
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use arrow::array::{Float64Array, Int64Array, RecordBatch};
 use parquet::arrow::ArrowWriter;
 
-use super::submission::{GradeError, Invalid, Score, score_files};
+use super::invalid::Invalid;
+use super::submission::{GradeError, Score, score_files};
 
 struct Dir(PathBuf);
 

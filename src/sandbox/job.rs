@@ -1,0 +1,163 @@
+//! What goes into a run and what comes out: a [`Job`] (the code, its [`Format`], the
+//! competition's public files, the harness and the [`Limits`]), an [`Execution`] (its
+//! [`Outcome`], predictions, result record and output tails), and the [`Backend`] trait that
+//! turns one into the other. A leaf of the sandbox modules: the backends and the shared run
+//! steps (`run`) build on it.
+//!
+//! On disk: a run leaves `result.json` (the harness's record) and, when it wrote one,
+//! [`PREDICTIONS`] in its output folder; [`Outcome`] names are the harness's `outcome` field
+//! and what events record, in snake case.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::SandboxError;
+use crate::competition::contract::Spec;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Ok,
+    SyntaxError,
+    ImportError,
+    MissingFunction,
+    SignatureMismatch,
+    RuntimeError,
+    Timeout,
+    OutOfMemory,
+    BadPredictions,
+    ConstraintViolation,
+    SandboxError,
+}
+
+impl std::fmt::Display for Outcome {
+    /// The name events and the harness use (`ok`, `runtime_error`, …).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::manifest::serde_name(self))
+    }
+}
+
+impl Outcome {
+    /// Parses the harness's `outcome` field.
+    pub fn from_harness(name: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+    }
+}
+
+/// Which submission format the code follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// MODULAR_PREDICT: `train(data)`, `prepare_val(train_output, X_val)`,
+    /// `predict(train_output, prepare_val_output)`.
+    Modular,
+    /// MONO_PREDICT: `train_and_predict(data, X_val)`.
+    Mono,
+}
+
+/// A format name that is neither `modular` nor `mono`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown submission format {0:?}: expected \"modular\" or \"mono\"")]
+pub struct ParseFormatError(pub String);
+
+impl std::str::FromStr for Format {
+    type Err = ParseFormatError;
+
+    /// `modular`, `mono`, or the original release's `MODULAR_PREDICT`, `MONO_PREDICT`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "modular" | "modular_predict" => Ok(Format::Modular),
+            "mono" | "mono_predict" => Ok(Format::Mono),
+            _ => Err(ParseFormatError(s.to_string())),
+        }
+    }
+}
+
+impl Format {
+    pub fn harness_mode(self) -> &'static str {
+        match self {
+            Self::Modular => "modular",
+            Self::Mono => "mono",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.harness_mode())
+    }
+}
+
+/// Resource limits of one run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    pub wall: Duration,
+    /// Address-space limit of every process of the run.
+    pub memory_bytes: u64,
+    /// Processes (and threads) the run may have at once.
+    pub processes: u64,
+    /// Largest file the run may write, and the most it may leave in its output folder.
+    pub output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            wall: Duration::from_secs(600),
+            memory_bytes: 8 << 30,
+            processes: 256,
+            output_bytes: 256 << 20,
+        }
+    }
+}
+
+/// One run to make.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The Python of the managed environment (`scripts/python-env`).
+    pub python: PathBuf,
+    /// `stages/execute/harness.py`.
+    pub harness: PathBuf,
+    /// The submission's code.
+    pub code: PathBuf,
+    pub format: Format,
+    /// `data/<id>/public/`: `train.csv` and `test.csv` are read from it.
+    pub public_dir: PathBuf,
+    pub spec: Spec,
+    pub limits: Limits,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct Execution {
+    pub outcome: Outcome,
+    /// The predictions file, when the run wrote one (inside `out_dir`).
+    pub predictions: Option<PathBuf>,
+    /// The harness's result record (`null` when it wrote none).
+    pub result: serde_json::Value,
+    pub wall_seconds: f64,
+    pub stdout_tail: String,
+    pub stderr_tail: String,
+    /// Human-readable cause for the backend's own outcomes.
+    pub detail: Option<String>,
+}
+
+/// A way of running jobs in isolation.
+pub trait Backend: Send + Sync {
+    /// The backend's name, as recorded in events (`local`, `docker`).
+    fn name(&self) -> &'static str;
+    /// The runtime image the backend runs (recorded in every execute event), if any.
+    fn image(&self) -> Option<String> {
+        None
+    }
+    /// Runs `job`; copies its `result.json` (and `predictions.parquet` when the run is ok) to
+    /// `out_dir`, which must exist.
+    fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError>;
+}
+
+/// The predictions file a run writes in its output folder (Parquet, written by the
+/// harness with pyarrow).
+pub const PREDICTIONS: &str = "predictions.parquet";
