@@ -39,7 +39,10 @@ struct Line {
 }
 
 /// Runs `ml2b baselines`.
-pub(super) fn baselines(settings: &GlobalSettings, baselines: &BaselinesSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn baselines(
+    settings: &GlobalSettings,
+    baselines: &BaselinesSettings,
+) -> anyhow::Result<ExitStatus> {
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {
         store: &settings.store,

@@ -71,12 +71,7 @@ fn rerun(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<Red
 
 fn print_report(report: &Report, printer: &Printer) -> std::io::Result<()> {
     for p in &report.problems {
-        writeln!(
-            printer.stdout(),
-            "damaged: {}: {}",
-            p.path.display(),
-            p.message
-        )?;
+        writeln!(printer.stdout(), "damaged: {}: {}", p.path.display(), p.message)?;
     }
     for s in &report.stages {
         let head = s.head.map_or_else(|| "-".to_string(), |h| h.to_hex());

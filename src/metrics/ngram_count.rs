@@ -15,13 +15,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::iter::Peekable;
 
 /// Bits per code point (`char::MAX` < 2^21).
-pub const CHAR_BITS: u32 = 21;
+pub(super) const CHAR_BITS: u32 = 21;
 /// Bits per interned token id.
-pub const TOKEN_BITS: u32 = 32;
+pub(super) const TOKEN_BITS: u32 = 32;
 
 /// The n-grams of orders `1..=max_n` of one sequence.
 #[derive(Debug, Clone)]
-pub struct Ngrams<'a> {
+pub(super) struct Ngrams<'a> {
     seq: &'a [u32],
     max_n: usize,
     bits: u32,
@@ -33,7 +33,7 @@ impl<'a> Ngrams<'a> {
     /// The n-grams of `seq`, whose symbols are below `2^bits − 1` (`bits` in
     /// 1..128). They are comparable only with ones of the same `max_n` and
     /// `bits`.
-    pub fn new(seq: &'a [u32], max_n: usize, bits: u32) -> Self {
+    pub(super) fn new(seq: &'a [u32], max_n: usize, bits: u32) -> Self {
         let mut grams = Self {
             seq,
             max_n,
@@ -52,13 +52,13 @@ impl<'a> Ngrams<'a> {
     }
 
     /// The number of order-`n` grams (n ≥ 1), counted with multiplicity.
-    pub fn total(&self, n: usize) -> u64 {
+    pub(super) fn total(&self, n: usize) -> u64 {
         (self.seq.len() + 1).saturating_sub(n) as u64
     }
 
     /// The clipped matches of order `n` (1..=`max_n`): over the distinct
     /// n-grams g of `self`, `Σ min(count(g), max over refs of count_ref(g))`.
-    pub fn clipped(&self, refs: &[Ngrams<'_>], n: usize) -> u64 {
+    pub(super) fn clipped(&self, refs: &[Ngrams<'_>], n: usize) -> u64 {
         if !self.packed() {
             return self.clipped_counted(refs, n);
         }
@@ -118,7 +118,7 @@ fn counter(seq: &[u32], n: usize) -> HashMap<&[u32], u32> {
 }
 
 /// Code points of `chars` as symbols.
-pub fn char_symbols(chars: impl Iterator<Item = char>) -> Vec<u32> {
+pub(super) fn char_symbols(chars: impl Iterator<Item = char>) -> Vec<u32> {
     chars.map(u32::from).collect()
 }
 
@@ -150,13 +150,13 @@ impl Hasher for FxHasher {
 /// Gives each distinct token a small id, shared by the sequences of one
 /// segment (hypothesis and references), so that ids compare like tokens.
 #[derive(Debug, Default)]
-pub struct Interner<'s> {
+pub(super) struct Interner<'s> {
     ids: HashMap<&'s str, u32, BuildHasherDefault<FxHasher>>,
 }
 
 impl<'s> Interner<'s> {
     /// The ids of `tokens`.
-    pub fn ids<I: IntoIterator<Item = &'s str>>(&mut self, tokens: I) -> Vec<u32> {
+    pub(super) fn ids<I: IntoIterator<Item = &'s str>>(&mut self, tokens: I) -> Vec<u32> {
         tokens.into_iter().map(|t| self.id(t)).collect()
     }
 

@@ -10,10 +10,10 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 /// Tolerance of every comparison with a reference value.
-pub const TOLERANCE: f64 = 1e-9;
+pub(super) const TOLERANCE: f64 = 1e-9;
 
 /// The parsed fixture.
-pub fn fixture() -> &'static Value {
+pub(super) fn fixture() -> &'static Value {
     static FIXTURE: OnceLock<Value> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         serde_json::from_str(include_str!("../../tests/fixtures/text_stats.json"))
@@ -22,12 +22,12 @@ pub fn fixture() -> &'static Value {
 }
 
 /// The cases of one section of the fixture.
-pub fn cases(section: &str) -> &'static [Value] {
+pub(super) fn cases(section: &str) -> &'static [Value] {
     fixture()[section].as_array().expect("fixture section is a list")
 }
 
 /// A reference corpus: hypotheses and reference streams.
-pub fn corpus(name: &str) -> (Vec<String>, Vec<Vec<String>>) {
+pub(super) fn corpus(name: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let c = &fixture()["corpora"][name];
     (
         strings(&c["hyps"]),
@@ -36,7 +36,7 @@ pub fn corpus(name: &str) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 /// A JSON list of strings.
-pub fn strings(v: &Value) -> Vec<String> {
+pub(super) fn strings(v: &Value) -> Vec<String> {
     let items = v.as_array().expect("a list of strings");
     items
         .iter()
@@ -45,7 +45,7 @@ pub fn strings(v: &Value) -> Vec<String> {
 }
 
 /// A JSON number, `null` meaning NaN.
-pub fn num(v: &Value) -> f64 {
+pub(super) fn num(v: &Value) -> f64 {
     if v.is_null() {
         f64::NAN
     } else {
@@ -54,7 +54,7 @@ pub fn num(v: &Value) -> f64 {
 }
 
 /// Whether `got` matches `want` within [`TOLERANCE`] (NaN matches NaN).
-pub fn close(got: f64, want: f64) -> bool {
+pub(super) fn close(got: f64, want: f64) -> bool {
     if want.is_nan() || got.is_nan() {
         return want.is_nan() && got.is_nan();
     }
@@ -62,7 +62,7 @@ pub fn close(got: f64, want: f64) -> bool {
 }
 
 /// Asserts [`close`] and returns the absolute difference.
-pub fn assert_close(got: f64, want: &Value, what: &dyn std::fmt::Display) -> f64 {
+pub(super) fn assert_close(got: f64, want: &Value, what: &dyn std::fmt::Display) -> f64 {
     let want = num(want);
     assert!(close(got, want), "{what}: got {got}, want {want}");
     if got == want || want.is_nan() {

@@ -30,17 +30,7 @@ impl Replay {
             .into_iter()
             .map(|e| e.body)
             .filter(|g| g.model == model.model && g.response_blake3.is_some())
-            .map(|g| {
-                (
-                    (
-                        g.competition.clone(),
-                        g.language.clone(),
-                        g.format,
-                        g.seed,
-                    ),
-                    g,
-                )
-            })
+            .map(|g| ((g.competition.clone(), g.language.clone(), g.format, g.seed), g))
             .collect();
         Ok(Self { source, by_sample })
     }

@@ -20,7 +20,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
 use crate::events::{RATING_SCALE, TranslationCheck};

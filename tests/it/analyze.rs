@@ -16,9 +16,9 @@ use std::collections::BTreeMap;
 
 use insta::assert_snapshot;
 use ml2b::events::{Agent, Execution, Generation, Grade};
+use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
 use ml2b::manifest::models::Provider;
 use ml2b::sandbox::{Format, Outcome};
-use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
 use ml2b::store::{Hash, Store};
 
 use crate::common::Workspace;
@@ -120,7 +120,11 @@ fn execution(g: &Generation, r: Option<f64>) -> Execution {
         code_blake3: g.code_blake3.clone(),
         backend: "fixture".into(),
         image: None,
-        outcome: if r.is_some() { Outcome::Ok } else { Outcome::RuntimeError },
+        outcome: if r.is_some() {
+            Outcome::Ok
+        } else {
+            Outcome::RuntimeError
+        },
         predictions_blake3: None,
         result: "{}".into(),
         detail: None,

@@ -23,7 +23,7 @@ pub(super) struct RawData<'a> {
 
 impl<'a> RawData<'a> {
     /// Checks irrCAC's preconditions and precomputes `r_i` and `Σ_k r_ik(r*_ik − 1)`.
-    pub fn new(counts: Vec<Vec<f64>>, w: &'a [Vec<f64>]) -> Result<Self, AgreementError> {
+    pub(super) fn new(counts: Vec<Vec<f64>>, w: &'a [Vec<f64>]) -> Result<Self, AgreementError> {
         if counts.len() < 2 {
             return Err(AgreementError::TooFewSubjects(counts.len()));
         }
@@ -99,7 +99,7 @@ impl<'a> RawData<'a> {
     }
 
     /// Gwet's AC1 (identity weights) or AC2 (`CAC.gwet`).
-    pub fn gwet(&self) -> Coefficient {
+    pub(super) fn gwet(&self) -> Coefficient {
         let (pa, pi, q, tw) = (self.pa(), self.pi(), self.q(), self.weights_sum());
         let pe = if q >= 2.0 {
             tw * pi.iter().map(|p| p * (1.0 - p)).sum::<f64>() / (q * (q - 1.0))
@@ -120,7 +120,7 @@ impl<'a> RawData<'a> {
     }
 
     /// Fleiss' generalized kappa (`CAC.fleiss`).
-    pub fn fleiss(&self) -> Result<Coefficient, AgreementError> {
+    pub(super) fn fleiss(&self) -> Result<Coefficient, AgreementError> {
         let (pa, pi) = (self.pa(), self.pi());
         let pe = quadratic_form(self.w, &pi, &pi);
         if pe == 1.0 {
@@ -145,7 +145,7 @@ impl<'a> RawData<'a> {
     }
 
     /// Brennan–Prediger (`CAC.bp`).
-    pub fn brennan_prediger(&self) -> Coefficient {
+    pub(super) fn brennan_prediger(&self) -> Coefficient {
         let (pa, q) = (self.pa(), self.q());
         let pe = if q >= 2.0 {
             self.weights_sum() / (q * q)
@@ -165,7 +165,7 @@ impl<'a> RawData<'a> {
     }
 
     /// Krippendorff's alpha (`CAC.krippendorff`), on subjects rated twice or more.
-    pub fn krippendorff(&self) -> Result<Coefficient, AgreementError> {
+    pub(super) fn krippendorff(&self) -> Result<Coefficient, AgreementError> {
         let keep: Vec<usize> = (0..self.counts.len()).filter(|&i| self.ri[i] >= 2.0).collect();
         if keep.len() < 2 {
             return Err(AgreementError::TooFewSubjects(keep.len()));

@@ -42,14 +42,14 @@ fn apply(rules: &Rules, line: &str) -> String {
 }
 
 /// The international (v14) tokenizer.
-pub fn tokenize_intl(line: &str) -> String {
+pub(super) fn tokenize_intl(line: &str) -> String {
     static RULES: OnceLock<Rules> = OnceLock::new();
     apply(RULES.get_or_init(|| compile(&RULES_INTL)), line)
 }
 
 /// `TokenizerRegexp` in sacrebleu/tokenizers/tokenizer_re.py: its four
 /// rules each replace one character or one pair of characters.
-pub fn post_tokenize_13a(line: &str) -> String {
+pub(super) fn post_tokenize_13a(line: &str) -> String {
     let not_digit = |c: char| !c.is_ascii_digit();
     let text = space_symbols(line);
     let text = sub_pairs(&text, not_digit, is_period_or_comma, ["", " ", " "]);

@@ -36,7 +36,7 @@ pub fn is_chinese_char(c: char) -> bool {
 }
 
 /// `TokenizerZh.__call__`.
-pub fn tokenize_zh(line: &str) -> String {
+pub(super) fn tokenize_zh(line: &str) -> String {
     let line = py_strip(line);
     let mut spaced = String::with_capacity(line.len() * 2);
     for c in line.chars() {

@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 /// What the server does with one request.
 #[derive(Clone, Debug)]
-pub enum Reply {
+pub(super) enum Reply {
     /// A complete response.
     Send {
         status: u16,
@@ -27,7 +27,7 @@ pub enum Reply {
 }
 
 impl Reply {
-    pub fn json(status: u16, body: &str) -> Self {
+    pub(super) fn json(status: u16, body: &str) -> Self {
         Self::Send {
             status,
             headers: Vec::new(),
@@ -35,7 +35,7 @@ impl Reply {
         }
     }
 
-    pub fn with_header(status: u16, name: &'static str, value: &str, body: &str) -> Self {
+    pub(super) fn with_header(status: u16, name: &'static str, value: &str, body: &str) -> Self {
         Self::Send {
             status,
             headers: vec![(name, value.to_string())],
@@ -46,14 +46,14 @@ impl Reply {
 
 /// A request as received; header names lowercased.
 #[derive(Clone, Debug)]
-pub struct Received {
+pub(super) struct Received {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: serde_json::Value,
 }
 
 impl Received {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         let found = self.headers.iter().find(|(n, _)| n == name);
         found.map(|(_, v)| v.as_str())
     }
@@ -68,13 +68,13 @@ struct State {
     received: Mutex<Vec<Received>>,
 }
 
-pub struct Server {
+pub(super) struct Server {
     pub url: String,
     state: Arc<State>,
 }
 
 impl Server {
-    pub async fn start(script: Vec<Reply>) -> Self {
+    pub(super) async fn start(script: Vec<Reply>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let state = Arc::new(State {
@@ -91,15 +91,15 @@ impl Server {
     }
 
     /// Requests received so far.
-    pub fn hits(&self) -> usize {
+    pub(super) fn hits(&self) -> usize {
         self.state.hits.load(Ordering::SeqCst)
     }
 
-    pub fn max_in_flight(&self) -> usize {
+    pub(super) fn max_in_flight(&self) -> usize {
         self.state.max_in_flight.load(Ordering::SeqCst)
     }
 
-    pub fn received(&self) -> Vec<Received> {
+    pub(super) fn received(&self) -> Vec<Received> {
         self.state.received.lock().unwrap().clone()
     }
 }

@@ -63,7 +63,7 @@ pub(super) struct Transport {
 
 impl Transport {
     /// Checks the configuration and builds the client for `{endpoint}/{path}`.
-    pub fn new(config: ClientConfig, path: &str) -> Result<Self, ProviderError> {
+    pub(super) fn new(config: ClientConfig, path: &str) -> Result<Self, ProviderError> {
         let invalid = |message: String| ProviderError::InvalidConfig { message };
         if config.max_attempts == 0 || config.concurrency == 0 {
             return Err(invalid("max_attempts and concurrency must be at least 1".into()));
@@ -85,7 +85,7 @@ impl Transport {
     }
 
     /// Sends `body` until it succeeds, fails fatally or runs out of attempts.
-    pub async fn complete(
+    pub(super) async fn complete(
         &self,
         headers: HeaderMap,
         auth: Auth,

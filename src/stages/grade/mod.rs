@@ -29,7 +29,6 @@ pub mod baselines;
 
 use std::collections::BTreeMap;
 
-
 use super::{Planned, Stage, StageError};
 use crate::competition::{Benchmark, Competition, Side};
 use crate::events::{Execution, Grade};
@@ -264,7 +263,11 @@ pub fn score_execution(
     c: &Competition,
     x: &Execution,
 ) -> Result<Result<f64, String>, StageError> {
-    let Some(hash) = x.predictions_blake3.as_deref().filter(|_| x.outcome == crate::sandbox::Outcome::Ok) else {
+    let Some(hash) = x
+        .predictions_blake3
+        .as_deref()
+        .filter(|_| x.outcome == crate::sandbox::Outcome::Ok)
+    else {
         return Ok(Err(format!("the run ended {}", x.outcome)));
     };
     let hash: Hash = hash
