@@ -137,6 +137,7 @@ pub fn body_fields<B: EventBody>() -> Result<Vec<FieldRef>, LogError> {
         .sequence_as_large_list(false)
         .enums_without_data_as_strings(true);
     let fields = Vec::<FieldRef>::from_type::<B>(options).map_err(LogError::Arrow)?;
+    let fields: Vec<FieldRef> = fields.into_iter().map(plain_strings).collect();
     if let Some(f) = fields
         .iter()
         .find(|f| COMMON_COLUMNS.contains(&f.name().as_str()))
@@ -147,6 +148,19 @@ pub fn body_fields<B: EventBody>() -> Result<Vec<FieldRef>, LogError> {
         });
     }
     Ok(fields)
+}
+
+/// A closed set of a body (an enum of names: a format, an outcome) is traced as a
+/// dictionary of strings; its column is a plain string column, as it was before bodies
+/// typed it, so segments keep one schema whatever the Rust type.
+fn plain_strings(field: FieldRef) -> FieldRef {
+    match field.data_type() {
+        DataType::Dictionary(_, value) if value.as_ref() == &DataType::Utf8 => Arc::new(
+            Field::new(field.name(), DataType::Utf8, field.is_nullable())
+                .with_metadata(field.metadata().clone()),
+        ),
+        _ => field,
+    }
 }
 
 /// The full Arrow schema of a stage's segments.
