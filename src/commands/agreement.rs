@@ -6,7 +6,7 @@ use crate::settings::{AgreementSettings, GlobalSettings};
 
 /// Runs `ml2b agreement`.
 pub(super) fn agreement(settings: &GlobalSettings, s: &AgreementSettings) -> anyhow::Result<ExitStatus> {
-    let report = agreement_file(&s.ratings, s.categories.as_deref(), s.weights.clone())?;
+    let report = agreement_file(&s.ratings, s.categories.as_deref(), s.weights)?;
     print_report(settings, &report)?;
     Ok(ExitStatus::Success)
 }

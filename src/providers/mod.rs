@@ -132,7 +132,7 @@ impl Responder {
     ) -> Result<Response, RespondError> {
         let chat = self.0.as_ref().ok_or(RespondError::NoRequests)?;
         let completion = chat.complete(request, sample).await?;
-        let json = serde_json::to_vec(&completion).map_err(|e| LogError::Json(e))?;
+        let json = serde_json::to_vec(&completion).map_err(LogError::Json)?;
         let object = store.objects().put(&json)?;
         Ok(Response { completion, object })
     }

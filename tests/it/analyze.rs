@@ -139,11 +139,11 @@ fn execution(g: &Generation, r: Option<f64>) -> Execution {
 fn grade(x: &Execution, r: Option<f64>) -> Grade {
     Grade {
         competition: x.competition.clone(),
-        format: x.format.clone(),
+        format: x.format,
         code_blake3: x.code_blake3.clone(),
         metric: "rmse".into(),
         direction: "minimize".into(),
-        outcome: x.outcome.clone(),
+        outcome: x.outcome,
         valid: r.is_some(),
         score: r.map(|r| 1.0 / r),
         reason: None,

@@ -79,7 +79,7 @@ impl Baselines {
 
     /// Which baseline an execution is, if any.
     pub fn role(&self, x: &Execution) -> Option<BaselineRole> {
-        let key = (x.competition.clone(), x.format.clone(), x.code_blake3.clone());
+        let key = (x.competition.clone(), x.format, x.code_blake3.clone());
         self.roles.get(&key).copied()
     }
 

@@ -205,11 +205,11 @@ impl Stage for GradeStage {
         let (automl_score, automl_run) = against(BaselineRole::Automl);
         let mut grade = Grade {
             competition: x.competition.clone(),
-            format: x.format.clone(),
+            format: x.format,
             code_blake3: x.code_blake3.clone(),
             metric: m.metric.name.clone(),
             direction: crate::manifest::serde_name(&m.metric.direction),
-            outcome: x.outcome.clone(),
+            outcome: x.outcome,
             valid: false,
             score: None,
             reason: None,

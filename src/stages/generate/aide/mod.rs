@@ -217,7 +217,7 @@ async fn attempt(
         competition: body.competition.clone(),
         language: body.language.clone(),
         model: body.model.clone(),
-        format: body.format.clone(),
+        format: body.format,
         seed: body.seed,
         search: unit.key.to_hex(),
         node: node_id(&unit.key, step),
