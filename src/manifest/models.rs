@@ -78,6 +78,15 @@ struct File {
     model: Vec<Model>,
 }
 
+impl Model {
+    /// The params of a `template` model, checked (`manifest::templates`).
+    pub fn template_params(
+        &self,
+    ) -> Result<super::templates::AutogluonParams, super::templates::ParamsError> {
+        super::templates::params(&self.name, &self.template, self.params.as_ref())
+    }
+}
+
 /// The models of `models.toml`, in file order.
 #[derive(Clone, Debug)]
 pub struct Models {
@@ -124,7 +133,7 @@ fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
             }
         }
         if m.provider == Provider::Template {
-            super::templates::params(m).map_err(|e| bad("template", e.to_string()))?;
+            m.template_params().map_err(|e| bad("template", e.to_string()))?;
         }
         if m.provider == Provider::Replay && (m.store.is_empty() || m.model.is_empty()) {
             return Err(bad(

@@ -4,8 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::models::Model;
-
 /// The templates a `template` model may name.
 pub const TEMPLATES: [&str; 1] = ["autogluon"];
 
@@ -70,20 +68,24 @@ pub const FAMILY_SEEDS: [(&str, &str); 6] = [
     ("KNN", ""),
 ];
 
-/// The params of a template model, checked.
-pub fn params(model: &Model) -> Result<AutogluonParams, ParamsError> {
-    if !TEMPLATES.contains(&model.template.as_str()) {
+/// The params of the template model `model` (its `template` and `params`), checked.
+pub fn params(
+    model: &str,
+    template: &str,
+    table: Option<&toml::Table>,
+) -> Result<AutogluonParams, ParamsError> {
+    if !TEMPLATES.contains(&template) {
         return Err(ParamsError::Unknown {
-            model: model.name.clone(),
-            template: model.template.clone(),
+            model: model.to_string(),
+            template: template.to_string(),
             known: TEMPLATES.join(", "),
         });
     }
     let bad = |message: String| ParamsError::Params {
-        model: model.name.clone(),
+        model: model.to_string(),
         message,
     };
-    let p: AutogluonParams = match &model.params {
+    let p: AutogluonParams = match table {
         Some(table) => table
             .clone()
             .try_into()

@@ -27,7 +27,7 @@ use crate::competition::Competition;
 use crate::competition::contract::Spec;
 use crate::manifest::competition::{Domain, TaskType};
 use crate::manifest::models::Model;
-use crate::manifest::templates::{AutogluonParams, FAMILY_SEEDS, ParamsError, params};
+use crate::manifest::templates::{AutogluonParams, FAMILY_SEEDS, ParamsError};
 
 /// `stages/generate/autogluon.py.j2`.
 const AUTOGLUON: &str = include_str!("../../stages/generate/autogluon.py.j2");
@@ -136,7 +136,7 @@ fn problem_type(task: TaskType) -> Option<&'static str> {
 
 /// Renders `model`'s template for competition `c` and sample `seed`.
 pub fn render(model: &Model, c: &Competition, seed: u32) -> Result<Rendered, TemplateError> {
-    let p = params(model)?;
+    let p = model.template_params()?;
     let m = &c.manifest;
     let (metric, log_target) = eval_metric(&m.metric.name, m.task).ok_or_else(|| TemplateError::Metric {
         competition: m.id.clone(),
@@ -304,16 +304,16 @@ mod tests {
     fn bad_params_name_the_model_and_the_field() {
         let mut model = autogluon();
         model.params = Some(toml::from_str("familes = [\"GBM\"]").unwrap());
-        let e = params(&model).unwrap_err().to_string();
+        let e = model.template_params().unwrap_err().to_string();
         assert!(
             e.starts_with("model `autogluon`: params: unknown field `familes`"),
             "{e}"
         );
         model.params = Some(toml::from_str("families = [\"NN_TORCH\"]").unwrap());
-        let e = params(&model).unwrap_err().to_string();
+        let e = model.template_params().unwrap_err().to_string();
         assert!(e.contains("family `NN_TORCH` is not a CPU family"), "{e}");
         model.template = "h2o".into();
-        let e = params(&model).unwrap_err().to_string();
+        let e = model.template_params().unwrap_err().to_string();
         assert_eq!(e, "model `autogluon`: unknown template `h2o` (known: autogluon)");
     }
 }
