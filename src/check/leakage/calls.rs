@@ -16,10 +16,7 @@ use super::super::FindingKind;
 use super::super::syntax::{descendants, line, named, text};
 use super::catalog;
 use super::interp::{Frame, Interp, MAX_DEPTH, absorb, key_of};
-use super::value::{
-    Base, EST_MODEL, EST_PRE, EST_SPLITTER, EST_STATELESS, EST_UNKNOWN, Key, Konst, Mask, Mode, Origins, Val,
-    has_base, overlap,
-};
+use super::value::{Base, EstKinds, Key, Konst, Mask, Mode, Origins, Val, has_base, overlap};
 
 /// Evaluated arguments of a call, with their nodes.
 pub(super) struct Args<'t> {
@@ -179,7 +176,7 @@ impl<'t> Interp<'t> {
                 let callee = self.eval(func, f);
                 let args = self.eval_args(call, f, None);
                 let mut r = self.generic(call, &args);
-                if callee.est != 0 {
+                if !callee.est.is_empty() {
                     r = callee;
                 }
                 r
@@ -225,7 +222,7 @@ impl<'t> Interp<'t> {
 
     /// An instance of the submission's class `name`, after its `__init__` ran on `args`.
     fn construct(&mut self, name: &str, args: Args<'t>, call: Node<'t>) -> Val {
-        let kind = self.classes.get(name).copied().unwrap_or(0);
+        let kind = self.classes.get(name).copied().unwrap_or_default();
         let instance = Val {
             est: kind,
             class: Some(name.to_string()),
@@ -378,7 +375,7 @@ impl<'t> Interp<'t> {
         f: &mut Frame<'t>,
     ) -> Val {
         if catalog::is_pipeline(name) {
-            let est = last_estimator(&args.values()).unwrap_or(EST_UNKNOWN);
+            let est = last_estimator(&args.values()).unwrap_or(EstKinds::UNKNOWN);
             let early = args.values().iter().any(|v| v.flatten().early_stop);
             return Val {
                 est,
@@ -392,7 +389,7 @@ impl<'t> Interp<'t> {
                 .map(|(_, v)| v.flatten())
                 .unwrap_or_default();
             self.check_degenerate_cv(call, &args);
-            let est = if inner.est == 0 { EST_MODEL } else { inner.est };
+            let est = inner.est.or(EstKinds::MODEL);
             return Val {
                 est,
                 early_stop: inner.early_stop,
@@ -402,7 +399,7 @@ impl<'t> Interp<'t> {
         if let Some(kind) = catalog::estimator_kind(name) {
             let data = args.joined();
             if catalog::trains_on_construction(name) && data.is_data() {
-                self.fit_event(call, EST_PRE, "fit", &data);
+                self.fit_event(call, EstKinds::PRE, "fit", &data);
             }
             let early =
                 catalog::selects_on_eval_by_default(name) || keyword_present(&args, "early_stopping_rounds");
@@ -424,7 +421,7 @@ impl<'t> Interp<'t> {
                 .get(1, &["train_set", "dtrain", "pool"])
                 .map(|(_, v)| v.flatten())
                 .unwrap_or_default();
-            self.fit_event(call, EST_MODEL, "fit", &data);
+            self.fit_event(call, EstKinds::MODEL, "fit", &data);
             if dotted.ends_with(".cv") {
                 return Val::default();
             }
@@ -436,7 +433,7 @@ impl<'t> Interp<'t> {
                 }
             }
             return Val {
-                est: EST_MODEL,
+                est: EstKinds::MODEL,
                 fitted: data.rows,
                 ..Val::default()
             };
@@ -454,9 +451,9 @@ impl<'t> Interp<'t> {
             let est = args
                 .get(0, &["estimator"])
                 .map(|(_, v)| v.flatten().est)
-                .unwrap_or(0);
+                .unwrap_or_default();
             let data = args.get(1, &["X"]).map(|(_, v)| v.flatten()).unwrap_or_default();
-            self.fit_event(call, if est == 0 { EST_MODEL } else { est }, "fit", &data);
+            self.fit_event(call, est.or(EstKinds::MODEL), "fit", &data);
             if name == "cross_val_predict" {
                 let mut r = data.derived();
                 r.pred = true;
@@ -653,12 +650,7 @@ impl<'t> Interp<'t> {
             let data = args.get(0, DATA_KW).map(|(_, v)| v.flatten());
             let (ret, after) = self.inline_method(method, name, recv.clone(), &args, call);
             if let (true, Some(data)) = (catalog::is_fit_method(name), data) {
-                self.fit_event(
-                    call,
-                    if recv.est == 0 { EST_UNKNOWN } else { recv.est },
-                    name,
-                    &data,
-                );
+                self.fit_event(call, recv.est.or(EstKinds::UNKNOWN), name, &data);
             }
             self.rebind(recv_node, after.clone(), f);
             return if ret.konst == Some(Konst::None) {
@@ -676,11 +668,7 @@ impl<'t> Interp<'t> {
                     ..Val::default()
                 },
             };
-            let est = if recv_flat.est == 0 {
-                EST_UNKNOWN
-            } else {
-                recv_flat.est
-            };
+            let est = recv_flat.est.or(EstKinds::UNKNOWN);
             self.fit_event(call, est, name, &data);
             let selecting = recv_flat.early_stop
                 || keyword_present(&args, "early_stopping_rounds")
@@ -723,13 +711,13 @@ impl<'t> Interp<'t> {
             if catalog::is_transform_method(name) {
                 return x.derived();
             }
-            if name == "score" && recv_flat.est != 0 {
+            if name == "score" && !recv_flat.est.is_empty() {
                 return Val {
                     train_score: overlap(&recv_flat.fitted, &x.rows),
                     ..Val::default()
                 };
             }
-            if name == "split" && recv_flat.est & EST_SPLITTER != 0 {
+            if name == "split" && recv_flat.est.contains(EstKinds::SPLITTER) {
                 let id = call.id() as u64;
                 let sides = Val::tuple(vec![
                     Val {
@@ -793,17 +781,17 @@ impl<'t> Interp<'t> {
             "copy" => return recv,
             _ => {}
         }
-        if catalog::is_reduction(name) && (recv_flat.train_score || recv_flat.insample || recv_flat.stat != 0)
+        if catalog::is_reduction(name) && (recv_flat.train_score || recv_flat.insample || !recv_flat.stat.is_empty())
         {
             return recv_flat.reduced();
         }
-        if recv_flat.est != 0 && !matches!(name, "compile" | "summary" | "save" | "save_model" | "evaluate") {
+        if !recv_flat.est.is_empty() && !matches!(name, "compile" | "summary" | "save" | "save_model" | "evaluate") {
             return Val {
                 stat: super::value::bases(&recv_flat.fitted),
                 ..Val::default()
             };
         }
-        if name == "evaluate" && recv_flat.est != 0 {
+        if name == "evaluate" && !recv_flat.est.is_empty() {
             let x = args
                 .get(0, &["x", "X"])
                 .map(|(_, v)| v.flatten())
@@ -975,20 +963,18 @@ impl<'t> Interp<'t> {
     // ----- the leakage checks -----
 
     /// Judges fitting an estimator of kind `est` with method `method` on `data`.
-    pub(super) fn fit_event(&mut self, call: Node<'t>, est: u8, method: &str, data: &Val) {
+    pub(super) fn fit_event(&mut self, call: Node<'t>, est: EstKinds, method: &str, data: &Val) {
         if !has_base(&data.rows, Base::Val) {
             return;
         }
-        let learns = est & (EST_PRE | EST_MODEL | EST_UNKNOWN) != 0;
-        if !learns && est & (EST_STATELESS | EST_SPLITTER) != 0 {
+        let learns = est.intersects(EstKinds::PRE | EstKinds::MODEL | EstKinds::UNKNOWN);
+        if !learns && est.intersects(EstKinds::STATELESS | EstKinds::SPLITTER) {
             return;
         }
-        let pre = if est & EST_MODEL != 0 && est & EST_PRE == 0 {
-            false
-        } else if est & EST_PRE != 0 && est & EST_MODEL == 0 {
-            true
-        } else {
-            catalog::is_preprocessing_fit(method)
+        let pre = match (est.contains(EstKinds::PRE), est.contains(EstKinds::MODEL)) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => catalog::is_preprocessing_fit(method),
         };
         let what = rows_phrase(&data.rows);
         if pre {
@@ -1156,7 +1142,7 @@ fn rows_phrase(rows: &Origins) -> &'static str {
 }
 
 /// The kind of the last estimator among pipeline steps (`make_pipeline(a, b)`, `Pipeline([(n, a), …])`).
-fn last_estimator(vals: &[Val]) -> Option<u8> {
+fn last_estimator(vals: &[Val]) -> Option<EstKinds> {
     let mut last = None;
     for v in vals {
         match &v.fields {
@@ -1166,7 +1152,7 @@ fn last_estimator(vals: &[Val]) -> Option<u8> {
                     last = Some(k);
                 }
             }
-            None if v.est != 0 => last = Some(v.est),
+            None if !v.est.is_empty() => last = Some(v.est),
             None => {}
         }
     }
