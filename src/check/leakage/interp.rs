@@ -1,4 +1,4 @@
-//! The abstract interpreter: statements and expressions (calls are in `calls.rs`).
+//! The abstract interpreter: statements and expressions (calls are in `calls`).
 //!
 //! It runs a function body once, in order, on [`Val`]s instead of Python values. Invariants:
 //! - Branches whose condition is not a known constant are all run from the same environment and

@@ -8,8 +8,9 @@
 //!   different sides of the same split.
 //! - `segs`/`marks`: how a concatenation can be split back (row blocks in order, constant marker
 //!   columns), so `full[:len(data)]` or `full[full.is_train == 1]` recovers the training rows.
-//! - `stat`: which bases a statistic (a reduction such as `mean`, `value_counts`) was computed on.
-//! - `est`/`fitted`: for estimators, their kind and the rows they were fitted on.
+//! - `stat`: which bases a statistic (a reduction such as `mean`, `value_counts`) was computed on
+//!   ([`Bases`]).
+//! - `est`/`fitted`: for estimators, their kinds ([`EstKinds`]) and the rows they were fitted on.
 //! - `pred`/`insample`/`train_score`: predictions, predictions on rows the model was fitted on,
 //!   and scores computed from such predictions.
 //! - `fields`/`elem`: literal dicts, lists and tuples by key (and attributes of instances of the
@@ -111,11 +112,19 @@ bit_set! {
     Bases { TRAIN = 1, VAL = 2 }
 }
 
+impl Bases {
+    fn of(base: Base) -> Bases {
+        match base {
+            Base::Train => Bases::TRAIN,
+            Base::Val => Bases::VAL,
+        }
+    }
+}
+
 /// The bases of `rows`.
 pub(super) fn bases(rows: &Origins) -> Bases {
-    rows.iter().fold(Bases::default(), |acc, o| {
-        acc | if o.base == Base::Train { Bases::TRAIN } else { Bases::VAL }
-    })
+    rows.iter()
+        .fold(Bases::default(), |acc, o| acc | Bases::of(o.base))
 }
 
 bit_set! {
@@ -277,7 +286,11 @@ impl Val {
         match &self.konst {
             Some(Konst::None) => Some(true),
             Some(_) => Some(false),
-            None if self.is_data() || !self.est.is_empty() || self.fields.is_some() || self.func.is_some() => {
+            None if self.is_data()
+                || !self.est.is_empty()
+                || self.fields.is_some()
+                || self.func.is_some() =>
+            {
                 Some(false)
             }
             None => None,
