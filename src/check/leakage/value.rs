@@ -442,6 +442,14 @@ impl Val {
         }
     }
 
+    /// An opaque iterable whose every element is `elem`.
+    pub(super) fn iterable(elem: Val) -> Val {
+        Val {
+            elem: Some(Box::new(elem)),
+            ..Val::default()
+        }
+    }
+
     /// Field by key, or the flattened value when the key is unknown or absent.
     pub(super) fn field(&self, key: Option<&Key>) -> Val {
         match (&self.fields, key) {

@@ -132,7 +132,7 @@ impl<'t> Interp<'t> {
             MethodCall::Fit => self.fit(recv, name, call, &args, f),
             MethodCall::Predict => predict(&recv.flat, &args),
             MethodCall::Transform => model_input(&args).derived(),
-            MethodCall::Score => score(&recv.flat, &args),
+            MethodCall::Score => score(&recv.flat, &model_input(&args)),
             MethodCall::Split => split_indices(call),
             MethodCall::Optimizer => self.optimizer(call, &args, f),
             MethodCall::SetParams => recv.val,
@@ -160,17 +160,8 @@ impl<'t> Interp<'t> {
                 let key = args.pos.first().and_then(|(_, k)| key_of(k.konst.as_ref()));
                 recv.val.field(key.as_ref())
             }
-            Other::Items => Val {
-                elem: Some(Box::new(Val::tuple(vec![
-                    Val::default(),
-                    recv.val.element_of_values(),
-                ]))),
-                ..Val::default()
-            },
-            Other::Values => Val {
-                elem: Some(Box::new(recv.val.element_of_values())),
-                ..Val::default()
-            },
+            Other::Items => Val::iterable(Val::tuple(vec![Val::default(), recv.val.element_of_values()])),
+            Other::Values => Val::iterable(recv.val.element_of_values()),
             Other::Keys => Val::default(),
             Other::Copy => recv.val,
             Other::Reduce => recv.flat.reduced(),
@@ -178,10 +169,7 @@ impl<'t> Interp<'t> {
                 stat: bases(&recv.flat.fitted),
                 ..Val::default()
             },
-            Other::Evaluate => Val {
-                train_score: overlap(&recv.flat.fitted, &args.flat(0, &["x", "X"]).rows),
-                ..Val::default()
-            },
+            Other::Evaluate => score(&recv.flat, &args.flat(0, &["x", "X"])),
             Other::Opaque => opaque(recv.flat, args),
         }
     }
@@ -289,9 +277,10 @@ fn predict(recv: &Val, args: &Args) -> Val {
     }
 }
 
-fn score(recv: &Val, args: &Args) -> Val {
+/// A score of the estimator `recv` on `x`: in-sample when `x` overlaps its fit rows.
+fn score(recv: &Val, x: &Val) -> Val {
     Val {
-        train_score: overlap(&recv.fitted, &model_input(args).rows),
+        train_score: overlap(&recv.fitted, &x.rows),
         ..Val::default()
     }
 }
@@ -303,10 +292,7 @@ fn split_indices(call: Node) -> Val {
         split: Some((id, s)),
         ..Val::default()
     };
-    Val {
-        elem: Some(Box::new(Val::tuple(vec![side(0), side(1)]))),
-        ..Val::default()
-    }
+    Val::iterable(Val::tuple(vec![side(0), side(1)]))
 }
 
 fn opaque(recv: Val, args: &Args) -> Val {

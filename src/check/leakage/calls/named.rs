@@ -126,7 +126,8 @@ fn is_numeric_module(dotted: &str) -> bool {
     )
 }
 
-/// `np.random.choice` and the like are not reductions, whatever their name.
+/// A reduction by a numeric module's function (`np.mean`) or by a builtin `max`/`min`/`sum`;
+/// nothing under a `random` module summarises rows, whatever its name.
 fn is_numeric_reduction(name: &str, dotted: &str) -> bool {
     catalog::is_reduction(name)
         && (is_numeric_module(dotted) || matches!(name, "max" | "min" | "sum"))
@@ -399,18 +400,12 @@ fn namespace(args: &Args) -> Val {
 
 fn zip(args: &Args) -> Val {
     let items: Vec<Val> = args.pos.iter().map(|(_, v)| v.element()).collect();
-    Val {
-        elem: Some(Box::new(Val::tuple(items))),
-        ..Val::default()
-    }
+    Val::iterable(Val::tuple(items))
 }
 
 fn enumerate(args: &Args) -> Val {
     let item = args.pos.first().map(|(_, v)| v.element()).unwrap_or_default();
-    Val {
-        elem: Some(Box::new(Val::tuple(vec![Val::default(), item]))),
-        ..Val::default()
-    }
+    Val::iterable(Val::tuple(vec![Val::default(), item]))
 }
 
 /// A copy; `clone(estimator)` is a fresh, unfitted one.

@@ -129,6 +129,7 @@ impl<'t> Interp<'t> {
         let Some(params) = def.child_by_field_name("parameters") else {
             return;
         };
+        // The next positional argument to bind; after `*args` or `*`, parameters are keyword-only.
         let mut next = 0;
         let mut keyword_only = false;
         for p in named(params) {
@@ -142,18 +143,10 @@ impl<'t> Interp<'t> {
                     let rest: Vec<Val> = args.pos.iter().skip(next).map(|(_, v)| v.clone()).collect();
                     next = args.pos.len();
                     keyword_only = true;
-                    if let Some(n) = named(inner).first() {
-                        let name = self.text(*n).to_string();
-                        frame.env.insert(name, Val::tuple(rest));
-                    }
+                    self.bind_splat(inner, Val::tuple(rest), frame);
                 }
                 "keyword_separator" => keyword_only = true,
-                "dictionary_splat_pattern" => {
-                    if let Some(n) = named(inner).first() {
-                        let name = self.text(*n).to_string();
-                        frame.env.insert(name, Val::default());
-                    }
-                }
+                "dictionary_splat_pattern" => self.bind_splat(inner, Val::default(), frame),
                 "identifier" | "default_parameter" | "typed_default_parameter" => {
                     let name_node = if inner.kind() == "identifier" {
                         Some(inner)
@@ -162,17 +155,24 @@ impl<'t> Interp<'t> {
                     };
                     let Some(name_node) = name_node else { continue };
                     let name = self.text(name_node).to_string();
-                    let positional = !keyword_only && next < args.pos.len();
-                    let v = if positional {
-                        next += 1;
-                        args.pos[next - 1].1.clone()
-                    } else {
-                        self.keyword_or_default(inner, &name, args)
+                    let v = match args.pos.get(next).filter(|_| !keyword_only) {
+                        Some((_, v)) => {
+                            next += 1;
+                            v.clone()
+                        }
+                        None => self.keyword_or_default(inner, &name, args),
                     };
                     frame.env.insert(name, v);
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `*rest` or `**options`: the name, if the pattern has one, holds `v`.
+    fn bind_splat(&self, pattern: Node<'t>, v: Val, frame: &mut Frame<'t>) {
+        if let Some(n) = named(pattern).first() {
+            frame.env.insert(self.text(*n).to_string(), v);
         }
     }
 
