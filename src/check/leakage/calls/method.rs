@@ -13,7 +13,7 @@ use super::super::interp::{Frame, Interp, key_of};
 use super::super::value::{EstKinds, Konst, Val, bases, overlap};
 use super::Args;
 
-/// Where the rows a fit method learns from are passed, after the first positional argument.
+/// Keywords that give a fit method its rows when they are not the first positional argument.
 const DATA_KW: &[&str] = &[
     "X",
     "x",
@@ -58,8 +58,8 @@ enum Other {
     Copy,
     /// A reduction of scores, in-sample predictions or statistics: still a statistic.
     Reduce,
-    /// Any other method of a fitted estimator (`get_feature_names_out`, `feature_importances`…):
-    /// something computed from the rows it was fitted on.
+    /// Any other method of an estimator (`get_feature_names_out()`…): something computed from
+    /// the rows it was fitted on.
     FittedStat,
     /// Keras `model.evaluate(x, y)`.
     Evaluate,
