@@ -6,7 +6,7 @@
 //! suffix rules or to "unknown estimator". Invariant: every list is plain data; no function here
 //! looks at the syntax tree.
 
-use super::value::{EST_MODEL, EST_PRE, EST_SPLITTER, EST_STATELESS};
+use super::value::EstKinds;
 
 /// Estimators that learn nothing from the data they are fitted on.
 const STATELESS: &[&str] = &[
@@ -199,21 +199,21 @@ const SPLITTERS: &[&str] = &[
     "MultilabelStratifiedKFold",
 ];
 
-/// The estimator kind (`EST_*` bits) a constructor call `name(...)` makes, if it is one.
-pub(super) fn estimator_kind(name: &str) -> Option<u8> {
+/// The estimator kind a constructor call `name(...)` makes, if it is one.
+pub(super) fn estimator_kind(name: &str) -> Option<EstKinds> {
     if STATELESS.contains(&name) {
-        Some(EST_STATELESS)
+        Some(EstKinds::STATELESS)
     } else if SPLITTERS.contains(&name) {
-        Some(EST_SPLITTER)
+        Some(EstKinds::SPLITTER)
     } else if PREPROCESSORS.contains(&name) {
-        Some(EST_PRE)
+        Some(EstKinds::PRE)
     } else if MODELS.contains(&name)
         || MODEL_MARKERS.iter().any(|m| name.contains(m))
         || MODEL_SUFFIXES.iter().any(|s| name.ends_with(s))
     {
-        Some(EST_MODEL)
+        Some(EstKinds::MODEL)
     } else if PRE_SUFFIXES.iter().any(|s| name.ends_with(s)) {
-        Some(EST_PRE)
+        Some(EstKinds::PRE)
     } else {
         None
     }
@@ -514,13 +514,13 @@ mod tests {
 
     #[test]
     fn estimator_kinds() {
-        assert_eq!(estimator_kind("StandardScaler"), Some(EST_PRE));
-        assert_eq!(estimator_kind("LGBMClassifier"), Some(EST_MODEL));
-        assert_eq!(estimator_kind("LogisticRegression"), Some(EST_MODEL));
-        assert_eq!(estimator_kind("CatBoostRegressor"), Some(EST_MODEL));
-        assert_eq!(estimator_kind("TfidfVectorizer"), Some(EST_PRE));
-        assert_eq!(estimator_kind("HashingVectorizer"), Some(EST_STATELESS));
-        assert_eq!(estimator_kind("StratifiedKFold"), Some(EST_SPLITTER));
+        assert_eq!(estimator_kind("StandardScaler"), Some(EstKinds::PRE));
+        assert_eq!(estimator_kind("LGBMClassifier"), Some(EstKinds::MODEL));
+        assert_eq!(estimator_kind("LogisticRegression"), Some(EstKinds::MODEL));
+        assert_eq!(estimator_kind("CatBoostRegressor"), Some(EstKinds::MODEL));
+        assert_eq!(estimator_kind("TfidfVectorizer"), Some(EstKinds::PRE));
+        assert_eq!(estimator_kind("HashingVectorizer"), Some(EstKinds::STATELESS));
+        assert_eq!(estimator_kind("StratifiedKFold"), Some(EstKinds::SPLITTER));
         assert_eq!(estimator_kind("DataFrame"), None);
         assert!(
             is_library_train("lgb.train") && is_library_train("xgboost.train") && !is_library_train("train")

@@ -1,4 +1,4 @@
-//! The abstract interpreter: statements and expressions (calls are in `calls.rs`).
+//! The abstract interpreter: statements and expressions (calls are in `calls`).
 //!
 //! It runs a function body once, in order, on [`Val`]s instead of Python values. Invariants:
 //! - Branches whose condition is not a known constant are all run from the same environment and
@@ -19,7 +19,7 @@ use tree_sitter::Node;
 
 use super::super::syntax::{children, line, named, snippet, string_value, text, unparen};
 use super::super::{Finding, FindingKind};
-use super::value::{Base, Key, Konst, Mark, Mask, Origins, Val, has_base};
+use super::value::{Base, EstKinds, Key, Konst, Mark, Mask, Origins, Val, has_base};
 
 pub(super) type Env = HashMap<String, Val>;
 
@@ -40,7 +40,7 @@ pub(super) type MemoEntry = (Vec<Val>, Vec<(String, Val)>, u64, Val);
 pub(super) struct Interp<'t> {
     pub src: &'t str,
     pub functions: HashMap<String, Node<'t>>,
-    pub classes: HashMap<String, u8>,
+    pub classes: HashMap<String, EstKinds>,
     pub class_defs: HashMap<String, Node<'t>>,
     pub module_env: Env,
     pub findings: Vec<Finding>,
@@ -89,7 +89,7 @@ impl<'t> Interp<'t> {
     pub(super) fn new(
         src: &'t str,
         functions: HashMap<String, Node<'t>>,
-        classes: HashMap<String, u8>,
+        classes: HashMap<String, EstKinds>,
         class_defs: HashMap<String, Node<'t>>,
     ) -> Self {
         Interp {
@@ -960,7 +960,7 @@ impl<'t> Interp<'t> {
                 }
             };
         }
-        if v.est != 0 {
+        if !v.est.is_empty() {
             return match name {
                 "best_estimator_"
                 | "estimator_"
@@ -1273,7 +1273,7 @@ impl<'t> Interp<'t> {
                         None => s.push(p.rows.clone()),
                     }
                 }
-            } else if p.stat != 0 || p.est != 0 {
+            } else if !p.stat.is_empty() || !p.est.is_empty() {
                 segs = None;
             }
             out = out.join(&p.derived());

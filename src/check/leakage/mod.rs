@@ -56,10 +56,10 @@ use super::loader::Kept;
 use super::syntax::{named, text};
 use super::{Finding, Format};
 use interp::{Frame, Interp};
-use value::{Base, EST_MODEL, EST_PRE, EST_UNKNOWN, Val};
+use value::{Base, EstKinds, Val};
 
 pub(super) fn check(_root: Node, src: &str, format: Format, kept: &Kept, out: &mut Vec<Finding>) {
-    let classes: HashMap<String, u8> = kept
+    let classes: HashMap<String, EstKinds> = kept
         .classes
         .iter()
         .filter_map(|(name, def)| class_kind(*def, src).map(|k| (name.clone(), k)))
@@ -102,7 +102,7 @@ fn run_entry<'t>(it: &mut Interp<'t>, kept: &Kept<'t>, name: &str, args: Vec<Val
 }
 
 /// A user class's estimator kind from the methods it defines.
-fn class_kind(def: Node, src: &str) -> Option<u8> {
+fn class_kind(def: Node, src: &str) -> Option<EstKinds> {
     let body = def.child_by_field_name("body")?;
     let methods: Vec<&str> = named(body)
         .into_iter()
@@ -117,11 +117,11 @@ fn class_kind(def: Node, src: &str) -> Option<u8> {
         .filter_map(|m| m.child_by_field_name("name").map(|n| text(n, src)))
         .collect();
     if methods.iter().any(|m| m.starts_with("predict")) {
-        Some(EST_MODEL)
+        Some(EstKinds::MODEL)
     } else if methods.contains(&"transform") {
-        Some(EST_PRE)
+        Some(EstKinds::PRE)
     } else if methods.contains(&"fit") {
-        Some(EST_UNKNOWN)
+        Some(EstKinds::UNKNOWN)
     } else {
         None
     }

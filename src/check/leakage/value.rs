@@ -8,8 +8,9 @@
 //!   different sides of the same split.
 //! - `segs`/`marks`: how a concatenation can be split back (row blocks in order, constant marker
 //!   columns), so `full[:len(data)]` or `full[full.is_train == 1]` recovers the training rows.
-//! - `stat`: which bases a statistic (a reduction such as `mean`, `value_counts`) was computed on.
-//! - `est`/`fitted`: for estimators, their kind and the rows they were fitted on.
+//! - `stat`: which bases a statistic (a reduction such as `mean`, `value_counts`) was computed on
+//!   ([`Bases`]).
+//! - `est`/`fitted`: for estimators, their kinds ([`EstKinds`]) and the rows they were fitted on.
 //! - `pred`/`insample`/`train_score`: predictions, predictions on rows the model was fitted on,
 //!   and scores computed from such predictions.
 //! - `fields`/`elem`: literal dicts, lists and tuples by key (and attributes of instances of the
@@ -70,22 +71,89 @@ pub(super) fn has_base(rows: &Origins, base: Base) -> bool {
     rows.iter().any(|o| o.base == base)
 }
 
-pub(super) const SRC_TRAIN: u8 = 1;
-pub(super) const SRC_VAL: u8 = 2;
+/// A set of named bits: the facts a [`Val::join`] gathers by union.
+macro_rules! bit_set {
+    ($(#[$doc:meta])* $name:ident { $($(#[$cdoc:meta])* $flag:ident = $bit:expr),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub(super) struct $name(u8);
 
-/// The bases of `rows` as `SRC_*` bits.
-pub(super) fn bases(rows: &Origins) -> u8 {
-    rows.iter().fold(0, |acc, o| {
-        acc | if o.base == Base::Train { SRC_TRAIN } else { SRC_VAL }
-    })
+        impl $name {
+            $($(#[$cdoc])* pub(super) const $flag: $name = $name($bit);)+
+
+            pub(super) fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+
+            /// Whether every member of `other` is in `self`.
+            pub(super) fn contains(self, other: $name) -> bool {
+                self.0 & other.0 == other.0
+            }
+        }
+
+        impl std::ops::BitOr for $name {
+            type Output = $name;
+
+            fn bitor(self, other: $name) -> $name {
+                $name(self.0 | other.0)
+            }
+        }
+
+        impl std::ops::BitOrAssign for $name {
+            fn bitor_assign(&mut self, other: $name) {
+                self.0 |= other.0;
+            }
+        }
+    };
 }
 
-/// Kinds of estimator objects (bits).
-pub(super) const EST_PRE: u8 = 1;
-pub(super) const EST_MODEL: u8 = 2;
-pub(super) const EST_STATELESS: u8 = 4;
-pub(super) const EST_SPLITTER: u8 = 8;
-pub(super) const EST_UNKNOWN: u8 = 16;
+bit_set! {
+    /// The bases a statistic was computed on.
+    Bases { TRAIN = 1, VAL = 2 }
+}
+
+impl Bases {
+    fn of(base: Base) -> Bases {
+        match base {
+            Base::Train => Bases::TRAIN,
+            Base::Val => Bases::VAL,
+        }
+    }
+}
+
+/// The bases of `rows`.
+pub(super) fn bases(rows: &Origins) -> Bases {
+    rows.iter()
+        .fold(Bases::default(), |acc, o| acc | Bases::of(o.base))
+}
+
+bit_set! {
+    /// The kinds an estimator object may be: more than one when branches built different ones.
+    EstKinds {
+        /// Preprocessing or unsupervised: its fit learns parameters from the rows.
+        PRE = 1,
+        MODEL = 2,
+        /// Learns nothing from the rows it is fitted on.
+        STATELESS = 4,
+        /// A cross-validation splitter.
+        SPLITTER = 8,
+        /// Learns from the rows, as a model or as preprocessing: which is unknown (an object
+        /// fitted by method name only, a pipeline of unknown steps).
+        UNKNOWN = 16,
+    }
+}
+
+impl EstKinds {
+    /// Whether some member of `other` is in `self`.
+    pub(super) fn intersects(self, other: EstKinds) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// These kinds, or `default` when none is known.
+    pub(super) fn or(self, default: EstKinds) -> EstKinds {
+        if self.is_empty() { default } else { self }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Konst {
@@ -159,8 +227,8 @@ pub(super) struct Val {
     pub rows: Origins,
     pub segs: Option<Vec<Origins>>,
     pub marks: Vec<Mark>,
-    pub stat: u8,
-    pub est: u8,
+    pub stat: Bases,
+    pub est: EstKinds,
     pub early_stop: bool,
     pub fitted: Origins,
     pub pred: bool,
@@ -210,7 +278,7 @@ impl Val {
 
     /// A statistic of validation rows that is not itself data (and not about predictions).
     pub(super) fn is_val_stat(&self) -> bool {
-        !self.is_data() && self.stat & SRC_VAL != 0 && !self.pred
+        !self.is_data() && self.stat.contains(Bases::VAL) && !self.pred
     }
 
     /// Definitely not None / definitely None / unknown.
@@ -218,7 +286,11 @@ impl Val {
         match &self.konst {
             Some(Konst::None) => Some(true),
             Some(_) => Some(false),
-            None if self.is_data() || self.est != 0 || self.fields.is_some() || self.func.is_some() => {
+            None if self.is_data()
+                || !self.est.is_empty()
+                || self.fields.is_some()
+                || self.func.is_some() =>
+            {
                 Some(false)
             }
             None => None,
@@ -228,7 +300,7 @@ impl Val {
     pub(super) fn truthy(&self) -> Option<bool> {
         match &self.konst {
             Some(k) => Some(k.truthy()),
-            None if self.est != 0 || self.func.is_some() => Some(true),
+            None if !self.est.is_empty() || self.func.is_some() => Some(true),
             None => None,
         }
     }
@@ -370,6 +442,14 @@ impl Val {
         }
     }
 
+    /// An opaque iterable whose every element is `elem`.
+    pub(super) fn iterable(elem: Val) -> Val {
+        Val {
+            elem: Some(Box::new(elem)),
+            ..Val::default()
+        }
+    }
+
     /// Field by key, or the flattened value when the key is unknown or absent.
     pub(super) fn field(&self, key: Option<&Key>) -> Val {
         match (&self.fields, key) {
@@ -460,12 +540,12 @@ mod tests {
     fn join_is_idempotent_and_commutative_on_rows() {
         let a = Val::data(Base::Train);
         let b = Val {
-            stat: SRC_VAL,
+            stat: Bases::VAL,
             ..Val::default()
         };
         assert_eq!(a.join(&a), a);
         assert_eq!(a.join(&b).rows, b.join(&a).rows);
-        assert_eq!(a.join(&b).stat, SRC_VAL);
+        assert_eq!(a.join(&b).stat, Bases::VAL);
         assert_eq!(Val::default().join(&a), a);
     }
 
@@ -474,14 +554,14 @@ mod tests {
         let t = Val::tuple(vec![
             Val::data(Base::Train),
             Val {
-                est: EST_PRE,
+                est: EstKinds::PRE,
                 ..Val::default()
             },
         ]);
-        assert_eq!(t.field(Some(&Key::Idx(1))).est, EST_PRE);
+        assert_eq!(t.field(Some(&Key::Idx(1))).est, EstKinds::PRE);
         assert_eq!(t.field(Some(&Key::Idx(-2))).rows, Val::data(Base::Train).rows);
         let j = t.join(&Val::default());
         assert!(j.fields.is_none());
-        assert_eq!(j.est, EST_PRE);
+        assert_eq!(j.est, EstKinds::PRE);
     }
 }
