@@ -11,7 +11,7 @@ use crate::competition::prepare::PrepareError;
 use crate::manifest::ManifestError;
 use crate::metrics::aup::AupError;
 use crate::metrics::grading::GradeError;
-use crate::metrics::text_report::TextStatsError;
+use crate::metrics::text_files::TextStatsError;
 use crate::pipeline::PipelineError;
 use crate::query::QueryError;
 use crate::sandbox::SandboxError;

@@ -4,7 +4,7 @@
 //! - `syntax`: what CPython would reject (tree-sitter repairs errors and accepts some Python 2);
 //! - `loader`: what ML2B's loader drops or keeps at the top level (dropped code, global mutable
 //!   state, `global` statements) and network imports anywhere in the file;
-//! - `contract`: the functions the format needs and how many positional arguments they take;
+//! - `signatures`: the functions the format needs and how many positional arguments they take;
 //! - `leakage`: an abstract interpretation of the contract functions that follows where training
 //!   rows and validation rows flow, to find validation leakage and selection on training rows.
 //!
@@ -21,9 +21,9 @@
 //!   rejects such a file before anything else matters, and the other passes would read a tree
 //!   that tree-sitter repaired by guessing.
 
-mod contract;
 mod leakage;
 mod loader;
+mod signatures;
 mod syntax;
 
 use std::fmt;
@@ -190,7 +190,7 @@ fn run_checks(source: &str, format: Format) -> Result<Vec<Finding>, CheckError> 
     let mut out = syntax::errors(root, source);
     if out.is_empty() {
         let kept = loader::check(root, source, &mut out);
-        contract::check(&kept, source, format, &mut out);
+        signatures::check(&kept, source, format, &mut out);
         leakage::check(root, source, format, &kept, &mut out);
     }
     out.sort_by(|a, b| (a.line, a.kind, &a.message).cmp(&(b.line, b.kind, &b.message)));

@@ -1,7 +1,7 @@
 //! `ml2b agreement`: agreement coefficients of a ratings table.
 
 use super::{ExitStatus, print_report};
-use crate::metrics::text_report::agreement_file;
+use crate::metrics::text_files::agreement_file;
 use crate::settings::{AgreementSettings, GlobalSettings};
 
 /// Runs `ml2b agreement`.

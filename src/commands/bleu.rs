@@ -1,7 +1,7 @@
 //! `ml2b bleu`: corpus or sentence BLEU (and chrF) of one hypothesis file.
 
 use super::{ExitStatus, print_report};
-use crate::metrics::text_report::bleu_files;
+use crate::metrics::text_files::bleu_files;
 use crate::settings::{BleuSettings, GlobalSettings};
 
 /// Runs `ml2b bleu`.

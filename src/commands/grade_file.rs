@@ -13,7 +13,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::{ExitStatus, InputError};
-use crate::competition::contract::Spec;
+use crate::competition::spec::Spec;
 use crate::competition::{Benchmark, Side};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};

@@ -16,9 +16,9 @@
 //! id; ids are unique; every competition's language list names known languages, includes
 //! English, and each has a valid task text. Loading never writes anything.
 
-pub mod contract;
 pub mod import;
 pub mod prepare;
+pub mod spec;
 pub mod split;
 pub mod terms;
 pub mod validation;

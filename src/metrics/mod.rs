@@ -5,7 +5,7 @@
 //! * [`agreement`]: irrCAC-identical Gwet AC1/AC2, Fleiss, Cohen, Krippendorff,
 //!   Brennan–Prediger, with standard errors and confidence intervals;
 //! * [`spearman`], [`student_t`]: scipy-identical Spearman ρ and its p-value;
-//! * [`text_report`]: the file-level API behind `ml2b bleu` and `ml2b agreement`.
+//! * [`text_files`]: the file-level API behind `ml2b bleu` and `ml2b agreement`.
 //!
 //! Grading (grade, analyze):
 //! * [`grading`]: competition metrics (scikit-learn / Kaggle definitions) and the
@@ -27,7 +27,7 @@ pub mod grading;
 mod ngram_count;
 pub mod spearman;
 pub mod student_t;
-pub mod text_report;
+pub mod text_files;
 pub mod tokenize;
 
 #[cfg(test)]

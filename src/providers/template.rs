@@ -24,7 +24,7 @@ use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
 use crate::competition::Competition;
-use crate::competition::contract::Spec;
+use crate::competition::spec::Spec;
 use crate::manifest::competition::{Domain, TaskType};
 use crate::manifest::models::Model;
 use crate::manifest::templates::{AutogluonParams, FAMILY_SEEDS, ParamsError};

@@ -61,7 +61,7 @@ use tokio::runtime::Runtime;
 use super::engine::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
-use super::job::{Backend, Execution, Job, Outcome};
+use super::job::{Backend, Job, Outcome, Run};
 use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, stage_run};
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
@@ -215,7 +215,7 @@ impl Backend for Docker {
         Some(self.image.id.clone())
     }
 
-    fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError> {
+    fn run(&self, job: &Job, out_dir: &Path) -> Result<Run, SandboxError> {
         let venv = venv_of(&job.python)?;
         let private = tempfile::tempdir().map_err(io("creating a temporary folder".into()))?;
         let stage = Staged::new(private.path(), job)?;

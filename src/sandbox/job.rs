@@ -1,5 +1,5 @@
 //! What goes into a run and what comes out: a [`Job`] (the code, its [`Format`], the
-//! competition's public files, the harness and the [`Limits`]), an [`Execution`] (its
+//! competition's public files, the harness and the [`Limits`]), a [`Run`] (its
 //! [`Outcome`], predictions, result record and output tails), and the [`Backend`] trait that
 //! turns one into the other. A leaf of the sandbox modules: the backends and the shared run
 //! steps (`run`) build on it.
@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::error::SandboxError;
-use crate::competition::contract::Spec;
+use crate::competition::spec::Spec;
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,7 +132,7 @@ pub struct Job {
 
 /// What a run produced.
 #[derive(Clone, Debug, Serialize)]
-pub struct Execution {
+pub struct Run {
     pub outcome: Outcome,
     /// The predictions file, when the run wrote one (inside `out_dir`).
     pub predictions: Option<PathBuf>,
@@ -155,7 +155,7 @@ pub trait Backend: Send + Sync {
     }
     /// Runs `job`; copies its `result.json` (and `predictions.parquet` when the run is ok) to
     /// `out_dir`, which must exist.
-    fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError>;
+    fn run(&self, job: &Job, out_dir: &Path) -> Result<Run, SandboxError>;
 }
 
 /// The predictions file a run writes in its output folder (Parquet, written by the

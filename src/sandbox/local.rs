@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::error::{SandboxError, io};
-use super::job::{Backend, Execution, Job};
+use super::job::{Backend, Job, Run};
 use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, is_root, stage_run};
 
 /// Runs started by this process (for [`sandbox_uid`]).
@@ -189,7 +189,7 @@ impl Backend for Local {
         "local"
     }
 
-    fn run(&self, job: &Job, out_dir: &Path) -> Result<Execution, SandboxError> {
+    fn run(&self, job: &Job, out_dir: &Path) -> Result<Run, SandboxError> {
         // Everything the sandbox user must read or write lives in one private folder it can
         // traverse; the outputs are copied to `out_dir` afterwards, so `out_dir` may be
         // anywhere.

@@ -1,5 +1,5 @@
 //! Running untrusted solutions: one [`Job`] (a submission, its competition's public files,
-//! the harness, limits) in, one [`Execution`] (outcome, predictions, result record, output
+//! the harness, limits) in, one [`Run`] (outcome, predictions, result record, output
 //! tails) out, behind the [`Backend`] trait.
 //!
 //! Invariants every backend keeps: the solution sees only the harness, its own code, the
@@ -26,5 +26,5 @@ pub mod pyenv;
 mod run;
 
 pub use error::SandboxError;
-pub use job::{Backend, Execution, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError};
+pub use job::{Backend, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError, Run};
 pub use run::{CPUS, tail};

@@ -11,7 +11,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
 use super::error::{SandboxError, io};
-use super::job::{Execution, Job, Outcome, PREDICTIONS};
+use super::job::{Job, Outcome, PREDICTIONS, Run};
 
 /// The last `max` bytes of `bytes` as text (at a character boundary).
 pub fn tail(bytes: &[u8], max: usize) -> String {
@@ -126,7 +126,7 @@ pub(super) fn classify(
     wall_seconds: f64,
     stdout: &[u8],
     stderr: &[u8],
-) -> Execution {
+) -> Run {
     let result: serde_json::Value = std::fs::read(out_dir.join("result.json"))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -195,7 +195,7 @@ pub(super) fn classify(
         }
         None
     };
-    Execution {
+    Run {
         outcome,
         predictions,
         result,
@@ -234,11 +234,7 @@ pub(super) fn drop_links(out: &Path) {
 
 /// Copies a run's `result.json` (and `predictions.parquet` when the run is ok) from its output
 /// folder `staged` to `out_dir`, and points the execution's predictions there.
-pub(super) fn deliver(
-    mut execution: Execution,
-    staged: &Path,
-    out_dir: &Path,
-) -> Result<Execution, SandboxError> {
+pub(super) fn deliver(mut execution: Run, staged: &Path, out_dir: &Path) -> Result<Run, SandboxError> {
     for name in ["result.json", PREDICTIONS] {
         let from = staged.join(name);
         if from.is_file() && (name == "result.json" || execution.predictions.is_some()) {

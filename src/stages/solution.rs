@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::competition::Competition;
-use crate::competition::contract::Spec;
+use crate::competition::spec::Spec;
 use crate::sandbox::{Backend, Format, Job, Limits, assets};
 use crate::store::{Hash, Store};
 
@@ -27,7 +27,7 @@ pub struct Runner {
 
 /// One run of stored code.
 pub struct Ran {
-    pub run: crate::sandbox::Execution,
+    pub run: crate::sandbox::Run,
     /// The `sandbox::Outcome` name.
     pub outcome: crate::sandbox::Outcome,
     /// The predictions, stored as an object (when the run wrote them).

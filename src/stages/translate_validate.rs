@@ -28,7 +28,7 @@ use crate::manifest::TaskText;
 use crate::metrics::agreement::Weights;
 use crate::metrics::bleu::{BleuOptions, corpus_bleu};
 use crate::metrics::chrf::{ChrfOptions, corpus_chrf};
-use crate::metrics::text_report::agreement_file;
+use crate::metrics::text_files::agreement_file;
 use crate::store::{Hash, Store};
 
 /// Everything one unit needs, read at planning time.

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ml2b::competition::contract::Spec;
+use ml2b::competition::spec::Spec;
 use ml2b::competition::{Benchmark, Side};
 use ml2b::manifest::competition::Translation;
 use ml2b::metrics::grading::{Score, score_files_with};

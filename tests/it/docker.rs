@@ -10,11 +10,11 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use ml2b::competition::contract::{Kind, Spec};
+use ml2b::competition::spec::{Kind, Spec};
 use ml2b::sandbox::docker::{CODE_LABEL, Docker};
 use ml2b::sandbox::image::{ImageRef, RuntimeImage};
 use ml2b::sandbox::local::Local;
-use ml2b::sandbox::{Backend, Execution, Format, Job, Limits, Outcome, assets, pyenv};
+use ml2b::sandbox::{Backend, Format, Job, Limits, Outcome, Run, assets, pyenv};
 
 use crate::common::assert_no_process_with;
 
@@ -73,7 +73,7 @@ fn solution(body: &str) -> String {
 
 /// One finished run: what the backend returned and the folder it delivered to.
 struct Ran {
-    execution: Execution,
+    execution: Run,
     out: tempfile::TempDir,
 }
 

@@ -43,7 +43,7 @@ use serde::Serialize;
 use super::translate_validate::TranslateValidate;
 use super::{Planned, Stage, StageError};
 use crate::competition::Competition;
-use crate::competition::contract::{Kind, Spec};
+use crate::competition::spec::{Kind, Spec};
 use crate::events::{Agent, Generation};
 use crate::log::{EventBody, LogError, unit_key};
 use crate::manifest::models::{Model, Provider};

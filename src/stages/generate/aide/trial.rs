@@ -194,7 +194,7 @@ fn record(store: &Store, key: &Hash, trial: &Trial) -> Result<(), StageError> {
 
 /// What the model is shown of a run: the harness's tracebacks and errors, the backend's
 /// detail, then the tail of the code's own output (or, with nothing else, of stderr).
-fn term_out(run: &crate::sandbox::Execution) -> String {
+fn term_out(run: &crate::sandbox::Run) -> String {
     let mut parts: Vec<String> = Vec::new();
     for key in ["tracebacks", "errors"] {
         if let Some(items) = run.result[key].as_array() {
