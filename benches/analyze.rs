@@ -65,7 +65,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                 for format in [Format::Modular, Format::Mono] {
                     for seed in 0..seeds {
                         i += 1;
-                        let code = blake3::hash(&i.to_le_bytes()).to_hex().to_string();
+                        let code = Hash::of(&i.to_le_bytes());
                         let outcome = OUTCOMES[(i % 4) as usize];
                         let r = (i % 97) as f64 / 80.0;
                         let g = Generation {
@@ -76,7 +76,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             agent: Agent::OneShot,
                             format,
                             seed,
-                            code_blake3: code.clone(),
+                            code_blake3: code,
                             code_bytes: 2000,
                             prompt_blake3: None,
                             request_blake3: None,
@@ -94,7 +94,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                         let x = Execution {
                             competition: c.id().into(),
                             format,
-                            code_blake3: code.clone(),
+                            code_blake3: code,
                             backend: "local".into(),
                             image: None,
                             outcome: Outcome::from_harness(outcome).expect("an outcome name"),
@@ -127,7 +127,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             r_p_automl: None,
                             role: None,
                             in_expected_range: None,
-                            answers_blake3: String::new(),
+                            answers_blake3: Hash([0; 32]),
                         };
                         grades.push(Event::new(key("r", i), vec![xe.id], gr, p.clone()).unwrap());
                         gens.push(ge);

@@ -271,10 +271,12 @@ fn runtime() -> Result<tokio::runtime::Runtime, PipelineError> {
         .map_err(PipelineError::Runtime)
 }
 
-/// The translate-validate stage over a selection.
-fn translations(s: &Selection) -> Result<TranslateValidate, ManifestError> {
+/// The translate-validate stage over a selection (checked: every name in it exists).
+fn translations(s: &Selection) -> Result<TranslateValidate, PipelineError> {
+    let bench = Benchmark::load(&s.root)?;
+    s.check(&bench)?;
     Ok(TranslateValidate {
-        bench: Benchmark::load(&s.root)?,
+        bench,
         competitions: s.competitions.clone(),
         languages: s.languages.clone(),
     })

@@ -148,6 +148,21 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Checks that every competition and language it names exists in `bench`: a misspelt
+    /// one is a usage error naming it, never an empty selection.
+    pub fn check(&self, bench: &crate::competition::Benchmark) -> Result<(), InputError> {
+        bench.select(&self.competitions).map_err(InputError)?;
+        let known: Vec<&str> = bench.languages.all().iter().map(|l| l.code.as_str()).collect();
+        match self.languages.iter().find(|code| !known.contains(&code.as_str())) {
+            Some(code) => Err(InputError(format!(
+                "no language `{code}` in {} (known: {})",
+                bench.root.join("manifests/languages.toml").display(),
+                known.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
     fn resolve(args: &cli::TranslateValidateArgs) -> Self {
         let cli::TranslateValidateArgs {
             root,

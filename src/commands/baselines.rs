@@ -101,7 +101,7 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
     let mut executions = HashMap::new();
     for e in StageLog::new(store, Execution::STAGE)?.read_events::<Execution>(0)? {
         let b = &e.body;
-        executions.insert((b.competition.clone(), b.format, b.code_blake3.clone()), e);
+        executions.insert((b.competition.clone(), b.format, b.code_blake3), e);
     }
     let mut grades = HashMap::new();
     for g in StageLog::new(store, Grade::STAGE)?.read_events::<Grade>(0)? {
@@ -123,7 +123,7 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
     }
     let mut out = Vec::new();
     for g in generations.into_values() {
-        let Some(e) = executions.get(&(g.competition.clone(), g.format, g.code_blake3.clone())) else {
+        let Some(e) = executions.get(&(g.competition.clone(), g.format, g.code_blake3)) else {
             continue;
         };
         let (x, id) = (&e.body, &e.id);

@@ -40,6 +40,8 @@ pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) ->
     let c = bench
         .select(std::slice::from_ref(&args.competition))
         .map_err(InputError)?[0];
+    c.verify_files(Side::Public)?;
+    c.verify_files(Side::Private)?;
     if !args.file.is_file() {
         return Err(InputError(format!("{}: no such file", args.file.display())).into());
     }

@@ -179,11 +179,7 @@ fn aide_json(settings: &GlobalSettings, attempts: &[Event<Attempt>]) -> anyhow::
 
 /// An attempt's code, from the store's objects.
 fn code(settings: &GlobalSettings, a: &Attempt) -> anyhow::Result<Vec<u8>> {
-    let hash: crate::store::Hash = a
-        .code_blake3
-        .parse()
-        .map_err(|_| anyhow::anyhow!("journal step {}: bad code hash", a.step))?;
-    Ok(settings.store.objects().get(&hash)?)
+    Ok(settings.store.objects().get(&a.code_blake3)?)
 }
 
 fn write(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {

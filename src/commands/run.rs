@@ -95,6 +95,7 @@ const RUN_SECONDS: f64 = 8.0;
 fn plan(run: &RunSettings) -> anyhow::Result<String> {
     let b = &run.benchmark;
     let bench = Benchmark::load(&b.selection.root)?;
+    b.selection.check(&bench)?;
     let models = Models::load(&b.selection.root.join("manifests/models.toml"))?;
     let mut text = match run.scope {
         Scope::Tour => "the tour: the reference solution everywhere, the embedded model on a few \

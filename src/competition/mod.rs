@@ -17,6 +17,7 @@
 //! English, and each has a valid task text. Loading never writes anything.
 
 pub mod import;
+pub mod integrity;
 pub mod prepare;
 pub mod spec;
 pub mod split;

@@ -6,15 +6,16 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::store::Hash;
 
 /// One computed table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
     /// The table's name (`queries/<name>.sql`).
     pub name: String,
-    pub query_blake3: String,
+    pub query_blake3: Hash,
     /// The result's object hash (Parquet).
-    pub result_blake3: String,
+    pub result_blake3: Hash,
     pub rows: u64,
     pub columns: Vec<String>,
     /// What it read: `<stage>=<head hash or ->` per input log, then `manifests=<hash>`.

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::store::Hash;
 use crate::sandbox::{Format, Outcome};
 
 /// One execution.
@@ -12,12 +13,12 @@ use crate::sandbox::{Format, Outcome};
 pub struct Execution {
     pub competition: String,
     pub format: Format,
-    pub code_blake3: String,
+    pub code_blake3: Hash,
     pub backend: String,
     /// The docker backend's runtime image id (`sha256:…`); none for `local`.
     pub image: Option<String>,
     pub outcome: Outcome,
-    pub predictions_blake3: Option<String>,
+    pub predictions_blake3: Option<Hash>,
     /// The harness's result record (JSON text).
     pub result: String,
     pub detail: Option<String>,

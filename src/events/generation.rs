@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::store::Hash;
 use crate::manifest::models::Provider;
 use crate::sandbox::Format;
 
@@ -22,14 +23,14 @@ pub struct Generation {
     /// The sample index (0-based): a cell of the paper's tables averages its seeds.
     pub seed: u32,
     /// The code's object hash.
-    pub code_blake3: String,
+    pub code_blake3: Hash,
     pub code_bytes: u64,
     /// The rendered prompt's object hash (JSON `{"system", "user"}`; none for `reference`).
-    pub prompt_blake3: Option<String>,
+    pub prompt_blake3: Option<Hash>,
     /// The request's cache key (none for `reference`).
-    pub request_blake3: Option<String>,
+    pub request_blake3: Option<Hash>,
     /// The recorded response's object hash (JSON: text, usage, raw body, attempts).
-    pub response_blake3: Option<String>,
+    pub response_blake3: Option<Hash>,
     /// HTTP attempts made for this response (0: none, e.g. `reference` or `replay`). For
     /// the aide agent, this and the tokens and cost are totals over all its steps, and the
     /// prompt, request and response are the chosen attempt's.

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::store::Hash;
 use crate::sandbox::{Format, Outcome};
 
 /// One grade.
@@ -13,7 +14,7 @@ use crate::sandbox::{Format, Outcome};
 pub struct Grade {
     pub competition: String,
     pub format: Format,
-    pub code_blake3: String,
+    pub code_blake3: Hash,
     pub metric: String,
     /// `minimize` or `maximize`.
     pub direction: String,
@@ -25,19 +26,19 @@ pub struct Grade {
     /// The reference solution's score: its run's (`baseline_run`), else the manifest's.
     pub baseline_score: Option<f64>,
     /// The reference solution's execute event compared with (none: the manifest's score).
-    pub baseline_run: Option<String>,
+    pub baseline_run: Option<Hash>,
     /// r_p against the reference solution; 0 for a failed or invalid run.
     pub r_p: Option<f64>,
     /// The algorithmic baseline's (AutoGluon's) score, run and r_p, likewise.
     pub automl_score: Option<f64>,
-    pub automl_run: Option<String>,
+    pub automl_run: Option<Hash>,
     pub r_p_automl: Option<f64>,
     /// Which baseline this run itself is (`reference`, `automl`), if any.
     pub role: Option<String>,
     /// A baseline's own run: whether it scored inside the manifest's expected range (none:
     /// the manifest records no range for it, or the run is invalid).
     pub in_expected_range: Option<bool>,
-    pub answers_blake3: String,
+    pub answers_blake3: Hash,
 }
 
 impl EventBody for Grade {

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::store::Hash;
 use crate::sandbox::{Format, Outcome};
 
 /// One attempt of a search: an event of the `journal` log.
@@ -16,7 +17,7 @@ pub struct Attempt {
     pub format: Format,
     pub seed: u32,
     /// The generate unit this search is (its unit key): `generate.unit_key`.
-    pub search: String,
+    pub search: Hash,
     /// This attempt's id: blake3 of (search, step), 32 hex digits.
     pub node: String,
     /// The attempt it revised.
@@ -28,10 +29,10 @@ pub struct Attempt {
     pub debug_depth: u32,
     /// The text before the code in the answer.
     pub plan: String,
-    pub code_blake3: String,
-    pub prompt_blake3: String,
-    pub request_blake3: String,
-    pub response_blake3: String,
+    pub code_blake3: Hash,
+    pub prompt_blake3: Hash,
+    pub request_blake3: Hash,
+    pub response_blake3: Hash,
     pub http_attempts: u32,
     pub input_tokens: u64,
     pub output_tokens: u64,

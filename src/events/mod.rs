@@ -17,10 +17,12 @@
 //! ```
 //! Every event also has the common columns of [`crate::log::event`] (`event_id`,
 //! `unit_key`, `upstream`, `created_at`, `host`, `duration_ms`); a body's fields are the
-//! log's other columns, in declaration order, through `serde_arrow`. Hashes are 64 hex
-//! digits, so SQL joins on them. Closed sets (`Format`, `Outcome`, `Provider`, [`Agent`]) are
-//! typed here and written as the strings they always were (`modular`, `ok`, `openai`,
-//! `one-shot`), so the columns and the event ids (which hash a body's JSON) are unchanged.
+//! log's other columns, in declaration order, through `serde_arrow`. Hashes are typed
+//! ([`Hash`](crate::store::Hash)) and written as 64 hex digits, so SQL joins on them. Closed
+//! sets (`Format`, `Outcome`, `Provider`, [`Agent`]) are typed here and written as the strings
+//! they always were (`modular`, `ok`, `openai`, `one-shot`), so the columns and the event ids
+//! (which hash a body's JSON) are unchanged; a stored value that is not what its type says
+//! fails to decode, naming the segment.
 //!
 //! The fold: the state of a log is "latest event per unit key wins" (log order: segment
 //! version, then row; [`crate::log::State`]). A unit key is committed at most once per

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
+use crate::store::Hash;
 
 /// The rating scale of the annotation files (`manifests/annotations/<code>.csv`).
 pub const RATING_SCALE: [&str; 5] = ["1", "2", "3", "4", "5"];
@@ -18,16 +19,16 @@ pub struct TranslationCheck {
     pub tier: String,
     /// Who translated: machine, human or none (the manifest's `translation`).
     pub translation: String,
-    pub english_blake3: String,
-    pub text_blake3: String,
-    pub back_blake3: Option<String>,
+    pub english_blake3: Hash,
+    pub text_blake3: Hash,
+    pub back_blake3: Option<Hash>,
     /// Back-translation corpus BLEU, 0–1.
     pub bleu: Option<f64>,
     pub bleu_signature: String,
     /// Back-translation corpus chrF, 0–100.
     pub chrf: Option<f64>,
     pub chrf_signature: String,
-    pub ratings_blake3: Option<String>,
+    pub ratings_blake3: Option<Hash>,
     pub ac1: Option<f64>,
     pub ac1_se: Option<f64>,
     pub ac1_ci_low: Option<f64>,

@@ -35,6 +35,16 @@ pub enum TextStatsError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is larger than what is read into memory.
+    #[error("{} is {bytes} bytes, over the {limit}-byte limit of what `bleu` and `agreement` read into memory", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: u64,
+        /// [`MAX_TEXT_BYTES`].
+        limit: u64,
+    },
     /// A line is not valid UTF-8.
     #[error("{}:{line}: invalid UTF-8", path.display())]
     InvalidUtf8 {
@@ -144,12 +154,25 @@ pub fn read_segments(path: &Path) -> Result<Vec<String>, TextStatsError> {
     Ok(lines)
 }
 
-/// Reads a whole file as UTF-8, naming the first bad line.
+/// The most bytes of a segment or ratings file read into memory (512 MiB): a corpus or a
+/// ratings table of the benchmark is a few megabytes.
+pub const MAX_TEXT_BYTES: u64 = 512 << 20;
+
+/// Reads a whole file as UTF-8 (at most [`MAX_TEXT_BYTES`]), naming the first bad line.
 fn read_utf8(path: &Path) -> Result<String, TextStatsError> {
-    let bytes = fs::read(path).map_err(|source| TextStatsError::Read {
+    let read_err = |source| TextStatsError::Read {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    let bytes = fs::metadata(path).map_err(read_err)?.len();
+    if bytes > MAX_TEXT_BYTES {
+        return Err(TextStatsError::TooLarge {
+            path: path.to_owned(),
+            bytes,
+            limit: MAX_TEXT_BYTES,
+        });
+    }
+    let bytes = fs::read(path).map_err(read_err)?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;

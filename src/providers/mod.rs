@@ -37,7 +37,7 @@ pub struct Sample<'a> {
     pub format: Format,
     pub seed: u32,
     /// The rendered prompt's object hash: a replayed response must answer the same.
-    pub prompt_blake3: Option<&'a str>,
+    pub prompt_blake3: Option<Hash>,
 }
 
 /// Why a request got no response.

@@ -49,17 +49,14 @@ impl Replay {
                 self.source.root().display()
             ))
         })?;
-        if recorded.prompt_blake3.as_deref() != sample.prompt_blake3 {
+        if recorded.prompt_blake3 != sample.prompt_blake3 {
             return Err(missing(
                 "the recorded response answered a different prompt".into(),
             ));
         }
         let object: Hash = recorded
             .response_blake3
-            .as_deref()
-            .unwrap_or_default()
-            .parse()
-            .map_err(|_| missing("a recorded response hash is malformed".into()))?;
+            .ok_or_else(|| missing("the recorded event names no response".into()))?;
         let bytes = self.source.objects().get(&object).map_err(LogError::from)?;
         serde_json::from_slice(&bytes).map_err(|e| missing(format!("recorded response {object}: {e}")))
     }

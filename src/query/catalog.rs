@@ -16,8 +16,8 @@ pub struct Query {
 
 impl Query {
     /// The blake3 of the text, as analyze events name it.
-    pub fn blake3(&self) -> String {
-        blake3::hash(self.sql.as_bytes()).to_hex().to_string()
+    pub fn blake3(&self) -> crate::store::Hash {
+        crate::store::Hash::of(self.sql.as_bytes())
     }
 
     /// The first comment line: what the table is.

@@ -136,7 +136,7 @@ impl Stage for Analyze {
         Ok(Analysis {
             name: unit.query.name.to_string(),
             query_blake3: unit.query.blake3(),
-            result_blake3: hash.to_hex(),
+            result_blake3: hash,
             rows: batches.iter().map(|b| b.num_rows() as u64).sum(),
             columns: schema.fields().iter().map(|f| f.name().clone()).collect(),
             inputs: unit.inputs,
@@ -172,11 +172,7 @@ pub fn latest(store: &Store) -> Result<Vec<Event<Analysis>>, StageError> {
 
 /// Reads a stored table back.
 pub fn load(store: &Store, analysis: &Analysis) -> Result<(SchemaRef, Vec<RecordBatch>), StageError> {
-    let hash: Hash = analysis
-        .result_blake3
-        .parse()
-        .map_err(|_| StageError::Malformed(format!("analyze event of {}: bad result hash", analysis.name)))?;
-    let bytes = store.objects().get(&hash).map_err(crate::log::LogError::from)?;
+    let bytes = store.objects().get(&analysis.result_blake3).map_err(crate::log::LogError::from)?;
     let builder =
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
             .map_err(|e| StageError::failed(format!("table {}", analysis.name), e))?;

@@ -6,13 +6,14 @@
 //! is the first generate event that produced the code. The predictions (when the run is ok)
 //! are stored as an object and named by hash; the harness's result record, the outcome
 //! (`sandbox::Outcome`), the output tails and the static checks' findings (`crate::check`,
-//! leakage included) are in the event.
+//! leakage included) are in the event. Before a unit runs, its competition's public files are
+//! checked against the manifest's blake3 (`competition::integrity`).
 
 use std::collections::BTreeSet;
 
 use super::solution::{Ran, Runner};
 use super::{Planned, Stage, StageError};
-use crate::competition::Benchmark;
+use crate::competition::{Benchmark, Side};
 use crate::events::{Execution, Generation};
 use crate::log::{EventBody, LogError, StageLog, unit_key};
 use crate::sandbox::Format;
@@ -50,22 +51,19 @@ impl Stage for Execute {
         let mut planned = Vec::new();
         for e in state.events() {
             let g = &e.body;
-            if !seen.insert((g.competition.clone(), g.format, g.code_blake3.clone())) {
+            if !seen.insert((g.competition.clone(), g.format, g.code_blake3)) {
                 continue;
             }
             let format = g.format;
-            let code: Hash = g
-                .code_blake3
-                .parse()
-                .map_err(|_| StageError::Malformed(format!("bad code hash in {}", e.id)))?;
+            let code = g.code_blake3;
             let mut params = self.runner.identity();
             params.insert("competition".into(), g.competition.clone().into());
             params.insert("format".into(), g.format.harness_mode().into());
-            params.insert("code".into(), g.code_blake3.clone().into());
+            params.insert("code".into(), g.code_blake3.to_hex().into());
             planned.push(Planned {
                 key: unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?,
                 upstream: vec![e.id],
-                label: format!("{}/{}/{}", g.competition, g.format, &g.code_blake3[..12]),
+                label: format!("{}/{}/{}", g.competition, g.format, g.code_blake3.short()),
                 unit: Unit {
                     competition: g.competition.clone(),
                     format,
@@ -86,6 +84,7 @@ impl Stage for Execute {
             .bench
             .select(std::slice::from_ref(&unit.competition))
             .map_err(StageError::Benchmark)?[0];
+        c.verify_files(Side::Public)?;
         let code = self.store.objects().get(&unit.code).map_err(LogError::from)?;
         let findings = crate::check::check(&String::from_utf8_lossy(&code), unit.format);
         let Ran {
@@ -101,11 +100,11 @@ impl Stage for Execute {
         Ok(Execution {
             competition: unit.competition,
             format: unit.format,
-            code_blake3: unit.code.to_hex(),
+            code_blake3: unit.code,
             backend: backend.name().into(),
             image: backend.image(),
             outcome,
-            predictions_blake3: predictions.map(|h| h.to_hex()),
+            predictions_blake3: predictions,
             result: run.result.to_string(),
             detail: run.detail,
             wall_seconds: run.wall_seconds,

@@ -52,6 +52,9 @@ pub enum StageError {
     Benchmark(String),
     #[error(transparent)]
     Manifest(#[from] crate::manifest::ManifestError),
+    /// A competition's data file is not what its manifest records.
+    #[error(transparent)]
+    Data(#[from] crate::competition::integrity::DataError),
     /// An input file could not be read.
     #[error("cannot read {}", path.display())]
     Read {
@@ -149,8 +152,8 @@ pub async fn rederive<S: Stage>(
 }
 
 /// The blake3 (hex) of an input file, as unit keys record it.
-pub(crate) fn file_blake3(path: &std::path::Path) -> Result<String, StageError> {
-    crate::store::hash_file_hex(path).map_err(|source| StageError::Read {
+pub(crate) fn file_blake3(path: &std::path::Path) -> Result<Hash, StageError> {
+    crate::store::hash_file(path).map_err(|source| StageError::Read {
         path: path.to_path_buf(),
         source,
     })

@@ -39,10 +39,10 @@ pub struct Unit {
     tier: String,
     translation: String,
     english: TaskText,
-    english_blake3: String,
-    text_blake3: String,
-    back: Option<(TaskText, String)>,
-    ratings: Option<(PathBuf, String)>,
+    english_blake3: Hash,
+    text_blake3: Hash,
+    back: Option<(TaskText, Hash)>,
+    ratings: Option<(PathBuf, Hash)>,
     min_bleu: f64,
     min_ac1: f64,
 }
@@ -101,7 +101,7 @@ impl TranslateValidate {
                     tier: format!("{:?}", lang.tier).to_lowercase(),
                     translation: format!("{:?}", c.manifest.translation).to_lowercase(),
                     english: english.clone(),
-                    english_blake3: english_blake3.clone(),
+                    english_blake3,
                     text_blake3: super::file_blake3(&c.task_path(code))?,
                     back,
                     ratings,
@@ -191,9 +191,9 @@ pub fn check(unit: Unit) -> Result<TranslationCheck, StageError> {
         language: unit.language.clone(),
         tier: unit.tier.clone(),
         translation: unit.translation.clone(),
-        english_blake3: unit.english_blake3.clone(),
-        text_blake3: unit.text_blake3.clone(),
-        back_blake3: unit.back.as_ref().map(|(_, h)| h.clone()),
+        english_blake3: unit.english_blake3,
+        text_blake3: unit.text_blake3,
+        back_blake3: unit.back.as_ref().map(|(_, h)| *h),
         bleu,
         bleu_signature: bleu_options().signature(1),
         chrf,
@@ -215,7 +215,7 @@ pub fn check(unit: Unit) -> Result<TranslationCheck, StageError> {
         let report =
             agreement_file(path, Some(&categories), Weights::Identity).map_err(|e| fail(e.to_string()))?;
         let ac1 = &report.agreement.ac1;
-        body.ratings_blake3 = Some(hash.clone());
+        body.ratings_blake3 = Some(*hash);
         body.ac1 = Some(ac1.coefficient);
         body.ac1_se = Some(ac1.se);
         body.ac1_ci_low = Some(ac1.ci[0]);

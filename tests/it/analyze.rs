@@ -95,9 +95,7 @@ fn generation(&(model, comp, lang, seed, _): &Run) -> Generation {
         agent: Agent::OneShot,
         format: Format::Modular,
         seed,
-        code_blake3: blake3::hash(format!("{model}/{comp}/{lang}/{seed}").as_bytes())
-            .to_hex()
-            .to_string(),
+        code_blake3: blake3::hash(format!("{model}/{comp}/{lang}/{seed}").as_bytes()).into(),
         code_bytes: 100,
         prompt_blake3: None,
         request_blake3: None,
@@ -117,7 +115,7 @@ fn execution(g: &Generation, r: Option<f64>) -> Execution {
     Execution {
         competition: g.competition.clone(),
         format: g.format,
-        code_blake3: g.code_blake3.clone(),
+        code_blake3: g.code_blake3,
         backend: "fixture".into(),
         image: None,
         outcome: if r.is_some() {
@@ -140,7 +138,7 @@ fn grade(x: &Execution, r: Option<f64>) -> Grade {
     Grade {
         competition: x.competition.clone(),
         format: x.format,
-        code_blake3: x.code_blake3.clone(),
+        code_blake3: x.code_blake3,
         metric: "rmse".into(),
         direction: "minimize".into(),
         outcome: x.outcome,
@@ -155,7 +153,7 @@ fn grade(x: &Execution, r: Option<f64>) -> Grade {
         r_p_automl: None,
         role: None,
         in_expected_range: None,
-        answers_blake3: "0".repeat(64),
+        answers_blake3: ml2b::store::Hash([0; 32]),
     }
 }
 
@@ -168,7 +166,7 @@ fn fixture() -> Workspace {
     for run in runs() {
         let g = generation(&run);
         let x = execution(&g, run.4);
-        let ge = event(&(g.code_blake3.clone(), "g"), vec![], g);
+        let ge = event(&(g.code_blake3, "g"), vec![], g);
         let xe = event(&(&x.code_blake3, "x"), vec![ge.id], x.clone());
         grades.push(event(&"grade", vec![xe.id], grade(&x, run.4)));
         if run.0 == "m1" && run.1 == "ames-housing" && run.2 == "fr" && run.3 == 1 {
@@ -238,7 +236,7 @@ fn the_latest_event_wins_in_every_log() {
     let ws = fixture();
     let store = ws.store();
     let mut g = generation(&("m2", "ames-housing", "en", 0, Some(1.0)));
-    g.code_blake3 = blake3::hash(b"regenerated").to_hex().to_string();
+    g.code_blake3 = blake3::hash(b"regenerated").into();
     let ge = event(&"regenerated", vec![], g.clone());
     let failed = execution(&g, None);
     let xe1 = event(&"first run", vec![ge.id], failed.clone());
@@ -259,7 +257,7 @@ fn the_latest_event_wins_in_every_log() {
     assert_eq!(rows.len(), 1, "{rows:?}");
     let row = &rows[0];
     assert_eq!(row["generation_id"], ge.id.to_hex().as_str());
-    assert_eq!(row["code_blake3"], g.code_blake3.as_str());
+    assert_eq!(row["code_blake3"], g.code_blake3.to_hex().as_str());
     assert_eq!(row["execution_id"], xe2.id.to_hex().as_str());
     assert_eq!(row["outcome"], "ok");
     close(num(row, "r_p"), 0.5);

@@ -19,6 +19,26 @@ fn unknown_flag_is_a_usage_error() {
 }
 
 #[test]
+fn a_selection_naming_nothing_is_a_usage_error_naming_the_value() {
+    let ws = Workspace::new();
+    for (flag, value) in [
+        ("--langs", "zz"),
+        ("--langs", "EN"),
+        ("--langs", "../kk"),
+        ("--competitions", "nope"),
+    ] {
+        for command in [&["run"][..], &["stage", "translate-validate"][..]] {
+            let out = ws.ml2b().args(command).args([flag, value]).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{command:?} {flag} {value}: {err}");
+            assert!(err.contains(&format!("`{value}`")), "{command:?} {flag} {value}: {err}");
+            assert!(out.stdout.is_empty(), "no run hash: {}", String::from_utf8_lossy(&out.stdout));
+        }
+    }
+    assert!(!ws.store_path().join("log").exists(), "nothing was committed");
+}
+
+#[test]
 fn log_lists_segments_in_order() {
     let ws = Workspace::new();
     run_echo(&ws.store(), (0..25).collect(), 10);

@@ -19,6 +19,7 @@ mod compat;
 mod competitions;
 mod docker;
 mod generate;
+mod grading;
 mod local_model;
 mod log;
 mod query;

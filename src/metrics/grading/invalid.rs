@@ -51,4 +51,19 @@ pub enum Invalid {
     },
     #[error("{0}")]
     Metric(String),
+    #[error("column `{0}` appears twice")]
+    DuplicateColumn(String),
+    #[error("the file cannot be read: {0}")]
+    Unreadable(String),
+    #[error("{what} is {got}, over the grader's limit of {limit}")]
+    TooLarge { what: String, got: u64, limit: u64 },
+    #[error("the {metric} score is {score}, not a finite number")]
+    NonFiniteScore { metric: String, score: f64 },
+    #[error("the {metric} score is {score}, outside the metric's range [{lo}, {hi}]")]
+    ScoreOutOfRange {
+        metric: String,
+        score: f64,
+        lo: f64,
+        hi: f64,
+    },
 }

@@ -149,6 +149,24 @@ impl Metric {
         }
     }
 
+    /// The closed interval every score of the metric lies in (an infinite end: unbounded
+    /// on that side, though the score itself must be finite).
+    pub fn range(self) -> (f64, f64) {
+        const UNIT: (f64, f64) = (0.0, 1.0);
+        const NON_NEGATIVE: (f64, f64) = (0.0, f64::INFINITY);
+        match self {
+            Self::LogLoss | Self::Rmse | Self::Rmsle | Self::Mse | Self::Mae => NON_NEGATIVE,
+            Self::Wmae | Self::WmaeMl2b | Self::RmseMulti | Self::RmsleMulti => NON_NEGATIVE,
+            Self::R2 => (f64::NEG_INFINITY, 1.0),
+            Self::Mcc => (-1.0, 1.0),
+            // Weighted kappa reaches below -1 only on degenerate tables; 1 is its maximum.
+            Self::Qwk(_) => (f64::NEG_INFINITY, 1.0),
+            Self::RocAuc | Self::RocAucOvr(_) | Self::RocAucOvo(_) => UNIT,
+            Self::Accuracy | Self::BalancedAccuracy | Self::F1(_) | Self::FbetaMicro(_) => UNIT,
+            Self::PrecisionMacro | Self::RecallMacro | Self::Map(_) => UNIT,
+        }
+    }
+
     /// The input shape the metric reads.
     pub fn input_kind(self) -> InputKind {
         match self {
@@ -309,6 +327,15 @@ mod tests {
         for bad in ["auc", "map@0", "map@x", "fbeta_micro@-1", "", "rmse2"] {
             let err = bad.parse::<Metric>().unwrap_err();
             assert!(err.to_string().contains("unknown metric"), "{err}");
+        }
+    }
+
+    #[test]
+    fn every_metric_has_a_range_with_a_finite_end() {
+        for name in Metric::NAMES {
+            let name = name.replace("@K", "@3").replace("@B", "@0.5");
+            let (lo, hi) = name.parse::<Metric>().unwrap().range();
+            assert!(lo < hi && (lo.is_finite() || hi.is_finite()), "{name}");
         }
     }
 

@@ -14,9 +14,13 @@
 //! answers'; ids are non-empty, unique and exactly the answer ids; the needed columns exist
 //! (the class columns are exactly the answer classes); values are numbers, not empty, finite,
 //! probabilities in [0, 1], rows of multiclass AUC scores sum to 1. Predictions are then put
-//! in answer order. A submission failing a check is [`Score::Invalid`], never truncated or
-//! padded; a problem with the answers themselves, an unreadable file or an undefined metric
-//! is a [`GradeError`].
+//! in answer order; the score is finite and inside the metric's range ([`Metric::range`]). A
+//! submission failing a check is [`Score::Invalid`], never truncated or padded, and so is a
+//! predictions file that cannot be decoded (not Parquet, a duplicate column) or that says of
+//! itself it would not fit (a footer's row count other than the answers', more than
+//! [`MAX_PREDICTION_CELLS`]): untrusted predictions never make grading fail and are never
+//! decoded before their footer is checked. A problem with the answers themselves, a file
+//! that cannot be opened or an undefined metric is a [`GradeError`].
 
 use std::borrow::Cow;
 use std::fmt;
@@ -34,7 +38,7 @@ use super::labels::{self, Label, LabelColumn, LabelError, LabelLists, LabelPairs
 use super::metric_error::MetricError;
 use super::probabilistic::ClassScores;
 use super::registry::{InputKind, Metric, UnknownMetric};
-use super::table::{ReadError, Table, read_table};
+use super::table::{MAX_CSV_BYTES, ReadError, Shape, Table, read_table, shape};
 use super::{classification, kappa, probabilistic, ranking, regression, stream};
 
 // Both are in this module's public signatures (`score_files_with`, `Score::Invalid`), so they
@@ -122,18 +126,12 @@ pub fn score_files_with(
 ) -> Result<Score, GradeError> {
     let metric: Metric = metric.parse()?;
     if let Some(score) = stream::score(metric, answers, predictions, options) {
-        return Ok(Score::Valid {
-            metric: metric.to_string(),
-            score,
-        });
+        return Ok(checked(metric, score));
     }
-    // The two files are independent: decode them on two threads.
-    let (answers, predictions) = std::thread::scope(|s| {
-        let answers = s.spawn(|| read_table(answers));
-        let predictions = read_table(predictions);
-        (answers.join().expect("reader thread does not panic"), predictions)
-    });
-    score_tables(metric, &answers?, &predictions?, options)
+    match read_pair(answers, predictions)? {
+        Ok((answers, predictions)) => score_tables(metric, &answers, &predictions, options),
+        Err(reason) => Ok(Score::Invalid { reason }),
+    }
 }
 
 /// Scores tables already read.
@@ -144,13 +142,117 @@ pub fn score_tables(
     options: &GradeOptions,
 ) -> Result<Score, GradeError> {
     match grade(metric, answers, predictions, options) {
-        Ok(score) => Ok(Score::Valid {
-            metric: metric.to_string(),
-            score,
-        }),
+        Ok(score) => Ok(checked(metric, score)),
         Err(Fault::Invalid(reason)) => Ok(Score::Invalid { reason }),
         Err(Fault::Grade(error)) => Err(error),
     }
+}
+
+/// A computed score, valid only when it is finite and inside the metric's range: a NaN or an
+/// overflow (predictions of 1e200 square to infinity) is the submission's fault.
+fn checked(metric: Metric, score: f64) -> Score {
+    let (lo, hi) = metric.range();
+    let name = metric.to_string();
+    let reason = if !score.is_finite() {
+        Invalid::NonFiniteScore { metric: name, score }
+    } else if !(lo..=hi).contains(&score) {
+        Invalid::ScoreOutOfRange {
+            metric: name,
+            score,
+            lo,
+            hi,
+        }
+    } else {
+        return Score::Valid { metric: name, score };
+    };
+    Score::Invalid { reason }
+}
+
+/// The most cells (rows × columns) a predictions file may decode to: 2^29, 4 GiB of floats.
+pub const MAX_PREDICTION_CELLS: u64 = 1 << 29;
+
+/// Reads the answers and the predictions, the predictions only once what their file says of
+/// itself fits the answers ([`screen`]): a Parquet file of 10^9 identical rows is a few
+/// megabytes on disk and never decoded. When the answers are Parquet their row count is in
+/// their footer and the two files decode on two threads; CSV answers are read first.
+fn read_pair(answers: &Path, predictions: &Path) -> Result<Result<(Table, Table), Invalid>, GradeError> {
+    let predicted = match shape(predictions) {
+        Ok(shape) => shape,
+        Err(e) => return prediction_fault(e).map(Err),
+    };
+    if let Some(rows) = shape(answers)?.rows {
+        if let Err(reason) = screen(&predicted, rows) {
+            return Ok(Err(reason));
+        }
+        let (answers, predictions) = std::thread::scope(|s| {
+            let answers = s.spawn(|| read_table(answers));
+            let predictions = read_table(predictions);
+            (answers.join().expect("reader thread does not panic"), predictions)
+        });
+        return Ok(match predictions {
+            Ok(predictions) => Ok((answers?, predictions)),
+            Err(e) => Err(prediction_fault(e)?),
+        });
+    }
+    let answers = read_table(answers)?;
+    if let Err(reason) = screen(&predicted, answers.rows() as u64) {
+        return Ok(Err(reason));
+    }
+    Ok(match read_table(predictions) {
+        Ok(predictions) => Ok((answers, predictions)),
+        Err(e) => Err(prediction_fault(e)?),
+    })
+}
+
+/// Checks what a predictions file says of itself against the answers' `rows`, before decoding.
+fn screen(predicted: &Shape, rows: u64) -> Result<(), Invalid> {
+    if let Some(got) = predicted.rows.filter(|got| *got != rows) {
+        return Err(Invalid::RowCount {
+            expected: rows as usize,
+            got: got as usize,
+        });
+    }
+    let cells = rows.saturating_mul(predicted.columns.unwrap_or(0));
+    if cells > MAX_PREDICTION_CELLS {
+        return Err(Invalid::TooLarge {
+            what: "the predictions' cell count (rows × columns)".into(),
+            got: cells,
+            limit: MAX_PREDICTION_CELLS,
+        });
+    }
+    if !predicted.parquet && predicted.bytes > MAX_CSV_BYTES {
+        return Err(Invalid::TooLarge {
+            what: "the predictions' CSV size in bytes".into(),
+            got: predicted.bytes,
+            limit: MAX_CSV_BYTES,
+        });
+    }
+    Ok(())
+}
+
+/// A predictions file that cannot be read is the submission's fault ([`Invalid`]), except
+/// when it cannot even be opened (a missing file is the caller's error). The reason leaves
+/// out the file's path, which differs between machines: grade events must not.
+fn prediction_fault(e: ReadError) -> Result<Invalid, GradeError> {
+    Ok(match e {
+        ReadError::Open { .. } => return Err(GradeError::Read(e)),
+        ReadError::DuplicateColumn { name, .. } => Invalid::DuplicateColumn(name),
+        ReadError::Empty { .. } => Invalid::Unreadable("the file is empty".into()),
+        ReadError::TooLarge { bytes, limit, .. } => Invalid::TooLarge {
+            what: "the predictions' CSV size in bytes".into(),
+            got: bytes,
+            limit,
+        },
+        other => {
+            let mut causes = Vec::new();
+            let mut source = std::error::Error::source(&other);
+            while let Some(cause) = source {
+                causes.push(cause.to_string());
+                source = cause.source();
+            }
+            Invalid::Unreadable(causes.join(": "))
+        }
+    })
 }
 
 /// A failed grading, before it is split into an invalid submission and an error.

@@ -6,6 +6,15 @@
 //! that a non-numeric value late in a file turns the column into text (reported later as a
 //! validation failure with its row) instead of a parse error. pandas' index columns
 //! (`__index_level_N__`) are dropped. Errors name the file.
+//!
+//! Limits: a CSV file is read into memory only up to [`MAX_CSV_BYTES`] (a larger one is
+//! refused with [`ReadError::TooLarge`], which names the limit: convert it to Parquet);
+//! [`shape`] reads what a file says of itself (its size, and a Parquet footer's row and column
+//! counts) without decoding it, so that a grader can refuse an untrusted file before it
+//! allocates anything for it. An empty file is [`ReadError::Empty`]. A value that CSV type
+//! inference took for a number but that does not parse as one (digits of another script,
+//! which inference accepts) makes the file read again with every column as text, so that the
+//! grader names the row instead of failing on the file.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -49,6 +58,54 @@ pub enum ReadError {
     },
     #[error("{}: column `{name}` appears twice", path.display())]
     DuplicateColumn { path: PathBuf, name: String },
+    #[error("{} is empty: expected a CSV header row or a Parquet file", path.display())]
+    Empty { path: PathBuf },
+    #[error("{} is {bytes} bytes of CSV, over the {limit}-byte limit of what is read into memory (convert it to Parquet)", path.display())]
+    TooLarge { path: PathBuf, bytes: u64, limit: u64 },
+}
+
+/// The most bytes of CSV read into memory (1 GiB).
+pub const MAX_CSV_BYTES: u64 = 1 << 30;
+
+/// What a file says of itself, read without decoding its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub parquet: bool,
+    pub bytes: u64,
+    /// A Parquet footer's row count (none for CSV).
+    pub rows: Option<u64>,
+    /// A Parquet schema's top-level column count (none for CSV).
+    pub columns: Option<u64>,
+}
+
+/// Reads `path`'s size and, for Parquet, its footer's row and column counts.
+pub fn shape(path: &Path) -> Result<Shape, ReadError> {
+    let mut file = open(path)?;
+    let bytes = file
+        .metadata()
+        .map_err(|source| ReadError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    if !is_parquet(path, &mut file)? {
+        return Ok(Shape {
+            parquet: false,
+            bytes,
+            rows: None,
+            columns: None,
+        });
+    }
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|source| ReadError::Parquet {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(Shape {
+        parquet: true,
+        bytes,
+        rows: Some(builder.metadata().file_metadata().num_rows().max(0) as u64),
+        columns: Some(builder.schema().fields().len() as u64),
+    })
 }
 
 /// A file's columns, all of the same length.
@@ -147,20 +204,58 @@ fn read_csv(
         path: path.to_path_buf(),
         source,
     };
+    let bytes = file
+        .metadata()
+        .map_err(|source| ReadError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    if bytes == 0 {
+        return Err(ReadError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    if bytes > MAX_CSV_BYTES {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            bytes,
+            limit: MAX_CSV_BYTES,
+        });
+    }
     let format = Format::default().with_header(true);
     let (schema, _) = format.infer_schema(&mut file, None).map_err(csv_err)?;
-    file.seek(SeekFrom::Start(0)).map_err(|source| ReadError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let schema = Arc::new(schema);
-    let reader = ReaderBuilder::new(schema.clone())
-        .with_format(format)
+    let inferred = Arc::new(schema);
+    match decode_csv(path, &mut file, &format, inferred.clone()) {
+        Err(ArrowError::ParseError(_)) => {
+            // Inference took a value for a number that the decoder refuses: read text.
+            let text = Arc::new(arrow::datatypes::Schema::new(
+                inferred
+                    .fields()
+                    .iter()
+                    .map(|f| f.as_ref().clone().with_data_type(arrow::datatypes::DataType::Utf8))
+                    .collect::<Vec<_>>(),
+            ));
+            let batches = decode_csv(path, &mut file, &format, text.clone()).map_err(csv_err)?;
+            Ok((text, batches))
+        }
+        decoded => Ok((inferred, decoded.map_err(csv_err)?)),
+    }
+}
+
+fn decode_csv(
+    path: &Path,
+    file: &mut File,
+    format: &Format,
+    schema: Arc<arrow::datatypes::Schema>,
+) -> Result<Vec<RecordBatch>, ArrowError> {
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| ArrowError::IoError(format!("seeking {}", path.display()), e))?;
+    ReaderBuilder::new(schema)
+        .with_format(format.clone())
         .with_batch_size(1 << 16)
-        .build(file)
-        .map_err(csv_err)?;
-    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(csv_err)?;
-    Ok((schema, batches))
+        .build(&mut *file)?
+        .collect()
 }
 
 fn read_parquet(

@@ -138,7 +138,8 @@ impl Generate {
             },
             format,
             seed,
-            code_blake3: String::new(),
+            // A draft: the code exists (and this is set) only once the unit ran.
+            code_blake3: crate::store::Hash([0; 32]),
             code_bytes: 0,
             prompt_blake3: None,
             request_blake3: None,
@@ -165,9 +166,9 @@ impl Generate {
             path: path.clone(),
             source,
         })?;
-        body.code_blake3 = blake3::hash(&code).to_hex().to_string();
+        body.code_blake3 = crate::store::Hash::of(&code);
         body.code_bytes = code.len() as u64;
-        planned(body.code_blake3.clone(), body, |body, _| Unit::Fixed {
+        planned(body.code_blake3, body, |body, _| Unit::Fixed {
             body,
             code,
             context: None,
@@ -182,10 +183,10 @@ impl Generate {
             StageError::failed(format!("rendering model `{}`'s template", self.model.name), e)
         })?;
         let code = r.code.into_bytes();
-        body.code_blake3 = blake3::hash(&code).to_hex().to_string();
+        body.code_blake3 = crate::store::Hash::of(&code);
         body.code_bytes = code.len() as u64;
-        body.prompt_blake3 = Some(blake3::hash(&r.context).to_hex().to_string());
-        planned(body.code_blake3.clone(), body, |body, _| Unit::Fixed {
+        body.prompt_blake3 = Some(blake3::hash(&r.context).into());
+        planned(body.code_blake3, body, |body, _| Unit::Fixed {
             body,
             code,
             context: Some(r.context),
@@ -269,8 +270,8 @@ impl Generate {
             max_tokens: self.model.max_tokens.unwrap_or(MAX_TOKENS),
         };
         let key = cache::request_key(&self.model, &self.responder.identity(), &request, body.seed)?;
-        body.prompt_blake3 = Some(blake3::hash(&prompt).to_hex().to_string());
-        body.request_blake3 = Some(key.to_hex());
+        body.prompt_blake3 = Some(blake3::hash(&prompt).into());
+        body.request_blake3 = Some(key);
         planned(key, body, |body, _| Unit::Request {
             body,
             request,
@@ -331,7 +332,7 @@ fn sample(b: &Generation) -> Sample<'_> {
         language: &b.language,
         format: b.format,
         seed: b.seed,
-        prompt_blake3: b.prompt_blake3.as_deref(),
+        prompt_blake3: b.prompt_blake3,
     }
 }
 
@@ -430,18 +431,15 @@ impl Stage for Generate {
                 required,
             } => {
                 objects.put(&prompt).map_err(LogError::from)?;
-                let key: crate::store::Hash = body
+                let key = body
                     .request_blake3
-                    .as_deref()
-                    .unwrap_or_default()
-                    .parse()
-                    .map_err(|_| StageError::Invariant("a request unit without its key"))?;
+                    .ok_or(StageError::Invariant("a request unit without its key"))?;
                 let response = self.respond(&key, &body, &request).await?;
                 let found = extract::extract_code(&response.completion.text, required);
                 let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
-                body.code_blake3 = code.to_hex();
+                body.code_blake3 = code;
                 body.code_bytes = found.code.len() as u64;
-                body.response_blake3 = Some(response.object.to_hex());
+                body.response_blake3 = Some(response.object);
                 body.attempts = response.completion.attempts.len() as u32;
                 body.extraction = serde_json::to_string(&found.how).ok();
                 body.finish_reason = response.completion.finish_reason.clone();

@@ -35,7 +35,7 @@ pub struct BaselineRun {
 #[derive(Debug, Default)]
 pub struct Baselines {
     /// (competition, format, code blake3) → role.
-    roles: HashMap<(String, Format, String), BaselineRole>,
+    roles: HashMap<(String, Format, Hash), BaselineRole>,
     /// (competition, role) → its valid runs, latest last.
     runs: HashMap<(String, BaselineRole), Vec<BaselineRun>>,
 }
@@ -79,7 +79,7 @@ impl Baselines {
 
     /// Which baseline an execution is, if any.
     pub fn role(&self, x: &Execution) -> Option<BaselineRole> {
-        let key = (x.competition.clone(), x.format, x.code_blake3.clone());
+        let key = (x.competition.clone(), x.format, x.code_blake3);
         self.roles.get(&key).copied()
     }
 

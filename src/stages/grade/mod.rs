@@ -23,7 +23,10 @@
 //! execute event, the baseline runs and the answers, grading in several `--since` steps
 //! gives the events of grading once (plus, where a baseline run arrived late, the superseded
 //! grades made before it). [`GradeStage::rederive`] recomputes every grade event, against
-//! the baseline runs it recorded, for `ml2b verify --rerun`.
+//! the baseline runs it recorded, for `ml2b verify --rerun`. Before a unit scores, the
+//! competition's private files are checked against the manifest's blake3
+//! (`competition::integrity`); re-deriving against files that fail the check reports why each
+//! grade differs.
 
 pub mod baselines;
 
@@ -43,7 +46,7 @@ pub use baselines::{BaselineRun, Baselines};
 #[derive(Clone, Debug)]
 pub struct Unit {
     execution: Execution,
-    answers_blake3: String,
+    answers_blake3: Hash,
     /// Which baseline the execution itself is, if any.
     role: Option<BaselineRole>,
     baselines: BTreeMap<BaselineRole, BaselineRun>,
@@ -84,7 +87,7 @@ impl GradeStage {
         Ok(Some(Planned {
             key: unit_key(Grade::STAGE, Grade::SCHEMA_VERSION, &upstream, &params)?,
             upstream,
-            label: format!("{}/{}/{}", x.competition, x.format, &x.code_blake3[..12]),
+            label: format!("{}/{}/{}", x.competition, x.format, x.code_blake3.short()),
             unit: Unit {
                 execution: x.clone(),
                 answers_blake3,
@@ -120,7 +123,7 @@ impl GradeStage {
             let mut missing = None;
             for (role, run) in recorded {
                 let Some(run) = run else { continue };
-                let found = run.parse::<Hash>().ok().and_then(|id| executions.get(&id));
+                let found = executions.get(run);
                 match found
                     .map(|b| baselines::rescore(store, &self.bench, b))
                     .transpose()?
@@ -147,7 +150,13 @@ impl GradeStage {
                 ));
                 continue;
             };
-            let body = self.run(p.unit).await?;
+            let body = match self.run(p.unit).await {
+                Err(StageError::Data(e)) => {
+                    differ.push((g.id, e.to_string()));
+                    continue;
+                }
+                run => run?,
+            };
             let id = Event::compute_id(&p.key, &p.upstream, &body)?;
             if id != g.id {
                 differ.push((g.id, format!("re-derived as {id}")));
@@ -188,10 +197,11 @@ impl Stage for GradeStage {
         let c = self.competition(&x.competition).ok_or_else(|| {
             StageError::Benchmark(format!("competition `{}` is not in this root", x.competition))
         })?;
+        c.verify_files(Side::Private)?;
         let m = &c.manifest;
-        let against = |role: BaselineRole| -> (Option<f64>, Option<String>) {
+        let against = |role: BaselineRole| -> (Option<f64>, Option<Hash>) {
             match unit.baselines.get(&role) {
-                Some(b) => (Some(b.score), Some(b.id.to_hex())),
+                Some(b) => (Some(b.score), Some(b.id)),
                 None => (
                     m.baseline
                         .as_ref()
@@ -206,7 +216,7 @@ impl Stage for GradeStage {
         let mut grade = Grade {
             competition: x.competition.clone(),
             format: x.format,
-            code_blake3: x.code_blake3.clone(),
+            code_blake3: x.code_blake3,
             metric: m.metric.name.clone(),
             direction: crate::manifest::serde_name(&m.metric.direction),
             outcome: x.outcome,
@@ -265,14 +275,10 @@ pub fn score_execution(
 ) -> Result<Result<f64, String>, StageError> {
     let Some(hash) = x
         .predictions_blake3
-        .as_deref()
         .filter(|_| x.outcome == crate::sandbox::Outcome::Ok)
     else {
         return Ok(Err(format!("the run ended {}", x.outcome)));
     };
-    let hash: Hash = hash
-        .parse()
-        .map_err(|_| StageError::Malformed(format!("bad predictions hash {hash}")))?;
     let predictions = store.objects().path(&hash);
     store.objects().verify(&hash).map_err(LogError::from)?;
     let answers = c.file(Side::Private, "answers.csv");

@@ -169,11 +169,11 @@ pub async fn search(
         .ok_or(StageError::Invariant("the search made no attempt (steps 0)"))?;
     let best = &made[chosen];
     let all = made.iter().map(|m| &m.attempt);
-    body.code_blake3 = best.attempt.code_blake3.clone();
+    body.code_blake3 = best.attempt.code_blake3;
     body.code_bytes = best.code.len() as u64;
-    body.prompt_blake3 = Some(best.attempt.prompt_blake3.clone());
-    body.request_blake3 = Some(best.attempt.request_blake3.clone());
-    body.response_blake3 = Some(best.attempt.response_blake3.clone());
+    body.prompt_blake3 = Some(best.attempt.prompt_blake3);
+    body.request_blake3 = Some(best.attempt.request_blake3);
+    body.response_blake3 = Some(best.attempt.response_blake3);
     body.extraction = serde_json::to_string(&best.how).ok();
     body.finish_reason = best.finish_reason.clone();
     body.attempts = all.clone().map(|a| a.http_attempts).sum();
@@ -219,17 +219,17 @@ async fn attempt(
         model: body.model.clone(),
         format: body.format,
         seed: body.seed,
-        search: unit.key.to_hex(),
+        search: unit.key,
         node: node_id(&unit.key, step),
         parent: action.parent().map(|p| node_id(&unit.key, p as u32)),
         step,
         stage: action.stage().into(),
         debug_depth: 0,
         plan: plan_of(&completion.text),
-        code_blake3: code.to_hex(),
-        prompt_blake3: prompt_hash.to_hex(),
-        request_blake3: key.to_hex(),
-        response_blake3: response.object.to_hex(),
+        code_blake3: code,
+        prompt_blake3: prompt_hash,
+        request_blake3: key,
+        response_blake3: response.object,
         http_attempts: completion.attempts.len() as u32,
         input_tokens: completion.input_tokens,
         output_tokens: completion.output_tokens,

@@ -1,0 +1,300 @@
+//! Untrusted predictions against the grader (issue 26, items 4, 5 and 16): whatever a
+//! submission writes, grading ends in a valid score or an invalid grade with its reason, never
+//! in a failure of the command or the stage, never in a non-finite "valid" score, and never
+//! by decoding a file whose footer already says it does not fit.
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, Float64Array, Int64Array, RecordBatch};
+use arrow::datatypes::{DataType, Field, Schema};
+use parquet::arrow::ArrowWriter;
+use serde_json::Value;
+
+use crate::common::Workspace;
+
+fn repo() -> &'static str {
+    env!("CARGO_MANIFEST_DIR")
+}
+
+fn write(ws: &Workspace, name: &str, content: &[u8]) -> String {
+    fs::write(ws.dir.path().join(name), content).unwrap();
+    name.to_string()
+}
+
+/// `ml2b --json score`: the exit code and the report (null when it printed none).
+fn score(ws: &Workspace, metric: &str, answers: &str, predictions: &str) -> (i32, Value, String) {
+    let out = ws
+        .ml2b()
+        .args(["--json", "score", "--metric", metric])
+        .args(["--answers", answers, "--predictions", predictions])
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap(), v, stderr)
+}
+
+fn invalid_reason(v: &Value) -> &str {
+    assert_eq!(v["valid"], Value::Bool(false), "{v}");
+    v["reason"].as_str().unwrap()
+}
+
+/// A Parquet file of `columns`, each `rows` long, written in batches of repeated values.
+fn parquet(path: &Path, names: &[&str], rows: usize, value: f64) {
+    let fields: Vec<Field> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let dt = if i == 0 { DataType::Int64 } else { DataType::Float64 };
+            Field::new(*n, dt, false)
+        })
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let mut writer = ArrowWriter::try_new(fs::File::create(path).unwrap(), schema.clone(), None).unwrap();
+    let chunk = rows.min(1 << 20);
+    let columns: Vec<ArrayRef> = (0..names.len())
+        .map(|i| -> ArrayRef {
+            if i == 0 {
+                Arc::new(Int64Array::from(vec![1; chunk]))
+            } else {
+                Arc::new(Float64Array::from(vec![value; chunk]))
+            }
+        })
+        .collect();
+    let mut left = rows;
+    while left > 0 {
+        let n = left.min(chunk);
+        let batch: Vec<ArrayRef> = columns.iter().map(|c| c.slice(0, n)).collect();
+        writer.write(&RecordBatch::try_new(schema.clone(), batch).unwrap()).unwrap();
+        left -= n;
+    }
+    writer.close().unwrap();
+}
+
+#[test]
+fn a_score_that_is_not_finite_is_invalid() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    let huge = write(&ws, "huge.csv", b"id,y\n1,1e200\n2,1e200\n3,-1e200\n4,1e200\n");
+    for metric in ["r2", "rmse", "mse"] {
+        let (code, v, err) = score(&ws, metric, &answers, &huge);
+        assert_eq!(code, 1, "{metric}: {v} {err}");
+        assert!(invalid_reason(&v).contains("not a finite number"), "{metric}: {v}");
+    }
+    let (code, v, _) = score(&ws, "r2", &answers, &write(&ws, "ok.csv", b"id,y\n1,1.4\n2,2.6\n3,0.5\n4,3.1\n"));
+    assert_eq!((code, v["valid"].as_bool()), (0, Some(true)), "{v}");
+}
+
+#[test]
+fn a_solution_predicting_1e200_is_graded_invalid() {
+    let ws = Workspace::new();
+    let file = ws.dir.path().join("huge.py");
+    fs::write(
+        &file,
+        "import numpy as np\n\ndef train_and_predict(data, X_val):\n    return np.full(len(X_val), 1e200)\n",
+    )
+    .unwrap();
+    let out = ws
+        .ml2b()
+        .args(["--json", "grade-file", "--root", repo(), "--competition", "concrete-strength"])
+        .args(["--format", "mono"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    assert_eq!(r["outcome"], "bad_predictions", "{r}");
+    assert!(r["score"].is_null(), "{r}");
+    assert!(r["detail"].as_str().unwrap().contains("not a finite number"), "{r}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn predictions_that_cannot_be_decoded_are_invalid_not_errors() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    let garbage = write(&ws, "garbage.parquet", b"PAR1 this is not a parquet file PAR1");
+    let (code, v, err) = score(&ws, "rmse", &answers, &garbage);
+    assert_eq!(code, 1, "{v} {err}");
+    assert!(!invalid_reason(&v).contains(ws.dir.path().to_str().unwrap()), "{v}");
+    // A duplicate column, which Arrow's schema allows and a grader must not choke on.
+    let dup = ws.dir.path().join("dup.parquet");
+    parquet(&dup, &["id", "y", "y"], 4, 1.0);
+    let (code, v, err) = score(&ws, "rmse", &answers, "dup.parquet");
+    assert_eq!(code, 1, "{v} {err}");
+    assert_eq!(invalid_reason(&v), "column `y` appears twice");
+    let empty = write(&ws, "empty.csv", b"");
+    let (code, v, _) = score(&ws, "rmse", &answers, &empty);
+    assert_eq!((code, invalid_reason(&v)), (1, "the file cannot be read: the file is empty"));
+    // An empty answers file is the caller's error, named as such.
+    let (code, _, err) = score(&ws, "rmse", &empty, &answers);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("empty.csv is empty"), "{err}");
+}
+
+#[test]
+fn a_solution_that_rewrites_its_predictions_at_exit_is_graded_invalid() {
+    let ws = Workspace::new();
+    let file = ws.dir.path().join("rewrite.py");
+    fs::write(
+        &file,
+        "import atexit\nimport numpy as np\n\n\
+         def clobber():\n    with open('/out/predictions.parquet', 'wb') as f:\n        f.write(b'PAR1 not parquet PAR1')\n\n\
+         atexit.register(clobber)\n\n\
+         def train_and_predict(data, X_val):\n    return np.full(len(X_val), 30.0)\n",
+    )
+    .unwrap();
+    let out = ws
+        .ml2b()
+        .args(["--json", "grade-file", "--root", repo(), "--competition", "concrete-strength"])
+        .args(["--format", "mono"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert_eq!(r["outcome"], "bad_predictions", "{r} {stderr}");
+    assert!(r["detail"].as_str().unwrap().contains("cannot be read"), "{r}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn a_parquet_bomb_is_refused_from_its_footer() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    // 10^8 identical rows: a few hundred kilobytes on disk, 1.6 GB decoded.
+    let bomb = ws.dir.path().join("bomb.parquet");
+    parquet(&bomb, &["id", "y"], 100_000_000, 1.0);
+    assert!(fs::metadata(&bomb).unwrap().len() < 10 << 20);
+    // Under a 1 GiB address-space limit, decoding it would abort the grader.
+    let out = std::process::Command::new("prlimit")
+        .arg(format!("--as={}", 1u64 << 30))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_ml2b"))
+        .current_dir(ws.dir.path())
+        .args(["--json", "score", "--metric", "rmse", "--answers", &answers])
+        .args(["--predictions", "bomb.parquet"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(1), "{v} {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(invalid_reason(&v), "expected 4 rows, got 100000000");
+}
+
+#[test]
+fn a_csv_over_the_memory_limit_is_refused_by_name() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    // A sparse file: 1.5 GiB long, nothing on disk.
+    let big = ws.dir.path().join("big.csv");
+    fs::write(&big, b"id,y\n").unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(3 << 29)
+        .unwrap();
+    let (code, v, _) = score(&ws, "rmse", &answers, "big.csv");
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(
+        invalid_reason(&v),
+        format!("the predictions' CSV size in bytes is {}, over the grader's limit of {}", 3u64 << 29, 1u64 << 30)
+    );
+    let (code, _, err) = score(&ws, "rmse", "big.csv", &answers);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("over the 1073741824-byte limit"), "{err}");
+    // `agreement` reads its ratings into memory too, under a limit of its own.
+    let out = ws.ml2b().args(["agreement", "--ratings", "big.csv"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("over the 536870912-byte limit"), "{err}");
+}
+
+#[test]
+fn ids_in_another_script_are_named_not_a_parser_error() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n");
+    // Arabic-Indic digits: CSV type inference takes them for integers, the decoder does not.
+    let arabic = write(&ws, "arabic.csv", "id,y\n١,1.5\n٢,2.5\n".as_bytes());
+    let (code, v, err) = score(&ws, "rmse", &answers, &arabic);
+    assert_eq!(code, 1, "{v} {err}");
+    assert!(invalid_reason(&v).contains("`١`"), "{v}");
+}
+
+/// A benchmark root holding only concrete-strength, copied from the repository.
+fn concrete_root(ws: &Workspace) -> std::path::PathBuf {
+    let root = ws.dir.path().join("root");
+    let repo = Path::new(repo());
+    fs::create_dir_all(root.join("manifests/competitions")).unwrap();
+    for name in ["languages.toml", "models.toml", "competitions/concrete-strength.toml"] {
+        fs::copy(repo.join("manifests").join(name), root.join("manifests").join(name)).unwrap();
+    }
+    crate::stages::copy_dir(
+        &repo.join("data/concrete-strength"),
+        &root.join("data/concrete-strength"),
+    );
+    root
+}
+
+fn grade_reference(ws: &Workspace, root: &Path) -> std::process::Output {
+    ws.ml2b()
+        .args(["grade-file", "--competition", "concrete-strength", "--format", "mono"])
+        .arg("--root")
+        .arg(root)
+        .arg(root.join("data/concrete-strength/solution/mono.py"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn data_files_that_differ_from_their_manifest_stop_grading() {
+    let ws = Workspace::new();
+    let root = concrete_root(&ws);
+    let ok = grade_reference(&ws, &root);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    // One private answer changed: nothing is graded against it.
+    let answers = root.join("data/concrete-strength/private/answers.csv");
+    let text = fs::read_to_string(&answers).unwrap();
+    fs::write(&answers, text.replacen("14,43.5\n", "14,43.6\n", 1)).unwrap();
+    let out = grade_reference(&ws, &root);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("private/answers.csv does not match its manifest"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing graded: {}", String::from_utf8_lossy(&out.stdout));
+    // The same through the pipeline: the reference's runs execute, none is graded.
+    let run = ws
+        .ml2b()
+        .args(["run", "--models", "reference", "--langs", "en", "--format", "mono"])
+        .args(["--competitions", "concrete-strength", "--root"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_ne!(run.status.code(), Some(0), "{err}");
+    assert!(err.contains("does not match its manifest"), "{err}");
+    let grades = ws
+        .ml2b()
+        .args(["--json", "query", "SELECT count(*) AS n FROM grade"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&grades.stdout).unwrap(),
+        serde_json::json!([{"n": 0}])
+    );
+    // Answers restored, a wrong checksum in the manifest is caught the same way.
+    fs::write(&answers, text).unwrap();
+    let manifest = root.join("manifests/competitions/concrete-strength.toml");
+    let toml = fs::read_to_string(&manifest).unwrap();
+    let line = toml.lines().find(|l| l.starts_with("\"train.csv\"")).unwrap();
+    let hash = line.split('"').nth(3).unwrap();
+    let wrong = format!("{}{}", &hash[..63], if hash.ends_with('0') { '1' } else { '0' });
+    fs::write(&manifest, toml.replace(hash, &wrong)).unwrap();
+    let out = grade_reference(&ws, &root);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("public/train.csv does not match its manifest"), "{err}");
+    assert!(err.contains(&wrong), "{err}");
+}
