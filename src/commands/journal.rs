@@ -58,7 +58,7 @@ fn read(settings: &GlobalSettings) -> anyhow::Result<BTreeMap<String, Vec<Event<
     let log = StageLog::new(&settings.store, Attempt::STAGE)?;
     let mut searches: BTreeMap<String, Vec<Event<Attempt>>> = BTreeMap::new();
     for e in log.read_events::<Attempt>(0)? {
-        searches.entry(e.body.search.clone()).or_default().push(e);
+        searches.entry(e.body.search.to_hex()).or_default().push(e);
     }
     for attempts in searches.values_mut() {
         attempts.sort_by_key(|e| e.body.step);

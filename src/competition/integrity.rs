@@ -152,8 +152,9 @@ fn parse_line(line: &str) -> Option<(PathBuf, (Identity, String))> {
         mtime_ns: f.next()?.parse().ok()?,
         ctime_ns: f.next()?.parse().ok()?,
     };
+    let path = PathBuf::from(f.next()?);
     let valid = hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit());
-    valid.then(|| (PathBuf::from(f.next()?), (identity, hash)))
+    valid.then_some((path, (identity, hash)))
 }
 
 fn save_cache(known: &Known) {
@@ -196,7 +197,10 @@ mod tests {
         };
         let hash = "a".repeat(64);
         let line = format!("{hash}\t1\t2\t3\t4\t-5\t/data/x y.csv");
-        assert_eq!(parse_line(&line), Some((PathBuf::from("/data/x y.csv"), (i, hash))));
+        assert_eq!(
+            parse_line(&line),
+            Some((PathBuf::from("/data/x y.csv"), (i, hash)))
+        );
         assert_eq!(parse_line("zz\t1\t2\t3\t4\t5\t/p"), None);
         assert_eq!(parse_line("garbage"), None);
     }
@@ -217,6 +221,9 @@ mod tests {
             .unwrap()
             .set_modified(mtime)
             .unwrap();
-        assert_eq!(blake3_of(&path).unwrap(), blake3::hash(b"a,b\n1,3\n").to_hex().to_string());
+        assert_eq!(
+            blake3_of(&path).unwrap(),
+            blake3::hash(b"a,b\n1,3\n").to_hex().to_string()
+        );
     }
 }

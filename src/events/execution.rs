@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
-use crate::store::Hash;
 use crate::sandbox::{Format, Outcome};
+use crate::store::Hash;
 
 /// One execution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
-use crate::store::Hash;
 use crate::manifest::models::Provider;
 use crate::sandbox::Format;
+use crate::store::Hash;
 
 /// One generated solution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

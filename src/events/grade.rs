@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::log::EventBody;
-use crate::store::Hash;
 use crate::sandbox::{Format, Outcome};
+use crate::store::Hash;
 
 /// One grade.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

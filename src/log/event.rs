@@ -136,7 +136,8 @@ pub fn body_fields<B: EventBody>() -> Result<Vec<FieldRef>, LogError> {
         .strings_as_large_utf8(false)
         .sequence_as_large_list(false)
         .enums_without_data_as_strings(true);
-    let fields = Vec::<FieldRef>::from_type::<B>(options).map_err(LogError::Arrow)?;
+    let fields =
+        crate::store::traced(|| Vec::<FieldRef>::from_type::<B>(options)).map_err(LogError::Arrow)?;
     let fields: Vec<FieldRef> = fields.into_iter().map(plain_strings).collect();
     if let Some(f) = fields
         .iter()

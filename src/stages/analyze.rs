@@ -33,7 +33,7 @@ use crate::events::{Analysis, TABLE_INPUTS};
 use crate::log::{Event, EventBody, StageLog, unit_key};
 use crate::query::catalog::{self, Query};
 use crate::query::{Session, reference};
-use crate::store::{Hash, Store};
+use crate::store::Store;
 
 /// One unit: a table and the inputs it will read.
 #[derive(Clone, Debug)]
@@ -172,7 +172,10 @@ pub fn latest(store: &Store) -> Result<Vec<Event<Analysis>>, StageError> {
 
 /// Reads a stored table back.
 pub fn load(store: &Store, analysis: &Analysis) -> Result<(SchemaRef, Vec<RecordBatch>), StageError> {
-    let bytes = store.objects().get(&analysis.result_blake3).map_err(crate::log::LogError::from)?;
+    let bytes = store
+        .objects()
+        .get(&analysis.result_blake3)
+        .map_err(crate::log::LogError::from)?;
     let builder =
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
             .map_err(|e| StageError::failed(format!("table {}", analysis.name), e))?;

@@ -22,7 +22,7 @@ mod objects;
 use std::path::{Path, PathBuf};
 
 pub(crate) use hash::HashingWriter;
-pub use hash::{Hash, KEY_ENCODING, KeyHasher, ParseHashError};
+pub use hash::{Hash, KEY_ENCODING, KeyHasher, ParseHashError, traced};
 pub use objects::{ObjectError, Objects, write_atomic};
 pub(crate) use objects::{hash_file, sync_dir};
 

@@ -28,11 +28,23 @@ fn a_selection_naming_nothing_is_a_usage_error_naming_the_value() {
         ("--competitions", "nope"),
     ] {
         for command in [&["run"][..], &["stage", "translate-validate"][..]] {
-            let out = ws.ml2b().args(command).args([flag, value]).output().unwrap();
+            let out = ws
+                .ml2b()
+                .args(command)
+                .args([flag, value, "--root", env!("CARGO_MANIFEST_DIR")])
+                .output()
+                .unwrap();
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(2), "{command:?} {flag} {value}: {err}");
-            assert!(err.contains(&format!("`{value}`")), "{command:?} {flag} {value}: {err}");
-            assert!(out.stdout.is_empty(), "no run hash: {}", String::from_utf8_lossy(&out.stdout));
+            assert!(
+                err.contains(&format!("`{value}`")),
+                "{command:?} {flag} {value}: {err}"
+            );
+            assert!(
+                out.stdout.is_empty(),
+                "no run hash: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
         }
     }
     assert!(!ws.store_path().join("log").exists(), "nothing was committed");

@@ -47,7 +47,11 @@ fn parquet(path: &Path, names: &[&str], rows: usize, value: f64) {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let dt = if i == 0 { DataType::Int64 } else { DataType::Float64 };
+            let dt = if i == 0 {
+                DataType::Int64
+            } else {
+                DataType::Float64
+            };
             Field::new(*n, dt, false)
         })
         .collect();
@@ -67,7 +71,9 @@ fn parquet(path: &Path, names: &[&str], rows: usize, value: f64) {
     while left > 0 {
         let n = left.min(chunk);
         let batch: Vec<ArrayRef> = columns.iter().map(|c| c.slice(0, n)).collect();
-        writer.write(&RecordBatch::try_new(schema.clone(), batch).unwrap()).unwrap();
+        writer
+            .write(&RecordBatch::try_new(schema.clone(), batch).unwrap())
+            .unwrap();
         left -= n;
     }
     writer.close().unwrap();
@@ -81,9 +87,17 @@ fn a_score_that_is_not_finite_is_invalid() {
     for metric in ["r2", "rmse", "mse"] {
         let (code, v, err) = score(&ws, metric, &answers, &huge);
         assert_eq!(code, 1, "{metric}: {v} {err}");
-        assert!(invalid_reason(&v).contains("not a finite number"), "{metric}: {v}");
+        assert!(
+            invalid_reason(&v).contains("not a finite number"),
+            "{metric}: {v}"
+        );
     }
-    let (code, v, _) = score(&ws, "r2", &answers, &write(&ws, "ok.csv", b"id,y\n1,1.4\n2,2.6\n3,0.5\n4,3.1\n"));
+    let (code, v, _) = score(
+        &ws,
+        "r2",
+        &answers,
+        &write(&ws, "ok.csv", b"id,y\n1,1.4\n2,2.6\n3,0.5\n4,3.1\n"),
+    );
     assert_eq!((code, v["valid"].as_bool()), (0, Some(true)), "{v}");
 }
 
@@ -98,7 +112,14 @@ fn a_solution_predicting_1e200_is_graded_invalid() {
     .unwrap();
     let out = ws
         .ml2b()
-        .args(["--json", "grade-file", "--root", repo(), "--competition", "concrete-strength"])
+        .args([
+            "--json",
+            "grade-file",
+            "--root",
+            repo(),
+            "--competition",
+            "concrete-strength",
+        ])
         .args(["--format", "mono"])
         .arg(&file)
         .output()
@@ -108,7 +129,13 @@ fn a_solution_predicting_1e200_is_graded_invalid() {
     });
     assert_eq!(r["outcome"], "bad_predictions", "{r}");
     assert!(r["score"].is_null(), "{r}");
-    assert!(r["detail"].as_str().unwrap().contains("not a finite number"), "{r}");
+    assert!(
+        r["invalid_reason"]
+            .as_str()
+            .unwrap()
+            .contains("not a finite number"),
+        "{r}"
+    );
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -119,7 +146,10 @@ fn predictions_that_cannot_be_decoded_are_invalid_not_errors() {
     let garbage = write(&ws, "garbage.parquet", b"PAR1 this is not a parquet file PAR1");
     let (code, v, err) = score(&ws, "rmse", &answers, &garbage);
     assert_eq!(code, 1, "{v} {err}");
-    assert!(!invalid_reason(&v).contains(ws.dir.path().to_str().unwrap()), "{v}");
+    assert!(
+        !invalid_reason(&v).contains(ws.dir.path().to_str().unwrap()),
+        "{v}"
+    );
     // A duplicate column, which Arrow's schema allows and a grader must not choke on.
     let dup = ws.dir.path().join("dup.parquet");
     parquet(&dup, &["id", "y", "y"], 4, 1.0);
@@ -128,7 +158,10 @@ fn predictions_that_cannot_be_decoded_are_invalid_not_errors() {
     assert_eq!(invalid_reason(&v), "column `y` appears twice");
     let empty = write(&ws, "empty.csv", b"");
     let (code, v, _) = score(&ws, "rmse", &answers, &empty);
-    assert_eq!((code, invalid_reason(&v)), (1, "the file cannot be read: the file is empty"));
+    assert_eq!(
+        (code, invalid_reason(&v)),
+        (1, "the file cannot be read: the file is empty")
+    );
     // An empty answers file is the caller's error, named as such.
     let (code, _, err) = score(&ws, "rmse", &empty, &answers);
     assert_eq!(code, 2, "{err}");
@@ -143,13 +176,19 @@ fn a_solution_that_rewrites_its_predictions_at_exit_is_graded_invalid() {
         &file,
         "import atexit\nimport numpy as np\n\n\
          def clobber():\n    with open('/out/predictions.parquet', 'wb') as f:\n        f.write(b'PAR1 not parquet PAR1')\n\n\
-         atexit.register(clobber)\n\n\
-         def train_and_predict(data, X_val):\n    return np.full(len(X_val), 30.0)\n",
+         def train_and_predict(data, X_val):\n    atexit.register(clobber)\n    return np.full(len(X_val), 30.0)\n",
     )
     .unwrap();
     let out = ws
         .ml2b()
-        .args(["--json", "grade-file", "--root", repo(), "--competition", "concrete-strength"])
+        .args([
+            "--json",
+            "grade-file",
+            "--root",
+            repo(),
+            "--competition",
+            "concrete-strength",
+        ])
         .args(["--format", "mono"])
         .arg(&file)
         .output()
@@ -157,7 +196,10 @@ fn a_solution_that_rewrites_its_predictions_at_exit_is_graded_invalid() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
     assert_eq!(r["outcome"], "bad_predictions", "{r} {stderr}");
-    assert!(r["detail"].as_str().unwrap().contains("cannot be read"), "{r}");
+    assert!(
+        r["invalid_reason"].as_str().unwrap().contains("cannot be read"),
+        "{r}"
+    );
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -180,7 +222,12 @@ fn a_parquet_bomb_is_refused_from_its_footer() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    assert_eq!(out.status.code(), Some(1), "{v} {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{v} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(invalid_reason(&v), "expected 4 rows, got 100000000");
 }
 
@@ -201,13 +248,21 @@ fn a_csv_over_the_memory_limit_is_refused_by_name() {
     assert_eq!(code, 1, "{v}");
     assert_eq!(
         invalid_reason(&v),
-        format!("the predictions' CSV size in bytes is {}, over the grader's limit of {}", 3u64 << 29, 1u64 << 30)
+        format!(
+            "the predictions' CSV size in bytes is {}, over the grader's limit of {}",
+            3u64 << 29,
+            1u64 << 30
+        )
     );
     let (code, _, err) = score(&ws, "rmse", "big.csv", &answers);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("over the 1073741824-byte limit"), "{err}");
     // `agreement` reads its ratings into memory too, under a limit of its own.
-    let out = ws.ml2b().args(["agreement", "--ratings", "big.csv"]).output().unwrap();
+    let out = ws
+        .ml2b()
+        .args(["agreement", "--ratings", "big.csv"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("over the 536870912-byte limit"), "{err}");
@@ -229,8 +284,16 @@ fn concrete_root(ws: &Workspace) -> std::path::PathBuf {
     let root = ws.dir.path().join("root");
     let repo = Path::new(repo());
     fs::create_dir_all(root.join("manifests/competitions")).unwrap();
-    for name in ["languages.toml", "models.toml", "competitions/concrete-strength.toml"] {
-        fs::copy(repo.join("manifests").join(name), root.join("manifests").join(name)).unwrap();
+    for name in [
+        "languages.toml",
+        "models.toml",
+        "competitions/concrete-strength.toml",
+    ] {
+        fs::copy(
+            repo.join("manifests").join(name),
+            root.join("manifests").join(name),
+        )
+        .unwrap();
     }
     crate::stages::copy_dir(
         &repo.join("data/concrete-strength"),
@@ -241,7 +304,13 @@ fn concrete_root(ws: &Workspace) -> std::path::PathBuf {
 
 fn grade_reference(ws: &Workspace, root: &Path) -> std::process::Output {
     ws.ml2b()
-        .args(["grade-file", "--competition", "concrete-strength", "--format", "mono"])
+        .args([
+            "grade-file",
+            "--competition",
+            "concrete-strength",
+            "--format",
+            "mono",
+        ])
         .arg("--root")
         .arg(root)
         .arg(root.join("data/concrete-strength/solution/mono.py"))
@@ -254,7 +323,12 @@ fn data_files_that_differ_from_their_manifest_stop_grading() {
     let ws = Workspace::new();
     let root = concrete_root(&ws);
     let ok = grade_reference(&ws, &root);
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     // One private answer changed: nothing is graded against it.
     let answers = root.join("data/concrete-strength/private/answers.csv");
     let text = fs::read_to_string(&answers).unwrap();
@@ -262,12 +336,27 @@ fn data_files_that_differ_from_their_manifest_stop_grading() {
     let out = grade_reference(&ws, &root);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("private/answers.csv does not match its manifest"), "{err}");
-    assert!(out.stdout.is_empty(), "nothing graded: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        err.contains("private/answers.csv does not match its manifest"),
+        "{err}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "nothing graded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // The same through the pipeline: the reference's runs execute, none is graded.
     let run = ws
         .ml2b()
-        .args(["run", "--models", "reference", "--langs", "en", "--format", "mono"])
+        .args([
+            "run",
+            "--models",
+            "reference",
+            "--langs",
+            "en",
+            "--format",
+            "mono",
+        ])
         .args(["--competitions", "concrete-strength", "--root"])
         .arg(&root)
         .output()
@@ -295,6 +384,9 @@ fn data_files_that_differ_from_their_manifest_stop_grading() {
     let out = grade_reference(&ws, &root);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("public/train.csv does not match its manifest"), "{err}");
+    assert!(
+        err.contains("public/train.csv does not match its manifest"),
+        "{err}"
+    );
     assert!(err.contains(&wrong), "{err}");
 }

@@ -270,9 +270,19 @@ fn unreadable_files_name_the_file() {
         matches!(e, GradeError::Read(_)) && e.to_string().contains("nope.csv"),
         "{e}"
     );
+    // Ragged answers are an error naming the file; ragged predictions are the submission's
+    // fault: invalid, with the parser's reason (and no path, which differs between machines).
     let ragged = dir.file("ragged.csv", "id,target\n1,1\n2,2,9\n3,3\n");
-    let e = score_files("rmse", &answers, &ragged, "id").unwrap_err();
+    let e = score_files("rmse", &ragged, &answers, "id").unwrap_err();
     assert!(e.to_string().contains("ragged.csv"), "{e}");
+    let s = score_files("rmse", &answers, &ragged, "id").unwrap();
+    let Score::Invalid {
+        reason: Invalid::Unreadable(why),
+    } = &s
+    else {
+        panic!("{s:?}")
+    };
+    assert!(why.contains("line 3") && !why.contains("ragged.csv"), "{why}");
 }
 
 #[test]

@@ -233,7 +233,11 @@ fn read_csv(
                 inferred
                     .fields()
                     .iter()
-                    .map(|f| f.as_ref().clone().with_data_type(arrow::datatypes::DataType::Utf8))
+                    .map(|f| {
+                        f.as_ref()
+                            .clone()
+                            .with_data_type(arrow::datatypes::DataType::Utf8)
+                    })
                     .collect::<Vec<_>>(),
             ));
             let batches = decode_csv(path, &mut file, &format, text.clone()).map_err(csv_err)?;
