@@ -101,15 +101,11 @@ fn a_score_that_is_not_finite_is_invalid() {
     assert_eq!((code, v["valid"].as_bool()), (0, Some(true)), "{v}");
 }
 
-#[test]
-fn a_solution_predicting_1e200_is_graded_invalid() {
-    let ws = Workspace::new();
-    let file = ws.dir.path().join("huge.py");
-    fs::write(
-        &file,
-        "import numpy as np\n\ndef train_and_predict(data, X_val):\n    return np.full(len(X_val), 1e200)\n",
-    )
-    .unwrap();
+/// `ml2b --json grade-file` of a MONO_PREDICT `source` on concrete-strength: the exit code
+/// and the report.
+fn grade_file(ws: &Workspace, source: &str) -> (Option<i32>, Value) {
+    let file = ws.dir.path().join("solution.py");
+    fs::write(&file, source).unwrap();
     let out = ws
         .ml2b()
         .args([
@@ -124,9 +120,18 @@ fn a_solution_predicting_1e200_is_graded_invalid() {
         .arg(&file)
         .output()
         .unwrap();
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
-    });
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let r = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    (out.status.code(), r)
+}
+
+#[test]
+fn a_solution_predicting_1e200_is_graded_invalid() {
+    let ws = Workspace::new();
+    let (code, r) = grade_file(
+        &ws,
+        "import numpy as np\n\ndef train_and_predict(data, X_val):\n    return np.full(len(X_val), 1e200)\n",
+    );
     assert_eq!(r["outcome"], "bad_predictions", "{r}");
     assert!(r["score"].is_null(), "{r}");
     assert!(
@@ -136,7 +141,7 @@ fn a_solution_predicting_1e200_is_graded_invalid() {
             .contains("not a finite number"),
         "{r}"
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(code, Some(1));
 }
 
 #[test]
@@ -171,36 +176,18 @@ fn predictions_that_cannot_be_decoded_are_invalid_not_errors() {
 #[test]
 fn a_solution_that_rewrites_its_predictions_at_exit_is_graded_invalid() {
     let ws = Workspace::new();
-    let file = ws.dir.path().join("rewrite.py");
-    fs::write(
-        &file,
+    let (code, r) = grade_file(
+        &ws,
         "import atexit\nimport numpy as np\n\n\
          def clobber():\n    with open('/out/predictions.parquet', 'wb') as f:\n        f.write(b'PAR1 not parquet PAR1')\n\n\
          def train_and_predict(data, X_val):\n    atexit.register(clobber)\n    return np.full(len(X_val), 30.0)\n",
-    )
-    .unwrap();
-    let out = ws
-        .ml2b()
-        .args([
-            "--json",
-            "grade-file",
-            "--root",
-            repo(),
-            "--competition",
-            "concrete-strength",
-        ])
-        .args(["--format", "mono"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
-    assert_eq!(r["outcome"], "bad_predictions", "{r} {stderr}");
+    );
+    assert_eq!(r["outcome"], "bad_predictions", "{r}");
     assert!(
         r["invalid_reason"].as_str().unwrap().contains("cannot be read"),
         "{r}"
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(code, Some(1));
 }
 
 #[test]

@@ -81,13 +81,7 @@ pub struct Shape {
 /// Reads `path`'s size and, for Parquet, its footer's row and column counts.
 pub fn shape(path: &Path) -> Result<Shape, ReadError> {
     let mut file = open(path)?;
-    let bytes = file
-        .metadata()
-        .map_err(|source| ReadError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len();
+    let bytes = file_len(path, &file)?;
     if !is_parquet(path, &mut file)? {
         return Ok(Shape {
             parquet: false,
@@ -159,6 +153,15 @@ impl Table {
     }
 }
 
+fn file_len(path: &Path, file: &File) -> Result<u64, ReadError> {
+    file.metadata()
+        .map(|m| m.len())
+        .map_err(|source| ReadError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 pub(super) fn open(path: &Path) -> Result<File, ReadError> {
     File::open(path).map_err(|source| ReadError::Open {
         path: path.to_path_buf(),
@@ -204,13 +207,7 @@ fn read_csv(
         path: path.to_path_buf(),
         source,
     };
-    let bytes = file
-        .metadata()
-        .map_err(|source| ReadError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len();
+    let bytes = file_len(path, &file)?;
     if bytes == 0 {
         return Err(ReadError::Empty {
             path: path.to_path_buf(),
