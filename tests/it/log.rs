@@ -532,3 +532,62 @@ fn verify_says_why_it_cannot_read_a_store() {
         assert!(line.ends_with("Permission denied (os error 13)"), "{line}");
     }
 }
+
+/// Runs `script` with `sh` in the workspace, in a mount namespace of its own (as root,
+/// `unshare -m`; otherwise `unshare -rm`, inside a user namespace), with `$ML2B` the
+/// binary; `None` when this host allows neither.
+fn in_mount_namespace(ws: &Workspace, script: &str) -> Option<std::process::Output> {
+    let flags = if running_as_root() { "-m" } else { "-rm" };
+    let unshare = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("unshare");
+        cmd.arg(flags)
+            .args(args)
+            .current_dir(ws.dir.path())
+            .env("ML2B", env!("CARGO_BIN_EXE_ml2b"))
+            .env_remove("ML2B_STORE")
+            .env_remove("RUST_LOG");
+        cmd.output().ok()
+    };
+    unshare(&["true"]).filter(|o| o.status.success())?;
+    unshare(&["sh", "-c", script])
+}
+
+#[test]
+fn a_read_only_or_full_store_says_why_a_unit_failed() {
+    let ws = crate::competitions::toy();
+    let out = ws
+        .ml2b()
+        .args(["-q", "stage", "generate", "--model", "reference"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Execute reads the code objects, then cannot store the predictions.
+    let cases = [
+        (
+            "mount --bind store store && mount -o remount,bind,ro store && \"$ML2B\" --store store stage execute",
+            "Read-only file system",
+        ),
+        (
+            "mkdir full && mount -t tmpfs -o size=4m tmpfs full && cp -a store/. full/ && \
+             { dd if=/dev/zero of=full/fill bs=64k 2>/dev/null || true; } && \"$ML2B\" --store full stage execute",
+            "No space left on device",
+        ),
+    ];
+    for (script, cause) in cases {
+        let Some(out) = in_mount_namespace(&ws, script) else {
+            println!("skipped: this host allows no mount namespace (unshare -m / -rm), so no read-only or full store");
+            return;
+        };
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{script}:\n{stdout}\n{stderr}");
+        let failed: Vec<&str> = stdout.lines().filter(|l| l.contains("FAILED")).collect();
+        assert_eq!(failed.len(), 2, "{script}:\n{stdout}\n{stderr}");
+        for line in failed {
+            assert!(
+                line.contains("object store I/O failed at ") && line.contains(cause),
+                "{line}"
+            );
+        }
+    }
+}
