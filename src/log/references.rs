@@ -6,10 +6,10 @@
 //!
 //! ```text
 //! column (any log)        names                                 must be
-//! upstream: list<utf8>    event ids                             an event of a log of the store
+//! upstream: list<utf8>    event ids                             an event of an intact segment
 //! <name>_blake3: utf8     an object (code, prompt, response,    an object under objects/
 //!                         predictions, a table's result)        (whose hash `verify` checks)
-//! inputs: list<utf8>      `<stage>=<head>`: the head of each    a segment of log/<stage>/
+//! inputs: list<utf8>      `<stage>=<head>`: the head of each    an intact segment of log/<stage>/
 //!                         log a table was computed from
 //! ```
 //! The rules go by column name and type, so they hold for every log and every schema
@@ -17,6 +17,12 @@
 //! that can hold an upstream id is its upstream log. Two lists name the exceptions:
 //! [`NOT_OBJECTS`], the `_blake3` columns that hash something the store does not keep, and
 //! [`NOT_LOGS`], the `inputs` entries that name no log.
+//!
+//! "Intact" is what verification read in full without a problem: a damaged segment's
+//! events name nothing and are named by no one. One problem is reported per missing
+//! object (at its path), per log whose recorded head is gone (at its folder), and per
+//! segment whose events name missing upstream events (counted); a value that should name
+//! something and does not parse is a problem of its segment.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -170,8 +176,8 @@ impl References {
             problems.push(Problem {
                 path: self.segments[segment].clone(),
                 message: format!(
-                    "its events name {count} upstream event(s) that no log holds (e.g. {}): \
-                     a segment of an upstream log is gone",
+                    "its events name {count} upstream event(s) that no intact segment holds \
+                     (e.g. {}): a segment of an upstream log is damaged or gone",
                     first.short()
                 ),
             });
@@ -198,8 +204,8 @@ impl References {
         Problem {
             path: store.log_dir(stage),
             message: format!(
-                "{} records head {} of this log (in `{}`), which is none of its segments: \
-                 its last segment(s) are gone",
+                "{} records head {} of this log (in `{}`), which is none of its intact \
+                 segments: its last segment(s) are damaged or gone",
                 self.segments[naming.segment].display(),
                 hash.short(),
                 naming.column
@@ -262,6 +268,23 @@ fn strings(column: &dyn Array) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_of_lists_skip_null_rows_and_items() {
+        use arrow::array::{ListBuilder, StringArray, StringBuilder};
+        let mut b = ListBuilder::new(StringBuilder::new());
+        b.values().append_value("a");
+        b.values().append_null();
+        b.append(true);
+        b.values().append_value("hidden");
+        b.append(false);
+        b.values().append_value("b");
+        b.append(true);
+        assert_eq!(strings(&b.finish()), vec!["a", "b"]);
+        let plain = StringArray::from(vec![Some("x"), None, Some("y")]);
+        assert_eq!(strings(&plain), vec!["x", "y"]);
+        assert!(strings(&arrow::array::UInt64Array::from(vec![1u64])).is_empty());
+    }
 
     #[test]
     fn inputs_name_heads_of_logs_only() {

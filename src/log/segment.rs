@@ -23,8 +23,8 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
-use parquet::file::reader::ChunkReader;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::reader::ChunkReader;
 use parquet::schema::types::ColumnPath;
 
 use super::LogError;

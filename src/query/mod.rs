@@ -7,8 +7,9 @@
 //! version, its parent the previous segment): a damaged log, or a segment copied to
 //! another version or into another stage's log, fails the query instead of answering
 //! it. A stage of the pipeline that has not run yet, or whose log folder holds no
-//! segment, is an empty table with its event schema, so every query plans on any store. With a benchmark root, the manifests are tables
-//! too ([`reference`]) and the views of `queries/views/` are registered
+//! segment, is an empty table with its event schema, so every query plans on any store.
+//! With a benchmark root, the manifests are tables too ([`reference`]) and the views of
+//! `queries/views/` are registered
 //! ([`catalog`]), each computed on first use and kept for the columns read ([`view`]); the
 //! statistics SQL cannot express are aggregate functions ([`udf`]), and the views find
 //! repeated keys through [`key_hash`]. The session allows queries only — no DDL, DML or `SET`.
@@ -121,7 +122,10 @@ async fn register_logs(ctx: &SessionContext, store: &Store) -> Result<(), QueryE
         .collect::<Result<Vec<_>, LogError>>()?;
     let mut registered = Vec::new();
     for stage in stages(store)? {
-        let current = schemas.iter().find(|(s, _)| *s == stage).map(|(_, schema)| schema);
+        let current = schemas
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, schema)| schema);
         if register_stage(ctx, &StageLog::new(store, &stage)?, current).await? {
             registered.push(stage);
         } else if current.is_none() {

@@ -67,7 +67,8 @@ impl Runner {
         std::fs::create_dir(&out_dir).map_err(|e| e.to_string())?;
         let job = Job {
             python: self.python.clone(),
-            harness: assets::materialize("harness.py", assets::HARNESS).map_err(|e| crate::error_chain(&e))?,
+            harness: assets::materialize("harness.py", assets::HARNESS)
+                .map_err(|e| crate::error_chain(&e))?,
             code: code_path,
             format,
             public_dir,

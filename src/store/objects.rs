@@ -150,7 +150,10 @@ impl Objects {
                     Some(parse_object_path(e.path()).ok_or_else(|| Stray::Name(e.path().to_path_buf())))
                 }
                 Ok(_) => None,
-                Err(e) if e.depth() == 0 && e.io_error().is_some_and(|e| e.kind() == io::ErrorKind::NotFound) => {
+                Err(e)
+                    if e.depth() == 0
+                        && e.io_error().is_some_and(|e| e.kind() == io::ErrorKind::NotFound) =>
+                {
                     None
                 }
                 Err(e) => Some(Err(Stray::unreadable(e))),

@@ -445,7 +445,10 @@ fn verify_damaged_copy(ws: &Workspace, damage: impl FnOnce(&Store)) -> (Option<i
     damage(&copy.store());
     let out = copy.ml2b().arg("verify").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    (out.status.code(), stdout.replace(&copy.store_path().display().to_string(), "STORE"))
+    (
+        out.status.code(),
+        stdout.replace(&copy.store_path().display().to_string(), "STORE"),
+    )
 }
 
 #[test]
@@ -465,7 +468,9 @@ fn verify_sees_what_later_events_name_and_the_log_lost() {
     });
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.contains("damaged: STORE/log/generate: STORE/log/analyze/00000000000000000001.parquet records head"),
+        stdout.contains(
+            "damaged: STORE/log/generate: STORE/log/analyze/00000000000000000001.parquet records head"
+        ),
         "{stdout}"
     );
 
@@ -476,21 +481,29 @@ fn verify_sees_what_later_events_name_and_the_log_lost() {
     });
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.contains("damaged: STORE/log/grade/00000000000000000000.parquet: its events name 2 upstream event(s) that no log holds"),
+        stdout.contains("damaged: STORE/log/grade/00000000000000000000.parquet: its events name 2 upstream event(s) that no intact segment holds"),
         "{stdout}"
     );
     assert!(stdout.contains("damaged: STORE/log/execute: "), "{stdout}");
 
     // A code object that generate and execute events name.
-    let code_object = generate.read_events::<Generation>(0).unwrap()[0].body.code_blake3.clone();
+    let code_object = generate.read_events::<Generation>(0).unwrap()[0]
+        .body
+        .code_blake3
+        .clone();
     let object = store.objects().path(&code_object.parse().unwrap());
-    let shown = object.display().to_string().replace(&ws.store_path().display().to_string(), "STORE");
+    let shown = object
+        .display()
+        .to_string()
+        .replace(&ws.store_path().display().to_string(), "STORE");
     let (code, stdout) = verify_damaged_copy(&ws, |s| {
         fs::remove_file(s.objects().path(&code_object.parse().unwrap())).unwrap();
     });
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.contains(&format!("damaged: {shown}: missing: named by `code_blake3` in STORE/log/")),
+        stdout.contains(&format!(
+            "damaged: {shown}: missing: named by `code_blake3` in STORE/log/"
+        )),
         "{stdout}"
     );
 }
@@ -575,7 +588,9 @@ fn a_read_only_or_full_store_says_why_a_unit_failed() {
     ];
     for (script, cause) in cases {
         let Some(out) = in_mount_namespace(&ws, script) else {
-            println!("skipped: this host allows no mount namespace (unshare -m / -rm), so no read-only or full store");
+            println!(
+                "skipped: this host allows no mount namespace (unshare -m / -rm), so no read-only or full store"
+            );
             return;
         };
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -168,14 +168,19 @@ fn with_copied_segment(copied: impl FnOnce(&Workspace) -> PathBuf) -> (Workspace
     let ws = fixture();
     let from = copied(&ws);
     let echo = StageLog::new(&ws.store(), Echo::STAGE).unwrap();
-    let next = echo.dir().join(format!("{:020}.parquet", echo.list().unwrap().len()));
+    let next = echo
+        .dir()
+        .join(format!("{:020}.parquet", echo.list().unwrap().len()));
     std::fs::copy(from, &next).unwrap();
     (ws, next)
 }
 
 /// Every query fails naming `file`, not only those that read its log.
 fn assert_refused(ws: &Workspace, file: &Path, says: &str) {
-    for args in [&["query", "SELECT count(*) FROM echo"][..], &["query", "SELECT count(*) FROM tally"]] {
+    for args in [
+        &["query", "SELECT count(*) FROM echo"][..],
+        &["query", "SELECT count(*) FROM tally"],
+    ] {
         let out = ws.ml2b().args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
@@ -189,7 +194,9 @@ fn assert_refused(ws: &Workspace, file: &Path, says: &str) {
 #[test]
 fn a_segment_copied_to_another_version_is_refused() {
     let (ws, copy) = with_copied_segment(|ws| {
-        StageLog::new(&ws.store(), Echo::STAGE).unwrap().list().unwrap()[0].path.clone()
+        StageLog::new(&ws.store(), Echo::STAGE).unwrap().list().unwrap()[0]
+            .path
+            .clone()
     });
     assert_refused(&ws, &copy, "it says it is version 0 of stage `echo`");
 }

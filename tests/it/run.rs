@@ -119,7 +119,10 @@ fn a_run_whose_store_does_not_verify_says_why() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains(&format!("warning: damaged: {}: object {blob} is damaged", path.display())),
+        stderr.contains(&format!(
+            "warning: damaged: {}: object {blob} is damaged",
+            path.display()
+        )),
         "{stderr}"
     );
     assert!(
