@@ -56,7 +56,7 @@ pub enum Command {
     Log(LogArgs),
     /// The aide agent's searches; one search as AIDE's journal.json.
     Journal(JournalArgs),
-    /// Re-hash every segment and object and check every hash chain.
+    /// Re-hash every segment and object, check every hash chain and what events name.
     Verify(VerifyArgs),
     /// Run a read-only SQL query over the stage logs (one table per stage).
     Query(QueryArgs),

@@ -19,6 +19,7 @@ use crate::settings::{GlobalSettings, QueryOutput, QuerySettings};
 /// Runs `ml2b query`.
 pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::Result<ExitStatus> {
     let sql = read_sql(&args.query)?;
+    require_store(settings.store.root())?;
     let format = args.format;
     // The manifests' tables and the views need a benchmark root; without one the logs
     // alone are queryable.
@@ -40,6 +41,23 @@ pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::
         None => std::io::stdout().lock().write_all(&bytes)?,
     }
     Ok(ExitStatus::Success)
+}
+
+/// A store that does not exist would answer every query with no rows: most likely the
+/// path is wrong, so say so. (An existing, empty store answers no rows.)
+fn require_store(root: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(root) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(InputError(format!(
+            "there is no store at {} (see --store or ML2B_STORE)",
+            root.display()
+        ))
+        .into()),
+        Ok(m) if !m.is_dir() => {
+            Err(InputError(format!("the store {} is not a directory", root.display())).into())
+        }
+        // Another failure (permission denied) shows with its cause when the logs are read.
+        _ => Ok(()),
+    }
 }
 
 /// The statement itself, or the content of the `.sql` file it names.

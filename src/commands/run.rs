@@ -13,12 +13,12 @@ use std::io::Write;
 use super::{ExitStatus, ProgressBars};
 use crate::competition::Benchmark;
 use crate::log::run_hash;
-use crate::log::verify::verify_store;
+use crate::log::verify::{Problem, verify_store};
 use crate::manifest::Models;
 use crate::manifest::models::Provider;
 use crate::pipeline::Pipeline;
 use crate::settings::{
-    AnalyzeSettings, Entry, GlobalSettings, RunSettings, Scope, TranslateValidateSettings,
+    AnalyzeSettings, Entry, GlobalSettings, Printer, RunSettings, Scope, TranslateValidateSettings,
 };
 
 /// Runs `ml2b run`.
@@ -75,11 +75,28 @@ pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Resul
         write!(settings.printer.stdout(), "{}", headline(settings)?)?;
         writeln!(settings.printer.stdout(), "run {hash}")?;
     }
-    Ok(if report.ok() && failed == 0 {
+    Ok(outcome(&settings.printer, &report.problems, failed))
+}
+
+/// Exit 1, saying why on stderr, when a unit failed or the store does not verify.
+fn outcome(printer: &Printer, problems: &[Problem], failed: usize) -> ExitStatus {
+    for p in problems {
+        printer.warn(format_args!("damaged: {}: {}", p.path.display(), p.message));
+    }
+    if !problems.is_empty() {
+        printer.error(format_args!(
+            "the store does not verify: {} problem(s), listed above (`ml2b verify` lists them too)",
+            problems.len()
+        ));
+    }
+    if failed > 0 {
+        printer.error(format_args!("{failed} unit(s) failed, listed above"));
+    }
+    if problems.is_empty() && failed == 0 {
         ExitStatus::Success
     } else {
         ExitStatus::Failure
-    })
+    }
 }
 
 /// Output tokens per second of the embedded demo model on 2 cores (SmolLM2-135M, measured

@@ -3,7 +3,8 @@
 //! every translate-validate event of the current texts, every analyze event of the current log heads from the logs and the manifests, and
 //! require the same event ids bit for bit.
 //!
-//! Prints one line per problem on stdout and exits 1 when there is any.
+//! Checks too that everything an event names still exists (`crate::log::references`).
+//! Prints one line per problem on stdout, its cause included, and exits 1 when there is any.
 
 use std::io::Write;
 
@@ -53,7 +54,7 @@ pub(super) fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow
         return Ok(ExitStatus::Failure);
     }
     settings.printer.error(format_args!(
-        "verification failed: {} damaged or missing file(s)",
+        "verification failed: {} problem(s), listed above",
         report.problems.len()
     ));
     Ok(ExitStatus::Failure)

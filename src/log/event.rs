@@ -170,6 +170,11 @@ pub fn schema<B: EventBody>() -> Result<Schema, LogError> {
     Ok(assemble_schema(&body))
 }
 
+/// The schema of the common columns alone: a log of an unknown stage with no segment.
+pub fn common_schema() -> Schema {
+    assemble_schema(&[])
+}
+
 fn assemble_schema(body: &[FieldRef]) -> Schema {
     let hex = |n: &str| Arc::new(Field::new(n, DataType::Utf8, false));
     let item = Arc::new(Field::new("item", DataType::Utf8, true));

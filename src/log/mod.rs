@@ -17,6 +17,7 @@
 pub mod event;
 pub mod fold;
 pub mod index;
+pub mod references;
 pub mod segment;
 pub mod stage_log;
 pub mod verify;

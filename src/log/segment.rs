@@ -24,6 +24,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::reader::ChunkReader;
 use parquet::schema::types::ColumnPath;
 
 use super::LogError;
@@ -130,6 +131,18 @@ pub fn encode(batch: &RecordBatch, meta: &SegmentMeta) -> Result<Vec<u8>, LogErr
     Ok(buf)
 }
 
+/// Reads a segment's metadata from its footer alone, without decoding a row.
+pub fn read_meta(file: std::fs::File) -> Result<SegmentMeta, String> {
+    meta_of(file)
+}
+
+fn meta_of<R: ChunkReader + 'static>(reader: R) -> Result<SegmentMeta, String> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(reader)
+        .map_err(|e| format!("not a readable Parquet file: {e}"))?;
+    let kv = builder.metadata().file_metadata().key_value_metadata();
+    SegmentMeta::from_key_values(kv.map(Vec::as_slice).unwrap_or_default())
+}
+
 /// Segment bytes whose hash has been checked.
 pub struct SegmentBytes {
     pub hash: Hash,
@@ -139,10 +152,7 @@ pub struct SegmentBytes {
 impl SegmentBytes {
     /// Reads the segment's metadata.
     pub fn meta(&self) -> Result<SegmentMeta, String> {
-        let builder = ParquetRecordBatchReaderBuilder::try_new(self.bytes.clone())
-            .map_err(|e| format!("not a readable Parquet file: {e}"))?;
-        let kv = builder.metadata().file_metadata().key_value_metadata();
-        SegmentMeta::from_key_values(kv.map(Vec::as_slice).unwrap_or_default())
+        meta_of(self.bytes.clone())
     }
 
     /// Decodes all rows, or only the named columns.

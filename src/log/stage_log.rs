@@ -204,7 +204,7 @@ impl StageLog {
     }
 
     fn require_committed(&self, path: &Path, hash: Hash) -> Result<Hash, LogError> {
-        if self.store.objects().contains(&hash) {
+        if self.store.objects().exists(&hash)? {
             return Ok(hash);
         }
         Err(LogError::damaged(
@@ -220,13 +220,45 @@ impl StageLog {
     pub fn read_with_meta(&self, r: &SegmentRef) -> Result<(SegmentBytes, SegmentMeta), LogError> {
         let seg = self.read(r)?;
         let meta = seg.meta().map_err(|m| LogError::damaged(&r.path, m))?;
-        if meta.stage != self.stage || meta.seq != r.version {
-            return Err(LogError::damaged(
-                &r.path,
-                format!("it says it is version {} of stage `{}`", meta.seq, meta.stage),
-            ));
-        }
+        self.check_name(r, &meta)?;
         Ok((seg, meta))
+    }
+
+    /// Re-hashes a segment and reads its metadata from its footer, without decoding a
+    /// row, checking it belongs here; returns its hash and metadata.
+    pub fn check_with_meta(&self, r: &SegmentRef) -> Result<(Hash, SegmentMeta), LogError> {
+        let hash = self.check(r)?;
+        let file = fs::File::open(&r.path).map_err(|e| LogError::io(&r.path, e))?;
+        let meta = segment::read_meta(file).map_err(|m| LogError::damaged(&r.path, m))?;
+        self.check_name(r, &meta)?;
+        Ok((hash, meta))
+    }
+
+    /// A segment is published under the version and in the log its metadata names: a
+    /// segment copied to another version or into another stage's log is refused.
+    fn check_name(&self, r: &SegmentRef, meta: &SegmentMeta) -> Result<(), LogError> {
+        if meta.stage == self.stage && meta.seq == r.version {
+            return Ok(());
+        }
+        Err(LogError::damaged(
+            &r.path,
+            format!("it says it is version {} of stage `{}`", meta.seq, meta.stage),
+        ))
+    }
+
+    /// Every committed segment, in order, after the checks a read makes (contiguous
+    /// versions, content committed, name and stage as the metadata says, the hash chain),
+    /// without decoding a row: what a reader that hands the files to another engine
+    /// (`crate::query`) checks first.
+    pub fn checked(&self) -> Result<Vec<SegmentRef>, LogError> {
+        let refs = self.list()?;
+        let mut prev = None;
+        for r in &refs {
+            let (hash, meta) = self.check_with_meta(r)?;
+            check_parent(r, prev, meta.parent)?;
+            prev = Some(hash);
+        }
+        Ok(refs)
     }
 
     /// The current head, verifying the last segment.
@@ -308,13 +340,7 @@ impl StageLog {
         };
         for r in refs.iter().filter(|r| range.contains(&r.version)) {
             let (seg, meta) = self.read_with_meta(r)?;
-            if meta.parent != prev {
-                return Err(LogError::BrokenChain {
-                    path: r.path.clone(),
-                    expected: prev,
-                    found: meta.parent,
-                });
-            }
+            check_parent(r, prev, meta.parent)?;
             visit(&seg, &r.path)?;
             prev = Some(seg.hash);
         }
@@ -466,6 +492,18 @@ impl StageLog {
             Err(e) => Err(LogError::io(&target, e)),
         }
     }
+}
+
+/// A segment names the previous one (`expected`, none for version 0) as its parent.
+fn check_parent(r: &SegmentRef, expected: Option<Hash>, found: Option<Hash>) -> Result<(), LogError> {
+    if expected == found {
+        return Ok(());
+    }
+    Err(LogError::BrokenChain {
+        path: r.path.clone(),
+        expected,
+        found,
+    })
 }
 
 /// The first missing version in a sorted list, if any.

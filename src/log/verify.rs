@@ -1,12 +1,22 @@
-//! Full verification of a store: every segment, every chain, every object.
+//! Full verification of a store: every segment, every chain, every object, and everything
+//! an event names.
 //!
 //! Unlike ordinary reads, which stop at the first damaged segment, verification
 //! visits everything and collects one [`Problem`] per damaged or missing file,
-//! so a user learns the whole extent of the damage at once.
+//! so a user learns the whole extent of the damage at once. Beyond what each log shows by
+//! itself, the events of every log are checked against what they name ([`references`]):
+//! upstream events, objects and the heads of other logs, which reveal a log that lost its
+//! last segments and a deleted object. A problem's message keeps its cause (`Permission
+//! denied`, …): a file that cannot be read is not reported as damaged without saying why.
+//!
+//! [`references`]: super::references
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use arrow::array::RecordBatch;
+
+use super::references::References;
 use super::stage_log::{SegmentRef, StageLog, segment_name};
 use super::{LogError, event, stages};
 use crate::progress::Progress;
@@ -38,6 +48,16 @@ pub struct Report {
     pub problems: Vec<Problem>,
 }
 
+impl Problem {
+    /// A problem with `path`: the error and its causes.
+    fn of(path: PathBuf, error: &(dyn std::error::Error + 'static)) -> Self {
+        Self {
+            path,
+            message: crate::error_chain(error),
+        }
+    }
+}
+
 impl Report {
     /// Whether nothing was found wrong.
     pub fn ok(&self) -> bool {
@@ -49,11 +69,15 @@ impl Report {
 pub fn verify_store(store: &Store, progress: &dyn Progress) -> Result<Report, LogError> {
     let mut problems = Vec::new();
     let mut summaries = Vec::new();
+    let mut references = References::default();
     for stage in stages(store)? {
         let log = StageLog::new(store, &stage)?;
-        summaries.push(verify_log(&log, &mut problems, progress)?);
+        summaries.push(verify_log(&log, &mut references, &mut problems, progress)?);
     }
     let objects = verify_objects(store, &mut problems, progress);
+    progress.begin("verify references", 0);
+    problems.extend(references.check(store));
+    progress.end();
     Ok(Report {
         stages: summaries,
         objects,
@@ -63,6 +87,7 @@ pub fn verify_store(store: &Store, progress: &dyn Progress) -> Result<Report, Lo
 
 fn verify_log(
     log: &StageLog,
+    references: &mut References,
     problems: &mut Vec<Problem>,
     progress: &dyn Progress,
 ) -> Result<StageSummary, LogError> {
@@ -71,7 +96,7 @@ fn verify_log(
     report_gaps(log, &refs, problems);
     let mut walk = ChainWalk::default();
     for r in &refs {
-        walk.visit(log, r, problems);
+        walk.visit(log, r, references, problems);
         progress.advance(1);
     }
     progress.end();
@@ -104,21 +129,28 @@ struct ChainWalk {
 }
 
 impl ChainWalk {
-    fn visit(&mut self, log: &StageLog, r: &SegmentRef, problems: &mut Vec<Problem>) {
+    fn visit(
+        &mut self,
+        log: &StageLog,
+        r: &SegmentRef,
+        references: &mut References,
+        problems: &mut Vec<Problem>,
+    ) {
         match self.check(log, r) {
-            Ok(hash) => self.prev = Some(hash),
+            Ok((hash, batches)) => {
+                references.add(log.stage(), &r.path, hash, &batches);
+                self.prev = Some(hash);
+            }
             Err(e) => {
-                problems.push(Problem {
-                    path: r.path.clone(),
-                    message: e.to_string(),
-                });
+                problems.push(Problem::of(r.path.clone(), &e));
                 self.prev = None;
             }
         }
         self.prev_version = Some(r.version);
     }
 
-    fn check(&mut self, log: &StageLog, r: &SegmentRef) -> Result<Hash, LogError> {
+    /// Checks one segment; returns its hash and rows.
+    fn check(&mut self, log: &StageLog, r: &SegmentRef) -> Result<(Hash, Vec<RecordBatch>), LogError> {
         let (seg, meta) = log.read_with_meta(r)?;
         let follows = self.prev_version.map_or(r.version == 0, |p| p + 1 == r.version);
         if follows && (self.prev.is_some() || r.version == 0) && meta.parent != self.prev {
@@ -148,7 +180,7 @@ impl ChainWalk {
             }
         }
         self.events += rows;
-        Ok(seg.hash)
+        Ok((seg.hash, batches))
     }
 }
 
@@ -157,16 +189,10 @@ fn verify_objects(store: &Store, problems: &mut Vec<Problem>, progress: &dyn Pro
     progress.begin("verify objects", listed.len() as u64);
     for item in &listed {
         match item {
-            Err(path) => problems.push(Problem {
-                path: path.clone(),
-                message: "not an object name".to_string(),
-            }),
+            Err(stray) => problems.push(Problem::of(stray.path().to_path_buf(), stray)),
             Ok((hash, path)) => {
                 if let Err(e) = store.objects().verify(hash) {
-                    problems.push(Problem {
-                        path: path.clone(),
-                        message: e.to_string(),
-                    });
+                    problems.push(Problem::of(path.clone(), &e));
                 }
             }
         }

@@ -2,11 +2,14 @@
 //!
 //! Each stage log is one table named after the stage, registered from its
 //! committed segment list only (never a directory glob, so a staging file or a
-//! stray file is never read). Every segment is re-hashed before it is
-//! registered: a damaged log fails the query instead of answering it. A stage of
-//! the pipeline that has not run yet is an empty table with its event schema, so
-//! every query plans on any store. With a benchmark root, the manifests are tables
-//! too ([`reference`]) and the views of `queries/views/` are registered
+//! stray file is never read). Every segment is checked as `ml2b verify` checks it
+//! before it is registered (re-hashed, its metadata naming this stage and its file's
+//! version, its parent the previous segment): a damaged log, or a segment copied to
+//! another version or into another stage's log, fails the query instead of answering
+//! it. A stage of the pipeline that has not run yet, or whose log folder holds no
+//! segment, is an empty table with its event schema, so every query plans on any store.
+//! With a benchmark root, the manifests are tables too ([`reference`]) and the views of
+//! `queries/views/` are registered
 //! ([`catalog`]), each computed on first use and kept for the columns read ([`view`]); the
 //! statistics SQL cannot express are aggregate functions ([`udf`]), and the views find
 //! repeated keys through [`key_hash`]. The session allows queries only — no DDL, DML or `SET`.
@@ -27,7 +30,7 @@ pub mod view;
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{Schema, SchemaRef};
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
 use datafusion::error::DataFusionError;
@@ -37,7 +40,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::datasource::MemTable;
 
 use crate::competition::Benchmark;
-use crate::log::{LogError, StageLog, stages};
+use crate::log::{LogError, StageLog, event, stages};
 use crate::store::Store;
 
 /// A failure to answer a query.
@@ -90,22 +93,7 @@ impl Session<'_> {
         let ctx = SessionContext::new_with_config(config);
         udf::register(&ctx);
         ctx.register_udf(key_hash::udf());
-        let present = stages(store)?;
-        let schemas = crate::events::LOGS
-            .iter()
-            .map(|log| Ok((log.stage, log.schema()?)))
-            .collect::<Result<Vec<_>, LogError>>()?;
-        for stage in &present {
-            let current = schemas.iter().find(|(s, _)| s == stage).map(|(_, schema)| schema);
-            register_stage(&ctx, &StageLog::new(store, stage)?, current).await?;
-        }
-        for (stage, schema) in schemas {
-            if !present.iter().any(|s| s == stage) {
-                let table = MemTable::try_new(Arc::new(schema), vec![vec![]]).map_err(QueryError::Failed)?;
-                ctx.register_table(stage, Arc::new(table))
-                    .map_err(QueryError::Failed)?;
-            }
-        }
+        register_logs(&ctx, store).await?;
         if let Some(bench) = self.bench {
             reference::register(&ctx, bench).map_err(QueryError::Failed)?;
             for view in catalog::VIEWS {
@@ -124,16 +112,55 @@ impl Session<'_> {
     }
 }
 
-/// Registers a stage's segments as one table. Its schema is the last segment's, widened by
-/// the columns today's event schema (`current`) adds: a log written before a column existed
-/// reads it as null, so the views can name every column of every schema version.
+/// One table per stage log of `store`, and an empty one for each log of the pipeline that
+/// has no segment yet (with its event schema; a folder of another stage with no segment
+/// has the common columns).
+async fn register_logs(ctx: &SessionContext, store: &Store) -> Result<(), QueryError> {
+    let schemas = crate::events::LOGS
+        .iter()
+        .map(|log| Ok((log.stage, log.schema()?)))
+        .collect::<Result<Vec<_>, LogError>>()?;
+    let mut registered = Vec::new();
+    for stage in stages(store)? {
+        let current = schemas
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, schema)| schema);
+        if register_stage(ctx, &StageLog::new(store, &stage)?, current).await? {
+            registered.push(stage);
+        } else if current.is_none() {
+            register_empty(ctx, &stage, event::common_schema())?;
+        }
+    }
+    for (stage, schema) in schemas {
+        if !registered.iter().any(|s| s == stage) {
+            register_empty(ctx, stage, schema)?;
+        }
+    }
+    Ok(())
+}
+
+fn register_empty(ctx: &SessionContext, stage: &str, schema: Schema) -> Result<(), QueryError> {
+    let table = MemTable::try_new(Arc::new(schema), vec![vec![]]).map_err(QueryError::Failed)?;
+    ctx.register_table(stage, Arc::new(table))
+        .map_err(QueryError::Failed)?;
+    Ok(())
+}
+
+/// Registers a stage's segments as one table; `false` when the log has none. Every
+/// segment is checked as a reader checks it ([`StageLog::checked`]) before the engine
+/// sees its path. The table's schema is the last segment's, widened by the columns today's
+/// event schema (`current`) adds: a log written before a column existed reads it as null,
+/// so the views can name every column of every schema version.
 async fn register_stage(
     ctx: &SessionContext,
     log: &StageLog,
-    current: Option<&arrow::datatypes::Schema>,
-) -> Result<(), QueryError> {
-    let refs = log.list()?;
-    let Some(last) = refs.last() else { return Ok(()) };
+    current: Option<&Schema>,
+) -> Result<bool, QueryError> {
+    let refs = log.checked()?;
+    let Some(last) = refs.last() else {
+        return Ok(false);
+    };
     let written = log
         .read(last)?
         .schema()
@@ -144,10 +171,7 @@ async fn register_stage(
             fields.push(Arc::new(field.as_ref().clone().with_nullable(true)));
         }
     }
-    let schema: SchemaRef = Arc::new(arrow::datatypes::Schema::new(fields));
-    for r in &refs[..refs.len() - 1] {
-        log.check(r)?;
-    }
+    let schema: SchemaRef = Arc::new(Schema::new(fields));
     let urls = refs
         .iter()
         .map(|r| ListingTableUrl::parse(r.path.to_string_lossy()))
@@ -160,7 +184,7 @@ async fn register_stage(
     let table = ListingTable::try_new(config).map_err(QueryError::Failed)?;
     ctx.register_table(log.stage(), Arc::new(table))
         .map_err(QueryError::Failed)?;
-    Ok(())
+    Ok(true)
 }
 
 /// Runs one read-only statement.

@@ -59,7 +59,7 @@ impl Runner {
         code: &Hash,
         public_dir: PathBuf,
     ) -> Result<Ran, String> {
-        let bytes = store.objects().get(code).map_err(|e| e.to_string())?;
+        let bytes = store.objects().get(code).map_err(|e| crate::error_chain(&e))?;
         let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
         let code_path = scratch.path().join("code.py");
         std::fs::write(&code_path, &bytes).map_err(|e| e.to_string())?;
@@ -67,7 +67,8 @@ impl Runner {
         std::fs::create_dir(&out_dir).map_err(|e| e.to_string())?;
         let job = Job {
             python: self.python.clone(),
-            harness: assets::materialize("harness.py", assets::HARNESS).map_err(|e| e.to_string())?,
+            harness: assets::materialize("harness.py", assets::HARNESS)
+                .map_err(|e| crate::error_chain(&e))?,
             code: code_path,
             format,
             public_dir,
@@ -82,7 +83,7 @@ impl Runner {
         let predictions = match &run.predictions {
             Some(p) => {
                 let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
-                Some(store.objects().put(&bytes).map_err(|e| e.to_string())?)
+                Some(store.objects().put(&bytes).map_err(|e| crate::error_chain(&e))?)
             }
             None => None,
         };

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use hash::HashingWriter;
 pub use hash::{Hash, KEY_ENCODING, KeyHasher, ParseHashError, traced};
-pub use objects::{ObjectError, Objects, write_atomic};
+pub use objects::{ObjectError, Objects, Stray, write_atomic};
 pub(crate) use objects::{hash_file, sync_dir};
 
 /// The blake3 of a file, as lowercase hex.

@@ -62,9 +62,15 @@ impl Objects {
             .join(&hex[4..])
     }
 
-    /// Whether the object exists (not whether it is intact).
-    pub fn contains(&self, hash: &Hash) -> bool {
-        self.path(hash).is_file()
+    /// Whether the object exists (not whether it is intact), or why that cannot be told
+    /// (a folder this user cannot read): an object that cannot be seen is not missing.
+    pub fn exists(&self, hash: &Hash) -> Result<bool, ObjectError> {
+        let path = self.path(hash);
+        match fs::metadata(&path) {
+            Ok(m) => Ok(m.is_file()),
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(false),
+            Err(source) => Err(ObjectError::Io { path, source }),
+        }
     }
 
     /// Stores `bytes`; returns their hash.
@@ -123,7 +129,7 @@ impl Objects {
     /// Re-hashes an object on disk without keeping its bytes.
     pub fn verify(&self, hash: &Hash) -> Result<(), ObjectError> {
         let path = self.path(hash);
-        if !path.is_file() {
+        if !self.exists(hash)? {
             return Err(ObjectError::Missing { hash: *hash, path });
         }
         check(hash, hash_file(&path).map_err(io_err(&path))?, &path)
@@ -131,16 +137,59 @@ impl Objects {
 
     /// Every object name on disk, with the path it was found at.
     ///
-    /// Names that are not well-formed hashes are returned as `Err(path)`.
-    pub fn list(&self) -> impl Iterator<Item = Result<(Hash, PathBuf), PathBuf>> {
+    /// Names that are not well-formed hashes, and folders that cannot be read, are
+    /// returned as [`Stray`]s. A store without objects lists nothing.
+    pub fn list(&self) -> impl Iterator<Item = Result<(Hash, PathBuf), Stray>> {
         walkdir::WalkDir::new(self.root.join("blake3"))
             .min_depth(3)
             .max_depth(3)
             .sort_by_file_name()
             .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_file())
-            .map(|e| parse_object_path(e.path()).ok_or_else(|| e.path().to_path_buf()))
+            .filter_map(|entry| match entry {
+                Ok(e) if e.file_type().is_file() => {
+                    Some(parse_object_path(e.path()).ok_or_else(|| Stray::Name(e.path().to_path_buf())))
+                }
+                Ok(_) => None,
+                Err(e)
+                    if e.depth() == 0
+                        && e.io_error().is_some_and(|e| e.kind() == io::ErrorKind::NotFound) =>
+                {
+                    None
+                }
+                Err(e) => Some(Err(Stray::unreadable(e))),
+            })
+    }
+}
+
+/// What [`Objects::list`] finds under `objects/blake3` that is not an object.
+#[derive(Debug, thiserror::Error)]
+pub enum Stray {
+    /// A file whose path is not an object name.
+    #[error("not an object name")]
+    Name(PathBuf),
+    /// A folder that could not be read.
+    #[error("cannot be listed")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl Stray {
+    fn unreadable(e: walkdir::Error) -> Self {
+        let path = e.path().map(Path::to_path_buf).unwrap_or_default();
+        let source = e
+            .into_io_error()
+            .unwrap_or_else(|| io::Error::other("a symbolic link loop"));
+        Self::Unreadable { path, source }
+    }
+
+    /// The file or folder found.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Name(path) | Self::Unreadable { path, .. } => path,
+        }
     }
 }
 

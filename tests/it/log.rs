@@ -5,6 +5,7 @@ use std::fs;
 use std::io::{BufRead, BufReader};
 use std::time::Duration;
 
+use ml2b::events::{Execution, Generation};
 use ml2b::log::EventBody;
 use ml2b::log::{Committed, Event, Provenance, StageLog, State, View, unit_key};
 use ml2b::store::{Hash, Store};
@@ -420,4 +421,188 @@ fn planning_reads_only_past_the_key_index() {
     assert!(view4.contains(&key(12_345)));
     let summary = run_echo(&store, (60_000..60_200).collect(), 64);
     assert_eq!((summary.skipped, summary.appended()), (100, 100));
+}
+
+/// A toy store run twice (one seed, then two): `generate` and `analyze` have two
+/// segments each, the second `analyze` recording the second `generate` segment as its head.
+fn toy_run_twice() -> Workspace {
+    let ws = crate::competitions::toy();
+    for seeds in ["1", "2"] {
+        let out = ws
+            .ml2b()
+            .args(["-q", "run", "--models", "reference", "--seeds", seeds])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    ws
+}
+
+/// A copy of `ws`'s store, damaged by `damage`; `ml2b verify`'s exit code and stdout.
+fn verify_damaged_copy(ws: &Workspace, damage: impl FnOnce(&Store)) -> (Option<i32>, String) {
+    let copy = Workspace::new();
+    crate::compat::copy_dir(&ws.store_path(), &copy.store_path());
+    damage(&copy.store());
+    let out = copy.ml2b().arg("verify").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (
+        out.status.code(),
+        stdout.replace(&copy.store_path().display().to_string(), "STORE"),
+    )
+}
+
+#[test]
+fn verify_sees_what_later_events_name_and_the_log_lost() {
+    let ws = toy_run_twice();
+    let store = ws.store();
+    let generate = StageLog::new(&store, Generation::STAGE).unwrap();
+    assert_eq!(generate.list().unwrap().len(), 2);
+    let (code, stdout) = verify_damaged_copy(&ws, |_| {});
+    assert_eq!(code, Some(0), "{stdout}");
+
+    // The last generate segment: only the analyze event that recorded it as its head
+    // shows that it existed.
+    let (code, stdout) = verify_damaged_copy(&ws, |s| {
+        let log = StageLog::new(s, Generation::STAGE).unwrap();
+        fs::remove_file(&log.list().unwrap()[1].path).unwrap();
+    });
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "damaged: STORE/log/generate: STORE/log/analyze/00000000000000000001.parquet records head"
+        ),
+        "{stdout}"
+    );
+
+    // The only execute segment: the grade events name its events as their upstream.
+    let (code, stdout) = verify_damaged_copy(&ws, |s| {
+        let log = StageLog::new(s, Execution::STAGE).unwrap();
+        fs::remove_file(&log.list().unwrap()[0].path).unwrap();
+    });
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("damaged: STORE/log/grade/00000000000000000000.parquet: its events name 2 upstream event(s) that no intact segment holds"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("damaged: STORE/log/execute: "), "{stdout}");
+
+    // A code object that generate and execute events name.
+    let code_object = generate.read_events::<Generation>(0).unwrap()[0]
+        .body
+        .code_blake3
+        .clone();
+    let object = store.objects().path(&code_object.parse().unwrap());
+    let shown = object
+        .display()
+        .to_string()
+        .replace(&ws.store_path().display().to_string(), "STORE");
+    let (code, stdout) = verify_damaged_copy(&ws, |s| {
+        fs::remove_file(s.objects().path(&code_object.parse().unwrap())).unwrap();
+    });
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "damaged: {shown}: missing: named by `code_blake3` in STORE/log/"
+        )),
+        "{stdout}"
+    );
+}
+
+/// Whether this process runs as root (owns what it creates as uid 0).
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile::NamedTempFile::new().unwrap();
+    probe.as_file().metadata().unwrap().uid() == 0
+}
+
+#[test]
+fn verify_says_why_it_cannot_read_a_store() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let ws = Workspace::new();
+    damaged_fixture(&ws);
+    // The store is another user's: its folders can be listed, its files (0600, as every
+    // object and segment is written) cannot be read. Root reads anything, so as root the
+    // verifier runs as `nobody`; otherwise the files are made unreadable to their owner.
+    fs::set_permissions(ws.dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = ws.ml2b();
+    if running_as_root() {
+        cmd.uid(65534).gid(65534);
+    } else {
+        for entry in walkdir::WalkDir::new(ws.store_path()) {
+            let entry = entry.unwrap();
+            if entry.file_type().is_file() {
+                fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o000)).unwrap();
+            }
+        }
+    }
+    let out = cmd.arg("verify").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let problems: Vec<&str> = stdout.lines().filter(|l| l.starts_with("damaged: ")).collect();
+    assert_eq!(problems.len(), 7 + 8, "every segment and object:\n{stdout}");
+    for line in problems {
+        assert!(line.ends_with("Permission denied (os error 13)"), "{line}");
+    }
+}
+
+/// Runs `script` with `sh` in the workspace, in a mount namespace of its own (as root,
+/// `unshare -m`; otherwise `unshare -rm`, inside a user namespace), with `$ML2B` the
+/// binary; `None` when this host allows neither.
+fn in_mount_namespace(ws: &Workspace, script: &str) -> Option<std::process::Output> {
+    let flags = if running_as_root() { "-m" } else { "-rm" };
+    let unshare = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("unshare");
+        cmd.arg(flags)
+            .args(args)
+            .current_dir(ws.dir.path())
+            .env("ML2B", env!("CARGO_BIN_EXE_ml2b"))
+            .env_remove("ML2B_STORE")
+            .env_remove("RUST_LOG");
+        cmd.output().ok()
+    };
+    unshare(&["true"]).filter(|o| o.status.success())?;
+    unshare(&["sh", "-c", script])
+}
+
+#[test]
+fn a_read_only_or_full_store_says_why_a_unit_failed() {
+    let ws = crate::competitions::toy();
+    let out = ws
+        .ml2b()
+        .args(["-q", "stage", "generate", "--model", "reference"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Execute reads the code objects, then cannot store the predictions.
+    let cases = [
+        (
+            "mount --bind store store && mount -o remount,bind,ro store && \"$ML2B\" --store store stage execute",
+            "Read-only file system",
+        ),
+        (
+            "mkdir full && mount -t tmpfs -o size=4m tmpfs full && cp -a store/. full/ && \
+             { dd if=/dev/zero of=full/fill bs=64k 2>/dev/null || true; } && \"$ML2B\" --store full stage execute",
+            "No space left on device",
+        ),
+    ];
+    for (script, cause) in cases {
+        let Some(out) = in_mount_namespace(&ws, script) else {
+            println!(
+                "skipped: this host allows no mount namespace (unshare -m / -rm), so no read-only or full store"
+            );
+            return;
+        };
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{script}:\n{stdout}\n{stderr}");
+        let failed: Vec<&str> = stdout.lines().filter(|l| l.contains("FAILED")).collect();
+        assert_eq!(failed.len(), 2, "{script}:\n{stdout}\n{stderr}");
+        for line in failed {
+            assert!(
+                line.contains("object store I/O failed at ") && line.contains(cause),
+                "{line}"
+            );
+        }
+    }
 }

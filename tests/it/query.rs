@@ -1,8 +1,11 @@
 //! `ml2b query` over a fixture log: every output format, and bad SQL.
 
-use insta::assert_snapshot;
+use std::path::{Path, PathBuf};
 
-use crate::common::{Workspace, run_echo};
+use insta::assert_snapshot;
+use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
+
+use crate::common::{Echo, Workspace, run_echo};
 
 fn fixture() -> Workspace {
     let ws = Workspace::new();
@@ -147,4 +150,110 @@ fn only_the_logs_are_visible() {
 fn missing_query_file_is_a_usage_error() {
     let out = fixture().ml2b().args(["query", "nope.sql"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The body of a second log in the fixture store.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Tally {
+    x: i64,
+}
+
+impl EventBody for Tally {
+    const STAGE: &'static str = "tally";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
+/// The fixture with one more segment of echo, `copied` from a segment of this store.
+fn with_copied_segment(copied: impl FnOnce(&Workspace) -> PathBuf) -> (Workspace, PathBuf) {
+    let ws = fixture();
+    let from = copied(&ws);
+    let echo = StageLog::new(&ws.store(), Echo::STAGE).unwrap();
+    let next = echo
+        .dir()
+        .join(format!("{:020}.parquet", echo.list().unwrap().len()));
+    std::fs::copy(from, &next).unwrap();
+    (ws, next)
+}
+
+/// Every query fails naming `file`, not only those that read its log.
+fn assert_refused(ws: &Workspace, file: &Path, says: &str) {
+    for args in [
+        &["query", "SELECT count(*) FROM echo"][..],
+        &["query", "SELECT count(*) FROM tally"],
+    ] {
+        let out = ws.ml2b().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&file.display().to_string()) && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_segment_copied_to_another_version_is_refused() {
+    let (ws, copy) = with_copied_segment(|ws| {
+        StageLog::new(&ws.store(), Echo::STAGE).unwrap().list().unwrap()[0]
+            .path
+            .clone()
+    });
+    assert_refused(&ws, &copy, "it says it is version 0 of stage `echo`");
+}
+
+#[test]
+fn a_segment_of_another_log_is_refused() {
+    let (ws, copy) = with_copied_segment(|ws| {
+        let tally = StageLog::new(&ws.store(), Tally::STAGE).unwrap();
+        let mut view = tally.view().unwrap();
+        let key = unit_key(Tally::STAGE, 1, &[], &0).unwrap();
+        let e = Event::new(key, vec![], Tally { x: 0 }, Provenance::now(0)).unwrap();
+        tally.commit(&mut view, vec![e], None).unwrap();
+        tally.list().unwrap()[0].path.clone()
+    });
+    assert_refused(&ws, &copy, "it says it is version 0 of stage `tally`");
+}
+
+#[test]
+fn an_empty_log_folder_is_an_empty_table() {
+    let ws = fixture();
+    for stage in ["grade", "tally"] {
+        std::fs::create_dir_all(ws.store_path().join("log").join(stage)).unwrap();
+    }
+    let out = ws
+        .ml2b()
+        .args([
+            "--json",
+            "query",
+            "SELECT (SELECT count(*) FROM grade) AS grades, (SELECT count(score) FROM grade) AS scores, \
+             (SELECT count(event_id) FROM tally) AS tallies, (SELECT count(*) FROM echo) AS echoes",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!([{ "grades": 0, "scores": 0, "tallies": 0, "echoes": 12 }])
+    );
+}
+
+#[test]
+fn a_store_that_does_not_exist_is_a_usage_error() {
+    let ws = Workspace::new();
+    let missing = ws.dir.path().join("no-such-store");
+    let out = ws
+        .ml2b()
+        .arg("--store")
+        .arg(&missing)
+        .args(["query", "SELECT count(*) FROM grade"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("there is no store at {}", missing.display())),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
 }

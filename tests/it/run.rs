@@ -103,3 +103,30 @@ fn a_run_killed_at_random_points_resumes_to_the_tables_of_an_uninterrupted_run()
         String::from_utf8_lossy(&verified.stdout)
     );
 }
+
+#[test]
+fn a_run_whose_store_does_not_verify_says_why() {
+    let ws = toy();
+    let store = ws.store();
+    let blob = store.objects().put(b"a blob no stage reads").unwrap();
+    let path = store.objects().path(&blob);
+    std::fs::write(&path, b"a blob no stage reads, changed").unwrap();
+    let out = ws
+        .ml2b()
+        .args(["-q", "run", "--models", "reference"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning: damaged: {}: object {blob} is damaged",
+            path.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: the store does not verify: 1 problem(s)"),
+        "{stderr}"
+    );
+}
