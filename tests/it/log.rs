@@ -489,15 +489,14 @@ fn verify_sees_what_later_events_name_and_the_log_lost() {
     // A code object that generate and execute events name.
     let code_object = generate.read_events::<Generation>(0).unwrap()[0]
         .body
-        .code_blake3
-        .clone();
-    let object = store.objects().path(&code_object.parse().unwrap());
+        .code_blake3;
+    let object = store.objects().path(&code_object);
     let shown = object
         .display()
         .to_string()
         .replace(&ws.store_path().display().to_string(), "STORE");
     let (code, stdout) = verify_damaged_copy(&ws, |s| {
-        fs::remove_file(s.objects().path(&code_object.parse().unwrap())).unwrap();
+        fs::remove_file(s.objects().path(&code_object)).unwrap();
     });
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
