@@ -17,6 +17,7 @@
 pub mod event;
 pub mod fold;
 pub mod index;
+mod problem;
 pub mod references;
 pub mod segment;
 pub mod stage_log;

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, RecordBatch};
 
-use super::verify::Problem;
+use super::problem::Problem;
 use crate::store::{Hash, Store};
 
 /// `_blake3` columns that hash what the store does not keep.

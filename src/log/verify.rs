@@ -12,24 +12,15 @@
 //! [`references`]: super::references
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 
 use arrow::array::RecordBatch;
 
+pub use super::problem::Problem;
 use super::references::References;
 use super::stage_log::{SegmentRef, StageLog, segment_name};
 use super::{LogError, event, stages};
 use crate::progress::Progress;
 use crate::store::{Hash, Store};
-
-/// One thing found wrong.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Problem {
-    /// The damaged or missing file.
-    pub path: PathBuf,
-    /// What is wrong with it.
-    pub message: String,
-}
 
 /// One stage log's summary.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -46,16 +37,6 @@ pub struct Report {
     pub stages: Vec<StageSummary>,
     pub objects: u64,
     pub problems: Vec<Problem>,
-}
-
-impl Problem {
-    /// A problem with `path`: the error and its causes.
-    fn of(path: PathBuf, error: &(dyn std::error::Error + 'static)) -> Self {
-        Self {
-            path,
-            message: crate::error_chain(error),
-        }
-    }
 }
 
 impl Report {

@@ -487,9 +487,7 @@ fn verify_sees_what_later_events_name_and_the_log_lost() {
     assert!(stdout.contains("damaged: STORE/log/execute: "), "{stdout}");
 
     // A code object that generate and execute events name.
-    let code_object = generate.read_events::<Generation>(0).unwrap()[0]
-        .body
-        .code_blake3;
+    let code_object = generate.read_events::<Generation>(0).unwrap()[0].body.code_blake3;
     let object = store.objects().path(&code_object);
     let shown = object
         .display()
