@@ -62,7 +62,8 @@ use super::engine::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
 use super::job::{Backend, Job, Outcome, Run};
-use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, stage_run};
+use super::rundir::RunDir;
+use super::run::{self, ENV, TAIL, classify, deliver, drop_links, harness_argv, stage_run};
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
 /// per-run uids from (1,000,000 to 4,199,999), so that no local run's `RLIMIT_NPROC`
@@ -217,7 +218,7 @@ impl Backend for Docker {
 
     fn run(&self, job: &Job, out_dir: &Path) -> Result<Run, SandboxError> {
         let venv = venv_of(&job.python)?;
-        let private = tempfile::tempdir().map_err(io("creating a temporary folder".into()))?;
+        let private = RunDir::create(None)?;
         let stage = Staged::new(private.path(), job)?;
         let config = self.config(job, &stage, &venv);
         let ended = with_client(|rt, client| {
@@ -234,15 +235,14 @@ impl Backend for Docker {
         drop_links(&stage.out);
         // Docker reports death by signal N as exit code 128 + N, which `classify` reads back.
         let status = std::process::ExitStatus::from_raw((ended.exit_code & 0xff) << 8);
-        let mut execution = classify(
-            job,
-            &stage.out,
+        let seen = run::Ended {
             status,
-            ended.timed_out,
-            ended.wall_seconds,
-            &ended.stdout,
-            &ended.stderr,
-        );
+            timed_out: ended.timed_out,
+            wall_seconds: ended.wall_seconds,
+            stdout: &ended.stdout,
+            stderr: &ended.stderr,
+        };
+        let mut execution = classify(job, &stage.out, &seen);
         if ended.oom_killed && execution.outcome == Outcome::RuntimeError {
             execution.outcome = Outcome::OutOfMemory;
             execution.detail = Some(format!(
@@ -250,7 +250,7 @@ impl Backend for Docker {
                 job.limits.memory_bytes
             ));
         }
-        deliver(execution, &stage.out, out_dir)
+        deliver(execution, job, &stage.out, out_dir)
     }
 }
 

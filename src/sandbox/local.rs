@@ -16,14 +16,18 @@
 //! it ends (over the limit: `constraint_violation`, and the outputs are deleted).
 
 use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::error::{SandboxError, io};
 use super::job::{Backend, Job, Run};
-use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, is_root, stage_run};
+use super::rundir::RunDir;
+use super::seccomp;
+use super::run::{ENV, Ended, TAIL, classify, deliver, drop_links, harness_argv, is_root, stage_run};
 
 /// Runs started by this process (for [`sandbox_uid`]).
 static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -41,6 +45,24 @@ fn sandbox_uid() -> u32 {
 #[derive(Clone, Debug)]
 pub struct Local {
     bwrap: PathBuf,
+    /// Whether this bubblewrap has `--disable-userns` (0.8.0 and later).
+    disable_userns: bool,
+}
+
+/// Whether `bwrap --version` says 0.8 or later.
+fn supports_disable_userns(bwrap: &Path) -> bool {
+    let Ok(out) = Command::new(bwrap).arg("--version").output() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version: Vec<u32> = text
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .split('.')
+        .map_while(|n| n.parse().ok())
+        .collect();
+    version.as_slice() >= [0, 8].as_slice()
 }
 
 impl Local {
@@ -58,10 +80,14 @@ impl Local {
                 )));
             }
         }
-        Ok(Self { bwrap })
+        let disable_userns = supports_disable_userns(&bwrap);
+        if !disable_userns {
+            tracing::warn!("bubblewrap is older than 0.8: nested user namespaces are closed by the seccomp filter only");
+        }
+        Ok(Self { bwrap, disable_userns })
     }
 
-    fn command(&self, job: &Job, stage: &Staged) -> Result<Command, SandboxError> {
+    fn command(&self, job: &Job, stage: &Staged, seccomp: &OwnedFd) -> Result<Command, SandboxError> {
         let uid = stage.uid;
         let root = is_root();
         let mut cmd = Command::new("prlimit");
@@ -80,8 +106,12 @@ impl Local {
                 .args(["--clear-groups", "--no-new-privs", "--"]);
         }
         cmd.arg(&self.bwrap);
+        cmd.args(["--unshare-all", "--unshare-user"]);
+        if self.disable_userns {
+            cmd.arg("--disable-userns");
+        }
+        cmd.arg("--seccomp").arg(seccomp.as_raw_fd().to_string());
         cmd.args([
-            "--unshare-all",
             "--die-with-parent",
             "--new-session",
             "--hostname",
@@ -126,6 +156,8 @@ impl Local {
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // SAFETY: the hook only calls fcntl, which is async-signal-safe.
+        unsafe { cmd.pre_exec(seccomp::inherit(seccomp)) };
         Ok(cmd)
     }
 }
@@ -193,13 +225,16 @@ impl Backend for Local {
         // Everything the sandbox user must read or write lives in one private folder it can
         // traverse; the outputs are copied to `out_dir` afterwards, so `out_dir` may be
         // anywhere.
-        let private = tempfile::tempdir().map_err(io("creating a temporary folder".into()))?;
-        let stage = Staged::new(private.path(), job)?;
+        let uid = sandbox_uid();
+        let private = RunDir::create(is_root().then_some((uid, uid)))?;
+        let stage = Staged::new(private.path(), job, uid)?;
+        let filter = seccomp::memfd().map_err(io("writing the seccomp filter".into()))?;
         let started = Instant::now();
         let mut child = self
-            .command(job, &stage)?
+            .command(job, &stage, &filter)?
             .spawn()
             .map_err(io("starting bubblewrap".into()))?;
+        drop(filter);
         let out = drain(child.stdout.take().expect("piped"));
         let err = drain(child.stderr.take().expect("piped"));
         let mut timed_out = false;
@@ -218,13 +253,20 @@ impl Backend for Local {
         let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
         // A solution may leave its outputs as links to host files: never follow them.
         drop_links(&stage.out);
-        let execution = classify(job, &stage.out, status, timed_out, wall_seconds, &stdout, &stderr);
-        deliver(execution, &stage.out, out_dir)
+        let ended = Ended {
+            status,
+            timed_out,
+            wall_seconds,
+            stdout: &stdout,
+            stderr: &stderr,
+        };
+        let run = classify(job, &stage.out, &ended);
+        deliver(run, job, &stage.out, out_dir)
     }
 }
 
-/// The private folder of one run: `spec.json`, `code.py`, `harness.py` (read-only inside)
-/// and `out/` (the sandbox user's only writable host folder).
+/// The private folder of one run ([`RunDir`]): `sandbox/{spec.json,code.py,harness.py}`
+/// (read-only inside) and `out/` (the sandbox user's only writable host folder).
 struct Staged {
     uid: u32,
     spec: PathBuf,
@@ -234,15 +276,16 @@ struct Staged {
 }
 
 impl Staged {
-    fn new(dir: &Path, job: &Job) -> Result<Self, SandboxError> {
+    fn new(dir: &Path, job: &Job, uid: u32) -> Result<Self, SandboxError> {
+        let inputs = dir.join("sandbox");
         let staged = Self {
-            uid: sandbox_uid(),
-            spec: dir.join("spec.json"),
-            code: dir.join("code.py"),
-            harness: dir.join("harness.py"),
+            uid,
+            spec: inputs.join("spec.json"),
+            code: inputs.join("code.py"),
+            harness: inputs.join("harness.py"),
             out: dir.join("out"),
         };
-        stage_run(job, dir, &staged.out, (staged.uid, staged.uid))?;
+        stage_run(job, &inputs, &staged.out, (staged.uid, staged.uid))?;
         Ok(staged)
     }
 }

@@ -23,8 +23,12 @@ pub mod image;
 mod job;
 pub mod local;
 pub mod pyenv;
+mod outputs;
 mod run;
+mod rundir;
+mod seccomp;
 
 pub use error::SandboxError;
+pub use outputs::Refused;
 pub use job::{Backend, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError, Run};
 pub use run::{CPUS, tail};
