@@ -5,7 +5,15 @@
 //!
 //! In the sandbox the harness, code and spec are at `/sandbox/{harness.py,code.py,spec.json}`,
 //! the public files at `/data`, and the outputs go to `/out` (`result.json`,
-//! `predictions.parquet`); each backend maps those paths to host folders of its own.
+//! `predictions.parquet`); each backend maps those paths to host folders of its own, inside
+//! the run's private folder (`rundir`).
+//!
+//! Everything in `/out` is the solution's to forge: outputs are read only as regular files,
+//! without blocking and within caps (`outputs`), and the harness's record is believed only
+//! where ml2b can check it ([`classify`]): `ok` needs a zero exit status and a predictions
+//! file that is a regular, non-empty Parquet file within the output limit; a record over
+//! 64 KiB, or left as anything but a regular file, is `constraint_violation` and is not
+//! stored (the run's `result` is then `null`, the reason in `detail`).
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -80,6 +88,8 @@ pub(super) fn is_root() -> bool {
 /// Stages one run on the host, the same for every backend: `spec.json`, `code.py` and
 /// `harness.py` in `inputs` (mode 0644, the folder 0755; the sandbox sees them read-only),
 /// and the empty output folder `out` (0755), handed to `owner` (uid, gid) when ml2b is root.
+/// Both are in the run's private folder (`rundir`, mode 0700), so no other user reaches
+/// them whatever their own modes.
 pub(super) fn stage_run(job: &Job, inputs: &Path, out: &Path, owner: (u32, u32)) -> Result<(), SandboxError> {
     use std::os::unix::fs::PermissionsExt;
     let chmod = |p: &Path, mode: u32| {

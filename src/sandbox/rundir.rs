@@ -73,7 +73,7 @@ fn parent() -> Result<PathBuf, SandboxError> {
 }
 
 /// The inode of this process's pid namespace (`0` when it cannot be read).
-fn pid_namespace() -> u64 {
+pub(super) fn pid_namespace() -> u64 {
     std::fs::metadata("/proc/self/ns/pid").map_or(0, |m| m.ino())
 }
 
@@ -95,9 +95,21 @@ pub(super) fn sweep(parent: &Path) {
             && !Path::new("/proc").join(pid).exists();
         if ns == namespace && gone {
             tracing::info!("removing the run folder {} left by ml2b process {pid}", entry.path().display());
+            // The local backend's output folder may be a tmpfs of its own (as root).
+            unmount(&entry.path().join("out"));
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// Detaches a file system mounted at `path`, if one is (best effort).
+pub(super) fn unmount(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return;
+    };
+    // SAFETY: a valid, NUL-terminated path; failure (nothing mounted there) is ignored.
+    unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) };
 }
 
 #[cfg(test)]

@@ -411,3 +411,39 @@ fn nested_user_namespaces_are_refused() {
         assert!(text.contains(&format!("{call}: -1 errno 1")), "{call}: {text}");
     }
 }
+
+#[test]
+fn flooding_the_output_folder_with_folders_or_empty_files_is_stopped() {
+    // Past the default limit of 10,000 files and folders, with no byte to speak of.
+    let ws = Workspace::new();
+    for make in ["os.mkdir(f'/out/d{i}')", "open(f'/out/f{i}', 'w').close()"] {
+        let body = format!("for i in range(30_000):\n    {make}");
+        let (r, text) = grade(&ws, &body, &[]);
+        assert_eq!(outcome(&r), "constraint_violation", "{make}: {text}");
+        let detail = r["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("No space left") || detail.contains("files and folders"),
+            "{detail}"
+        );
+    }
+}
+
+#[test]
+fn memory_is_limited_for_the_run_as_a_whole() {
+    // Four processes each holding 1 GiB cannot all hold it under a 3 GiB limit. Each child
+    // says when it holds its memory, then waits for its stdin to close.
+    let child = "import sys\\nb = b'x' * (1 << 30)\\nsys.stdout.write('1')\\nsys.stdout.flush()\\nsys.stdin.read()";
+    let body = format!(
+        "import subprocess\nkids = [subprocess.Popen([sys.executable, '-c', '{child}'], stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(4)]\nheld = sum(len(k.stdout.read(1)) for k in kids)\nfor k in kids:\n    k.stdin.close()\n    k.wait()\nprint(f'held: {{held}} of 4')\nif held == 4:\n    raise RuntimeError('all four children held 1 GiB each')"
+    );
+    let (r, text) = grade(
+        &Workspace::new(),
+        &body,
+        &["--memory", &(3u64 << 30).to_string()],
+    );
+    assert!(
+        ["ok", "out_of_memory"].contains(&outcome(&r)),
+        "{text}"
+    );
+    assert!(!text.contains("held: 4 of 4"), "{text}");
+}
