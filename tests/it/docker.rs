@@ -548,3 +548,13 @@ fn nested_user_namespaces_and_keyrings_are_refused() {
         );
     }
 }
+
+#[test]
+fn flooding_the_output_folder_with_folders_or_empty_files_is_stopped() {
+    for make in ["os.mkdir(f'/out/d{i}')", "open(f'/out/f{i}', 'w').close()"] {
+        let ran = run(&format!("for i in range(30_000):\n    {make}"));
+        assert_eq!(ran.outcome(), Outcome::ConstraintViolation, "{make}: {}", ran.text());
+        assert!(ran.detail().contains("files and folders"), "{}", ran.text());
+        assert_eq!(std::fs::read_dir(ran.out.path()).unwrap().count(), 0);
+    }
+}
