@@ -381,14 +381,16 @@ impl Drop for Staged {
     }
 }
 
-/// Mounts a tmpfs at `out` bounded by the output limits (bytes, and inodes: the files and
-/// folders the run may leave plus the root), owned by `uid`, mode 0755.
+/// Mounts a tmpfs at `out` bounded by the output limits, owned by `uid`, mode 0755. It
+/// holds a little more than the limits (64 KiB, and 2 inodes: its root and one past the
+/// limit), so that a run that fills it is always over a limit ([`classify`] then says so)
+/// and a run within them has room left for the harness's record.
 fn mount_out(out: &Path, job: &Job, uid: u32) -> Result<(), SandboxError> {
     use std::os::unix::ffi::OsStrExt;
     let options = format!(
         "size={},nr_inodes={},mode=0755,uid={uid},gid={uid}",
-        job.limits.output_bytes.max(4096),
-        job.limits.output_files + 1
+        job.limits.output_bytes + (64 << 10),
+        job.limits.output_files + 2
     );
     let c = |s: &[u8]| std::ffi::CString::new(s).expect("no NUL");
     let (target, options) = (c(out.as_os_str().as_bytes()), c(options.as_bytes()));

@@ -35,5 +35,6 @@ mod seccomp;
 pub use cgroup::CgroupUnavailable;
 pub use error::SandboxError;
 pub use outputs::Refused;
+pub use rundir::scratch_dir;
 pub use job::{Backend, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError, Run};
 pub use run::{CPUS, tail};

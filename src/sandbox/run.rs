@@ -334,8 +334,14 @@ pub(super) fn deliver(mut run: Run, job: &Job, staged: &Path, out_dir: &Path) ->
             source: e,
         })
     };
-    if !run.result.is_null() {
-        copy("result.json", RESULT_CAP)?;
+    // A constraint violation's outputs were deleted; its record, read before, is kept.
+    match copy("result.json", RESULT_CAP) {
+        Err(SandboxError::Output {
+            source: Refused::Missing,
+            ..
+        }) => {}
+        Err(e) if !run.result.is_null() => return Err(e),
+        _ => {}
     }
     if run.predictions.is_some() {
         copy(PREDICTIONS, job.limits.output_bytes)?;

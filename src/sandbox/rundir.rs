@@ -14,6 +14,8 @@
 //! processes of its own pid namespace that no longer exist ([`sweep`]): the leftovers of a
 //! killed ml2b. A folder of another pid namespace is never touched (its pid means nothing
 //! here). A parent that exists but is not a directory owned by this user is refused.
+//! Callers of a backend keep their own copies of a run's code and outputs in folders of
+//! the same kind ([`scratch_dir`]).
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -29,14 +31,7 @@ impl RunDir {
     /// Makes a run's folder (mode 0700), handed to `owner` when given; sweeps the parent
     /// once per process.
     pub(super) fn create(owner: Option<(u32, u32)>) -> Result<Self, SandboxError> {
-        let parent = parent()?;
-        static SWEPT: std::sync::Once = std::sync::Once::new();
-        SWEPT.call_once(|| sweep(&parent));
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{}-{}-", pid_namespace(), std::process::id()))
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir_in(&parent)
-            .map_err(io(format!("creating a run folder in {}", parent.display())))?;
+        let dir = scratch_dir()?;
         if let Some((uid, gid)) = owner {
             std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
                 .map_err(io("handing the run folder to the sandbox user".into()))?;
@@ -47,6 +42,20 @@ impl RunDir {
     pub(super) fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// A private folder (mode 0700) in the runs' parent, named like a run's folder, so that it
+/// is swept if ml2b is killed: for what callers of a backend keep of a run (its code, its
+/// delivered outputs). Removed when dropped.
+pub fn scratch_dir() -> Result<tempfile::TempDir, SandboxError> {
+    let parent = parent()?;
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| sweep(&parent));
+    tempfile::Builder::new()
+        .prefix(&format!("{}-{}-", pid_namespace(), std::process::id()))
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(&parent)
+        .map_err(io(format!("creating a run folder in {}", parent.display())))
 }
 
 /// `$TMPDIR/ml2b-runs-<uid>`, made if missing, checked (a directory of this user's, not a

@@ -298,13 +298,15 @@ fn is_root() -> bool {
 
 /// Every path under `dir` that the user `nobody` (65534) can list or read.
 fn readable_by_another_user(dir: &Path) -> Vec<String> {
+    // ml2b's own harness, materialized there, is public.
     let paths: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .min_depth(1)
         .into_iter()
         .filter_map(Result::ok)
         .map(|e| e.into_path())
+        .filter(|p| !p.to_string_lossy().ends_with("-harness.py") || p.parent() != Some(dir))
         .collect();
-    let probe = "for p; do if [ -d \"$p\" ]; then ls \"$p\" >/dev/null 2>&1 && echo \"$p\"; else head -c1 \"$p\" >/dev/null 2>&1 && echo \"$p\"; fi; done";
+    let probe = "for p; do if [ -d \"$p\" ]; then ls \"$p\" >/dev/null 2>&1 && echo \"$p\"; else head -c1 \"$p\" >/dev/null 2>&1 && echo \"$p\"; fi; done; true";
     let out = Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--", "sh", "-c", probe, "sh"])
         .args(&paths)
@@ -319,7 +321,7 @@ fn run_folders(tmp: &Path) -> Vec<PathBuf> {
     walkdir::WalkDir::new(tmp)
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "code.py")
+        .filter(|e| e.file_name() == "code.py" && e.path().parent().is_some_and(|p| p.ends_with("sandbox")))
         .filter_map(|e| e.path().parent()?.parent().map(Path::to_path_buf))
         .collect()
 }
@@ -434,7 +436,7 @@ fn memory_is_limited_for_the_run_as_a_whole() {
     // says when it holds its memory, then waits for its stdin to close.
     let child = "import sys\\nb = b'x' * (1 << 30)\\nsys.stdout.write('1')\\nsys.stdout.flush()\\nsys.stdin.read()";
     let body = format!(
-        "import subprocess\nkids = [subprocess.Popen([sys.executable, '-c', '{child}'], stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(4)]\nheld = sum(len(k.stdout.read(1)) for k in kids)\nfor k in kids:\n    k.stdin.close()\n    k.wait()\nprint(f'held: {{held}} of 4')\nif held == 4:\n    raise RuntimeError('all four children held 1 GiB each')"
+        "import subprocess\nkids = [subprocess.Popen([sys.executable, '-c', \"{child}\"], stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(4)]\nheld = sum(len(k.stdout.read(1)) for k in kids)\nfor k in kids:\n    k.stdin.close()\n    k.wait()\nprint(f'held: {{held}} of 4')\nif held == 4:\n    raise RuntimeError('all four children held 1 GiB each')"
     );
     let (r, text) = grade(
         &Workspace::new(),
