@@ -85,7 +85,9 @@ fn hierarchy() -> Result<Hierarchy, CgroupUnavailable> {
         }
     }
     match (memory, pids, unified) {
-        (Some(memory), Some(pids), _) if memory.is_dir() && pids.is_dir() => Ok(Hierarchy::V1 { memory, pids }),
+        (Some(memory), Some(pids), _) if memory.is_dir() && pids.is_dir() => {
+            Ok(Hierarchy::V1 { memory, pids })
+        }
         (_, _, Some(path)) if root.join("cgroup.controllers").is_file() => Ok(Hierarchy::V2(root.join(path))),
         _ => Err(CgroupUnavailable::NotFound),
     }
@@ -161,14 +163,15 @@ impl RunGroup {
         }
         for dir in &group.dirs {
             let path = dir.join("cgroup.procs");
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(|e| CgroupUnavailable::Io {
-                    what: "opening",
-                    path,
-                    source: e,
-                })?;
+            let file =
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| CgroupUnavailable::Io {
+                        what: "opening",
+                        path,
+                        source: e,
+                    })?;
             group.procs.push(file);
         }
         Ok(group)
@@ -235,7 +238,10 @@ fn sweep(parent: &Path) {
             continue;
         };
         let mut fields = rest.split('-');
-        let (ns, pid) = (fields.next().unwrap_or_default(), fields.next().unwrap_or_default());
+        let (ns, pid) = (
+            fields.next().unwrap_or_default(),
+            fields.next().unwrap_or_default(),
+        );
         let gone = !pid.is_empty()
             && pid.bytes().all(|b| b.is_ascii_digit())
             && !Path::new("/proc").join(pid).exists();
@@ -244,4 +250,3 @@ fn sweep(parent: &Path) {
         }
     }
 }
-

@@ -66,8 +66,8 @@ use super::engine::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
 use super::job::{Backend, Job, Limits, Outcome, Run};
-use super::rundir::RunDir;
 use super::run::{self, ENV, TAIL, Usage, classify, deliver, drop_links, harness_argv, stage_run};
+use super::rundir::RunDir;
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
 /// per-run uids from (1,000,000 to 4,199,999), so that no local run's `RLIMIT_NPROC`

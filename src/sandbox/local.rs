@@ -39,12 +39,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::error::{SandboxError, io};
 use super::cgroup::RunGroup;
+use super::error::{SandboxError, io};
 use super::job::{Backend, Job, Outcome, Run};
+use super::run::{ENV, Ended, TAIL, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run};
 use super::rundir::{RunDir, unmount};
 use super::seccomp;
-use super::run::{ENV, Ended, TAIL, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run};
 
 /// Runs started by this process (for [`sandbox_uid`]).
 static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -99,9 +99,14 @@ impl Local {
         }
         let disable_userns = supports_disable_userns(&bwrap);
         if !disable_userns {
-            tracing::warn!("bubblewrap is older than 0.8: nested user namespaces are closed by the seccomp filter only");
+            tracing::warn!(
+                "bubblewrap is older than 0.8: nested user namespaces are closed by the seccomp filter only"
+            );
         }
-        Ok(Self { bwrap, disable_userns })
+        Ok(Self {
+            bwrap,
+            disable_userns,
+        })
     }
 
     fn command(&self, job: &Job, stage: &Staged, seccomp: &OwnedFd) -> Result<Command, SandboxError> {
@@ -128,12 +133,7 @@ impl Local {
             cmd.arg("--disable-userns");
         }
         cmd.arg("--seccomp").arg(seccomp.as_raw_fd().to_string());
-        cmd.args([
-            "--die-with-parent",
-            "--new-session",
-            "--hostname",
-            "sandbox",
-        ]);
+        cmd.args(["--die-with-parent", "--new-session", "--hostname", "sandbox"]);
         cmd.arg("--clearenv");
         for (k, v) in ENV {
             cmd.args(["--setenv", k, v]);
@@ -396,9 +396,19 @@ fn mount_out(out: &Path, job: &Job, uid: u32) -> Result<(), SandboxError> {
     let (target, options) = (c(out.as_os_str().as_bytes()), c(options.as_bytes()));
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     // SAFETY: valid NUL-terminated strings that outlive the call.
-    let mounted = unsafe { libc::mount(c"tmpfs".as_ptr(), target.as_ptr(), c"tmpfs".as_ptr(), flags, options.as_ptr().cast()) };
+    let mounted = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            flags,
+            options.as_ptr().cast(),
+        )
+    };
     if mounted != 0 {
-        return Err(io("mounting the output folder's tmpfs".into())(std::io::Error::last_os_error()));
+        return Err(io("mounting the output folder's tmpfs".into())(
+            std::io::Error::last_os_error(),
+        ));
     }
     Ok(())
 }

@@ -26,15 +26,15 @@ mod error;
 pub mod image;
 mod job;
 pub mod local;
-pub mod pyenv;
 mod outputs;
+pub mod pyenv;
 mod run;
 mod rundir;
 mod seccomp;
 
 pub use cgroup::CgroupUnavailable;
 pub use error::SandboxError;
-pub use outputs::Refused;
-pub use rundir::scratch_dir;
 pub use job::{Backend, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError, Run};
+pub use outputs::Refused;
 pub use run::{CPUS, tail};
+pub use rundir::scratch_dir;

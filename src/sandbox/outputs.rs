@@ -75,9 +75,7 @@ pub(super) fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, Refused> {
     }
     let mut bytes = Vec::new();
     // The size was read before: never read more than the cap, whatever it is now.
-    file.take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(Refused::Io)?;
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(Refused::Io)?;
     match bytes.len() as u64 {
         n if n > cap => Err(Refused::TooLarge { size: n, cap }),
         _ => Ok(bytes),
@@ -133,11 +131,23 @@ mod tests {
         // SAFETY: a valid, NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
         assert_eq!(read_capped(&p("file"), 2).unwrap(), b"{}");
-        assert!(matches!(read_capped(&p("file"), 1), Err(Refused::TooLarge { size: 2, cap: 1 })));
-        assert!(matches!(read_capped(&p("link"), 9), Err(Refused::NotRegular("symbolic link"))));
-        assert!(matches!(read_capped(&p("dir"), 9), Err(Refused::NotRegular("directory"))));
+        assert!(matches!(
+            read_capped(&p("file"), 1),
+            Err(Refused::TooLarge { size: 2, cap: 1 })
+        ));
+        assert!(matches!(
+            read_capped(&p("link"), 9),
+            Err(Refused::NotRegular("symbolic link"))
+        ));
+        assert!(matches!(
+            read_capped(&p("dir"), 9),
+            Err(Refused::NotRegular("directory"))
+        ));
         // Opening a FIFO with no writer would block without O_NONBLOCK.
-        assert!(matches!(read_capped(&p("fifo"), 9), Err(Refused::NotRegular("FIFO"))));
+        assert!(matches!(
+            read_capped(&p("fifo"), 9),
+            Err(Refused::NotRegular("FIFO"))
+        ));
         assert!(matches!(read_capped(&p("none"), 9), Err(Refused::Missing)));
     }
 
@@ -151,6 +161,9 @@ mod tests {
         assert!(matches!(Predictions::check(&p, 99), Err(Refused::NotParquet)));
         std::fs::write(&p, b"PAR1....PAR1").unwrap();
         assert!(Predictions::check(&p, 99).is_ok());
-        assert!(matches!(Predictions::check(&p, 11), Err(Refused::TooLarge { .. })));
+        assert!(matches!(
+            Predictions::check(&p, 11),
+            Err(Refused::TooLarge { .. })
+        ));
     }
 }

@@ -194,7 +194,10 @@ impl Record {
     /// The outcome the record claims.
     fn claim(&self) -> Option<Outcome> {
         match self {
-            Self::Read(v) => v.get("outcome").and_then(|o| o.as_str()).and_then(Outcome::from_harness),
+            Self::Read(v) => v
+                .get("outcome")
+                .and_then(|o| o.as_str())
+                .and_then(Outcome::from_harness),
             _ => None,
         }
     }
@@ -252,7 +255,10 @@ fn decide(job: &Job, out_dir: &Path, ended: &Ended<'_>, record: &Record) -> (Out
     if signal == Some(25) {
         return (
             Outcome::ConstraintViolation,
-            Some(format!("wrote a file over the {}-byte limit", job.limits.output_bytes)),
+            Some(format!(
+                "wrote a file over the {}-byte limit",
+                job.limits.output_bytes
+            )),
         );
     }
     if let Record::Refused(why) = record {
@@ -263,7 +269,10 @@ fn decide(job: &Job, out_dir: &Path, ended: &Ended<'_>, record: &Record) -> (Out
         Some(claimed) => return (claimed, None),
         None => {}
     }
-    if stderr_text.starts_with("bwrap:") || stderr_text.contains("prlimit:") || stderr_text.contains("setpriv:") {
+    if stderr_text.starts_with("bwrap:")
+        || stderr_text.contains("prlimit:")
+        || stderr_text.contains("setpriv:")
+    {
         return (
             Outcome::SandboxError,
             Some(stderr_text.lines().next().unwrap_or_default().to_string()),
@@ -275,7 +284,10 @@ fn decide(job: &Job, out_dir: &Path, ended: &Ended<'_>, record: &Record) -> (Out
             Some("the run died without a result, out of memory".into()),
         );
     }
-    let how = signal.map_or_else(|| format!("exit status {:?}", status.code()), |s| format!("signal {s}"));
+    let how = signal.map_or_else(
+        || format!("exit status {:?}", status.code()),
+        |s| format!("signal {s}"),
+    );
     (
         Outcome::RuntimeError,
         Some(format!("the run ended without a result ({how})")),

@@ -61,7 +61,9 @@ pub fn scratch_dir() -> Result<tempfile::TempDir, SandboxError> {
 /// `$TMPDIR/ml2b-runs-<uid>`, made if missing, checked (a directory of this user's, not a
 /// link) and set to mode 0711.
 fn parent() -> Result<PathBuf, SandboxError> {
-    let uid = std::fs::metadata("/proc/self").map_err(io("reading /proc/self".into()))?.uid();
+    let uid = std::fs::metadata("/proc/self")
+        .map_err(io("reading /proc/self".into()))?
+        .uid();
     let parent = std::env::temp_dir().join(format!("ml2b-runs-{uid}"));
     match std::fs::create_dir(&parent) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
@@ -103,7 +105,10 @@ pub(super) fn sweep(parent: &Path) {
             && pid.bytes().all(|b| b.is_ascii_digit())
             && !Path::new("/proc").join(pid).exists();
         if ns == namespace && gone {
-            tracing::info!("removing the run folder {} left by ml2b process {pid}", entry.path().display());
+            tracing::info!(
+                "removing the run folder {} left by ml2b process {pid}",
+                entry.path().display()
+            );
             // The local backend's output folder may be a tmpfs of its own (as root).
             unmount(&entry.path().join("out"));
             let _ = std::fs::remove_dir_all(entry.path());

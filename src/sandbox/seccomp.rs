@@ -175,7 +175,10 @@ mod tests {
         let eperm = ERRNO | libc::EPERM as u32;
         assert_eq!(verdict(libc::SYS_keyctl, ARCH, 0), eperm);
         assert_eq!(verdict(libc::SYS_unshare, ARCH, 0), eperm);
-        assert_eq!(verdict(libc::SYS_clone, ARCH, u64::from(CLONE_NEWUSER) | 0x11), eperm);
+        assert_eq!(
+            verdict(libc::SYS_clone, ARCH, u64::from(CLONE_NEWUSER) | 0x11),
+            eperm
+        );
         assert_eq!(verdict(libc::SYS_clone, ARCH, 0x003d_0f00), ALLOW);
         assert_eq!(verdict(libc::SYS_clone3, ARCH, 0), ERRNO | libc::ENOSYS as u32);
         assert_eq!(verdict(libc::SYS_read, ARCH, 0), ALLOW);

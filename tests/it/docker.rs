@@ -512,7 +512,9 @@ fn outputs_left_as_fifos_or_folders_do_not_hang_ml2b() {
     assert_eq!(ran.outcome(), Outcome::ConstraintViolation, "{}", ran.text());
     assert!(ran.detail().contains("result.json is a FIFO"), "{}", ran.text());
     let forged = format!("open('/out/result.json', 'w').write({FORGED:?})");
-    let ran = run(&format!("os.mkfifo('/out/predictions.parquet')\n{forged}\nos._exit(0)"));
+    let ran = run(&format!(
+        "os.mkfifo('/out/predictions.parquet')\n{forged}\nos._exit(0)"
+    ));
     assert_eq!(ran.outcome(), Outcome::BadPredictions, "{}", ran.text());
     assert!(ran.detail().contains("is a FIFO"), "{}", ran.text());
 }
@@ -522,7 +524,11 @@ fn a_forged_ok_record_is_checked_and_a_huge_one_not_stored() {
     let forged = format!("open('/out/result.json', 'w').write({FORGED:?})");
     let ran = run(&format!("{forged}\nos._exit(0)"));
     assert_eq!(ran.outcome(), Outcome::BadPredictions, "{}", ran.text());
-    assert!(ran.detail().contains("predictions.parquet is missing"), "{}", ran.text());
+    assert!(
+        ran.detail().contains("predictions.parquet is missing"),
+        "{}",
+        ran.text()
+    );
     let huge = "open('/out/result.json', 'w').write('{\"outcome\": \"ok\", \"pad\": \"' + 'x' * (8 << 20) + '\"}')\nos._exit(0)";
     let ran = run(huge);
     assert_eq!(ran.outcome(), Outcome::ConstraintViolation, "{}", ran.detail());
@@ -553,7 +559,12 @@ fn nested_user_namespaces_and_keyrings_are_refused() {
 fn flooding_the_output_folder_with_folders_or_empty_files_is_stopped() {
     for make in ["os.mkdir(f'/out/d{i}')", "open(f'/out/f{i}', 'w').close()"] {
         let ran = run(&format!("for i in range(30_000):\n    {make}"));
-        assert_eq!(ran.outcome(), Outcome::ConstraintViolation, "{make}: {}", ran.text());
+        assert_eq!(
+            ran.outcome(),
+            Outcome::ConstraintViolation,
+            "{make}: {}",
+            ran.text()
+        );
         assert!(ran.detail().contains("files and folders"), "{}", ran.text());
         assert_eq!(std::fs::read_dir(ran.out.path()).unwrap().count(), 0);
     }

@@ -243,10 +243,19 @@ fn outputs_left_as_fifos_or_folders_do_not_hang_ml2b() {
     // Opening a FIFO for reading blocks until a writer comes: ml2b would wait forever.
     let (r, text) = grade(&ws, "os.mkfifo('/out/result.json')\nos._exit(0)", &[]);
     assert_eq!(outcome(&r), "constraint_violation", "{text}");
-    assert!(r["detail"].as_str().unwrap().contains("result.json is a FIFO"), "{r}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("result.json is a FIFO"),
+        "{r}"
+    );
     let (r, text) = grade(&ws, "os.mkdir('/out/result.json')", &[]);
     assert_eq!(outcome(&r), "constraint_violation", "{text}");
-    assert!(r["detail"].as_str().unwrap().contains("result.json is a directory"), "{r}");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("result.json is a directory"),
+        "{r}"
+    );
     let forged = format!("open('/out/result.json', 'w').write({FORGED:?})");
     let (r, text) = grade(
         &ws,
@@ -267,13 +276,19 @@ fn a_forged_ok_record_is_checked_against_the_predictions() {
     let (r, text) = grade(&ws, &format!("{forged}\nos._exit(0)"), &[]);
     assert_eq!(outcome(&r), "bad_predictions", "{text}");
     assert!(
-        r["detail"].as_str().unwrap().contains("predictions.parquet is missing"),
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("predictions.parquet is missing"),
         "{r}"
     );
     let csv = "open('/out/predictions.parquet', 'w').write('id,Status\\n1,0.5\\n')";
     let (r, text) = grade(&ws, &format!("{forged}\n{csv}\nos._exit(0)"), &[]);
     assert_eq!(outcome(&r), "bad_predictions", "{text}");
-    assert!(r["detail"].as_str().unwrap().contains("not a Parquet file"), "{r}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("not a Parquet file"),
+        "{r}"
+    );
 }
 
 #[test]
@@ -282,9 +297,17 @@ fn a_huge_result_record_is_refused_and_not_stored() {
     let out = ws.dir.path().join("delivered");
     let body = "open('/out/result.json', 'w').write('{\"success\": true, \"outcome\": \"ok\", \"pad\": \"' + 'x' * (8 << 20) + '\"}')\nos._exit(0)";
     let (r, text) = grade(&ws, body, &["--out", out.to_str().unwrap()]);
-    assert_eq!(outcome(&r), "constraint_violation", "{}", &text[..text.len().min(2000)]);
+    assert_eq!(
+        outcome(&r),
+        "constraint_violation",
+        "{}",
+        &text[..text.len().min(2000)]
+    );
     assert!(
-        r["detail"].as_str().unwrap().contains("over the 65536-byte limit"),
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("over the 65536-byte limit"),
         "{r}"
     );
     assert!(text.len() < 64 << 10, "{} bytes reported", text.len());
@@ -308,12 +331,25 @@ fn readable_by_another_user(dir: &Path) -> Vec<String> {
         .collect();
     let probe = "for p; do if [ -d \"$p\" ]; then ls \"$p\" >/dev/null 2>&1 && echo \"$p\"; else head -c1 \"$p\" >/dev/null 2>&1 && echo \"$p\"; fi; done; true";
     let out = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--", "sh", "-c", probe, "sh"])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            "sh",
+            "-c",
+            probe,
+            "sh",
+        ])
         .args(&paths)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// The run folders under `tmp`: those holding a staged `code.py`.
@@ -342,7 +378,10 @@ fn a_killed_run_leaves_nothing_readable_and_is_swept_next_time() {
         .unwrap();
     // Until the run is staged (the solution then sleeps for two minutes).
     while run_folders(&tmp).is_empty() {
-        assert!(child.try_wait().unwrap().is_none(), "ml2b ended before its run was staged");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ml2b ended before its run was staged"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     child.kill().unwrap();
@@ -375,7 +414,11 @@ fn the_callers_session_keyring_is_out_of_reach() {
     let description = c"ml2b-test-key";
     // SAFETY: valid arguments; the key's payload is copied by the kernel.
     let key = unsafe {
-        libc::syscall(libc::SYS_keyctl, 1 /* JOIN_SESSION_KEYRING */, std::ptr::null::<u8>());
+        libc::syscall(
+            libc::SYS_keyctl,
+            1, /* JOIN_SESSION_KEYRING */
+            std::ptr::null::<u8>(),
+        );
         libc::syscall(
             libc::SYS_add_key,
             c"user".as_ptr(),
@@ -385,7 +428,11 @@ fn the_callers_session_keyring_is_out_of_reach() {
             -3, /* KEY_SPEC_SESSION_KEYRING */
         )
     };
-    assert!(key > 0, "the host refuses keyrings: {}", std::io::Error::last_os_error());
+    assert!(
+        key > 0,
+        "the host refuses keyrings: {}",
+        std::io::Error::last_os_error()
+    );
     let body = format!(
         "{SYSCALL}\nkey = call('request_key', {}, b'user', b'ml2b-test-key', None, 0)\nbuf = ctypes.create_string_buffer(256)\ncall('keyctl_read', {}, 11, key, buf, 256)\nprint(buf.raw)\ncall('keyctl_session', {}, 0, -3, 0)",
         libc::SYS_request_key,
@@ -434,18 +481,12 @@ fn flooding_the_output_folder_with_folders_or_empty_files_is_stopped() {
 fn memory_is_limited_for_the_run_as_a_whole() {
     // Four processes each holding 1 GiB cannot all hold it under a 3 GiB limit. Each child
     // says when it holds its memory, then waits for its stdin to close.
-    let child = "import sys\\nb = b'x' * (1 << 30)\\nsys.stdout.write('1')\\nsys.stdout.flush()\\nsys.stdin.read()";
+    let child =
+        "import sys\\nb = b'x' * (1 << 30)\\nsys.stdout.write('1')\\nsys.stdout.flush()\\nsys.stdin.read()";
     let body = format!(
         "import subprocess\nkids = [subprocess.Popen([sys.executable, '-c', \"{child}\"], stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(4)]\nheld = sum(len(k.stdout.read(1)) for k in kids)\nfor k in kids:\n    k.stdin.close()\n    k.wait()\nprint(f'held: {{held}} of 4')\nif held == 4:\n    raise RuntimeError('all four children held 1 GiB each')"
     );
-    let (r, text) = grade(
-        &Workspace::new(),
-        &body,
-        &["--memory", &(3u64 << 30).to_string()],
-    );
-    assert!(
-        ["ok", "out_of_memory"].contains(&outcome(&r)),
-        "{text}"
-    );
+    let (r, text) = grade(&Workspace::new(), &body, &["--memory", &(3u64 << 30).to_string()]);
+    assert!(["ok", "out_of_memory"].contains(&outcome(&r)), "{text}");
     assert!(!text.contains("held: 4 of 4"), "{text}");
 }
