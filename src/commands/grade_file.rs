@@ -64,7 +64,7 @@ pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) ->
         spec: Spec::of(&c.manifest),
         limits: args.sandbox.limits.clone(),
     };
-    let scratch = tempfile::tempdir()?;
+    let scratch = crate::sandbox::scratch_dir()?;
     let out_dir = match &args.out {
         Some(dir) => {
             std::fs::create_dir_all(dir)?;

@@ -27,8 +27,12 @@
 //!
 //! Lifecycle: create → attach (stdout and stderr, tails kept; the log driver is `none`, so
 //! nothing is kept on the daemon's disk) → start → wait, bounded by the wall-clock limit,
-//! past which the container is killed (SIGKILL) and the outcome is `timeout` → inspect →
-//! remove. A guard ([`Container`]) removes it on every path, errors and panics included.
+//! past which the container is killed (SIGKILL) and the outcome is `timeout`, while the
+//! output folder is measured (bytes and inodes, every [`WATCH`]; past a limit the
+//! container is killed and the outcome is `constraint_violation`) → inspect → remove.
+//! Unlike the local backend as root, `/out` is a plain host folder here (the daemon may not
+//! see a mount made by ml2b): between two measurements a run can write past the output
+//! limits, by at most what it writes in [`WATCH`]. A guard ([`Container`]) removes it on every path, errors and panics included.
 //! Every container is labelled with its ml2b process ([`OWNER`]) and the blake3 of its code
 //! ([`CODE_LABEL`]); [`Docker::new`] removes those whose ml2b process is gone (killed before
 //! its guard could run).
@@ -61,8 +65,9 @@ use tokio::runtime::Runtime;
 use super::engine::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
-use super::job::{Backend, Job, Outcome, Run};
-use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, stage_run};
+use super::job::{Backend, Job, Limits, Outcome, Run};
+use super::run::{self, ENV, TAIL, Usage, classify, deliver, drop_links, harness_argv, stage_run};
+use super::rundir::RunDir;
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
 /// per-run uids from (1,000,000 to 4,199,999), so that no local run's `RLIMIT_NPROC`
@@ -217,7 +222,7 @@ impl Backend for Docker {
 
     fn run(&self, job: &Job, out_dir: &Path) -> Result<Run, SandboxError> {
         let venv = venv_of(&job.python)?;
-        let private = tempfile::tempdir().map_err(io("creating a temporary folder".into()))?;
+        let private = RunDir::create(None)?;
         let stage = Staged::new(private.path(), job)?;
         let config = self.config(job, &stage, &venv);
         let ended = with_client(|rt, client| {
@@ -229,20 +234,19 @@ impl Backend for Docker {
                 client,
                 id: created.id,
             };
-            rt.block_on(container.run(job.limits.wall))
+            rt.block_on(container.run(&job.limits, &stage.out))
         })?;
         drop_links(&stage.out);
         // Docker reports death by signal N as exit code 128 + N, which `classify` reads back.
         let status = std::process::ExitStatus::from_raw((ended.exit_code & 0xff) << 8);
-        let mut execution = classify(
-            job,
-            &stage.out,
+        let seen = run::Ended {
             status,
-            ended.timed_out,
-            ended.wall_seconds,
-            &ended.stdout,
-            &ended.stderr,
-        );
+            timed_out: ended.timed_out,
+            wall_seconds: ended.wall_seconds,
+            stdout: &ended.stdout,
+            stderr: &ended.stderr,
+        };
+        let mut execution = classify(job, &stage.out, &seen);
         if ended.oom_killed && execution.outcome == Outcome::RuntimeError {
             execution.outcome = Outcome::OutOfMemory;
             execution.detail = Some(format!(
@@ -250,7 +254,7 @@ impl Backend for Docker {
                 job.limits.memory_bytes
             ));
         }
-        deliver(execution, &stage.out, out_dir)
+        deliver(execution, job, &stage.out, out_dir)
     }
 }
 
@@ -370,6 +374,19 @@ struct Ended {
     stderr: Vec<u8>,
 }
 
+/// Returns once the output folder `out` is past `limits` (measured every [`WATCH`]).
+async fn flooded(out: &Path, limits: &Limits) {
+    loop {
+        tokio::time::sleep(WATCH).await;
+        if Usage::of(out, limits).over(limits).is_some() {
+            return;
+        }
+    }
+}
+
+/// How often the output folder is measured while the run goes on.
+const WATCH: Duration = Duration::from_millis(200);
+
 /// A created container, removed (forcibly) when dropped. Dropped outside any `block_on`
 /// of its runtime, since it blocks on that runtime.
 struct Container<'a> {
@@ -379,7 +396,7 @@ struct Container<'a> {
 }
 
 impl Container<'_> {
-    async fn run(&self, wall: Duration) -> Result<Ended, SandboxError> {
+    async fn run(&self, limits: &Limits, out: &Path) -> Result<Ended, SandboxError> {
         let attach = AttachContainerOptionsBuilder::new()
             .stdout(true)
             .stderr(true)
@@ -397,14 +414,16 @@ impl Container<'_> {
             .start_container(&self.id, None::<StartContainerOptions>)
             .await
             .map_err(api("starting the sandbox container".into()))?;
-        let timed_out = match tokio::time::timeout(wall, self.wait()).await {
-            Ok(waited) => {
-                waited?;
-                false
-            }
-            Err(_) => true,
+        // Ended, or to be killed: at the wall-clock limit (`timed_out`) or when the output
+        // folder grows past its limits (which `classify` then reports).
+        let (ended, timed_out) = tokio::select! {
+            waited = tokio::time::timeout(limits.wall, self.wait()) => match waited {
+                Ok(waited) => (waited.map(|()| true)?, false),
+                Err(_) => (false, true),
+            },
+            () = flooded(out, limits) => (false, false),
         };
-        if timed_out {
+        if !ended {
             let kill = KillContainerOptionsBuilder::new().signal("KILL").build();
             // Fails only when the run ended meanwhile.
             let _ = self.client.kill_container(&self.id, Some(kill)).await;

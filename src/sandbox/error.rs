@@ -13,6 +13,13 @@ pub enum SandboxError {
         #[source]
         source: std::io::Error,
     },
+    /// An output of a run that [`classify`](super::run) accepted could not be copied out.
+    #[error("copying {name} out of the sandbox")]
+    Output {
+        name: String,
+        #[source]
+        source: super::Refused,
+    },
 }
 
 pub(super) fn io(what: String) -> impl FnOnce(std::io::Error) -> SandboxError {

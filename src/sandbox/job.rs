@@ -101,6 +101,8 @@ pub struct Limits {
     pub processes: u64,
     /// Largest file the run may write, and the most it may leave in its output folder.
     pub output_bytes: u64,
+    /// Files and folders the run may leave in its output folder.
+    pub output_files: u64,
 }
 
 impl Default for Limits {
@@ -110,6 +112,7 @@ impl Default for Limits {
             memory_bytes: 8 << 30,
             processes: 256,
             output_bytes: 256 << 20,
+            output_files: 10_000,
         }
     }
 }

@@ -2,28 +2,49 @@
 //! runs as root, an unprivileged uid from `setpriv` (util-linux).
 //!
 //! The command is `prlimit --as --nproc --fsize --core=0 -- [setpriv --reuid=U --regid=U
-//! --clear-groups --no-new-privs --] bwrap … -- python /sandbox/harness.py …`, with a uid
-//! `U` of the run's own when ml2b is root ([`sandbox_uid`]).
-//! Inside: every namespace unshared (no network: only a loopback of its own), a new session,
-//! a fresh `/proc`, a minimal `/dev`, the system's `/usr` and the managed Python environment
-//! read-only, `/etc` reduced to the dynamic loader's cache, the root itself read-only, `/tmp` a size-limited tmpfs, the
-//! harness, code and spec read-only under `/sandbox`, the competition's public files
-//! read-only at `/data`, and the output folder the only writable host path, at `/out`. The
-//! environment is cleared. The run is killed at the wall-clock limit; `--die-with-parent`
-//! and the pid namespace make every process of the run die with it. Memory is bounded by
-//! the address-space limit, processes by `RLIMIT_NPROC` (counted for the sandbox's uid),
-//! each written file by `RLIMIT_FSIZE`, and what the run leaves in `/out` is measured after
-//! it ends (over the limit: `constraint_violation`, and the outputs are deleted).
+//! --clear-groups --no-new-privs --] bwrap … --seccomp FD -- python /sandbox/harness.py …`,
+//! with a uid `U` of the run's own when ml2b is root ([`sandbox_uid`]).
+//! Inside: every namespace unshared (no network: only a loopback of its own), no nested
+//! user namespace (`--disable-userns` from bubblewrap 0.8, and the seccomp filter of
+//! [`seccomp`], which also refuses the kernel keyrings, mounting and `setns`), a new
+//! session, a fresh `/proc`, a minimal `/dev`, the system's `/usr` and the managed Python
+//! environment read-only, `/etc` reduced to the dynamic loader's cache, the root itself
+//! read-only, `/tmp` a size-limited tmpfs, the harness, code and spec read-only under
+//! `/sandbox`, the competition's public files read-only at `/data`, and the output folder
+//! the only writable host path, at `/out`. The environment is cleared.
+//!
+//! Limits, for the run as a whole where the host allows it:
+//! - wall clock: the run is killed at the limit; `--die-with-parent` and the pid namespace
+//!   make every process of the run die with it;
+//! - memory and processes: a control group of the run's own ([`RunGroup`]: `memory.max`,
+//!   `pids.max`; cgroup v1 or v2) when ml2b may make one (as root, or with a delegated v2
+//!   group); a run the kernel killed at the limit is `out_of_memory`. Always, per process:
+//!   the address-space limit (a large allocation fails with `MemoryError`) and
+//!   `RLIMIT_NPROC` (counted for the sandbox's uid). Where no group can be made, a warning
+//!   says so once and only the per-process limits hold;
+//! - output: each written file by `RLIMIT_FSIZE`; the output folder's bytes and inodes
+//!   (files and folders) by a tmpfs of its own sized to the limits when ml2b is root, and
+//!   on every host by measuring the folder while the run goes on (every [`WATCH`]; past a
+//!   limit the run is killed) and after it ends (over the limit: `constraint_violation`,
+//!   and the outputs are deleted).
+//!
+//! The run's files are staged in a private folder ([`RunDir`]) that other users cannot
+//! enter, and swept by the next ml2b if this one is killed.
 
 use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
-use super::job::{Backend, Job, Run};
-use super::run::{ENV, TAIL, classify, deliver, drop_links, harness_argv, is_root, stage_run};
+use super::job::{Backend, Job, Outcome, Run};
+use super::run::{ENV, Ended, TAIL, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run};
+use super::rundir::{RunDir, unmount};
+use super::seccomp;
 
 /// Runs started by this process (for [`sandbox_uid`]).
 static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -41,6 +62,24 @@ fn sandbox_uid() -> u32 {
 #[derive(Clone, Debug)]
 pub struct Local {
     bwrap: PathBuf,
+    /// Whether this bubblewrap has `--disable-userns` (0.8.0 and later).
+    disable_userns: bool,
+}
+
+/// Whether `bwrap --version` says 0.8 or later.
+fn supports_disable_userns(bwrap: &Path) -> bool {
+    let Ok(out) = Command::new(bwrap).arg("--version").output() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version: Vec<u32> = text
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .split('.')
+        .map_while(|n| n.parse().ok())
+        .collect();
+    version.as_slice() >= [0, 8].as_slice()
 }
 
 impl Local {
@@ -58,10 +97,19 @@ impl Local {
                 )));
             }
         }
-        Ok(Self { bwrap })
+        let disable_userns = supports_disable_userns(&bwrap);
+        if !disable_userns {
+            tracing::warn!(
+                "bubblewrap is older than 0.8: nested user namespaces are closed by the seccomp filter only"
+            );
+        }
+        Ok(Self {
+            bwrap,
+            disable_userns,
+        })
     }
 
-    fn command(&self, job: &Job, stage: &Staged) -> Result<Command, SandboxError> {
+    fn command(&self, job: &Job, stage: &Staged, seccomp: &OwnedFd) -> Result<Command, SandboxError> {
         let uid = stage.uid;
         let root = is_root();
         let mut cmd = Command::new("prlimit");
@@ -80,13 +128,12 @@ impl Local {
                 .args(["--clear-groups", "--no-new-privs", "--"]);
         }
         cmd.arg(&self.bwrap);
-        cmd.args([
-            "--unshare-all",
-            "--die-with-parent",
-            "--new-session",
-            "--hostname",
-            "sandbox",
-        ]);
+        cmd.args(["--unshare-all", "--unshare-user"]);
+        if self.disable_userns {
+            cmd.arg("--disable-userns");
+        }
+        cmd.arg("--seccomp").arg(seccomp.as_raw_fd().to_string());
+        cmd.args(["--die-with-parent", "--new-session", "--hostname", "sandbox"]);
         cmd.arg("--clearenv");
         for (k, v) in ENV {
             cmd.args(["--setenv", k, v]);
@@ -126,6 +173,8 @@ impl Local {
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // SAFETY: the hook only calls fcntl, which is async-signal-safe.
+        unsafe { cmd.pre_exec(seccomp::inherit(seccomp)) };
         Ok(cmd)
     }
 }
@@ -190,59 +239,176 @@ impl Backend for Local {
     }
 
     fn run(&self, job: &Job, out_dir: &Path) -> Result<Run, SandboxError> {
-        // Everything the sandbox user must read or write lives in one private folder it can
-        // traverse; the outputs are copied to `out_dir` afterwards, so `out_dir` may be
+        // Everything the sandbox user must read or write lives in one private folder
+        // ([`RunDir`]); the outputs are copied to `out_dir` afterwards, so `out_dir` may be
         // anywhere.
-        let private = tempfile::tempdir().map_err(io("creating a temporary folder".into()))?;
-        let stage = Staged::new(private.path(), job)?;
+        let uid = sandbox_uid();
+        let private = RunDir::create(is_root().then_some((uid, uid)))?;
+        let stage = Staged::new(private.path(), job, uid)?;
+        let group = run_group(job);
+        let filter = seccomp::memfd().map_err(io("writing the seccomp filter".into()))?;
+        let mut cmd = self.command(job, &stage, &filter)?;
+        if let Some(group) = &group {
+            // SAFETY: the hook only calls write(2), which is async-signal-safe.
+            unsafe { cmd.pre_exec(group.join()) };
+        }
         let started = Instant::now();
-        let mut child = self
-            .command(job, &stage)?
-            .spawn()
-            .map_err(io("starting bubblewrap".into()))?;
+        let mut child = cmd.spawn().map_err(io("starting bubblewrap".into()))?;
+        drop(filter);
         let out = drain(child.stdout.take().expect("piped"));
         let err = drain(child.stderr.take().expect("piped"));
-        let mut timed_out = false;
-        let status = loop {
-            if let Some(status) = child.try_wait().map_err(io("waiting for the sandbox".into()))? {
-                break status;
-            }
-            if started.elapsed() >= job.limits.wall {
-                timed_out = true;
-                let _ = child.kill();
-                break child.wait().map_err(io("reaping the sandbox".into()))?;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        };
+        let (status, timed_out) = watch(&mut child, job, &stage.out, started)?;
         let wall_seconds = started.elapsed().as_secs_f64();
+        let oom_killed = group.as_ref().is_some_and(RunGroup::oom_killed);
+        // Kills anything of the run still alive before its outputs are read.
+        drop(group);
         let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
         // A solution may leave its outputs as links to host files: never follow them.
         drop_links(&stage.out);
-        let execution = classify(job, &stage.out, status, timed_out, wall_seconds, &stdout, &stderr);
-        deliver(execution, &stage.out, out_dir)
+        let ended = Ended {
+            status,
+            timed_out,
+            wall_seconds,
+            stdout: &stdout,
+            stderr: &stderr,
+        };
+        let mut run = classify(job, &stage.out, &ended);
+        if oom_killed && run.outcome == Outcome::RuntimeError {
+            run.outcome = Outcome::OutOfMemory;
+            run.detail = Some(format!(
+                "killed by the kernel at the run's {}-byte memory limit",
+                job.limits.memory_bytes
+            ));
+        }
+        deliver(run, job, &stage.out, out_dir)
     }
 }
 
-/// The private folder of one run: `spec.json`, `code.py`, `harness.py` (read-only inside)
-/// and `out/` (the sandbox user's only writable host folder).
+/// How often the output folder is measured while the run goes on.
+const WATCH: Duration = Duration::from_millis(200);
+
+/// Waits for the sandbox, killing it at the wall-clock limit (then `timed_out`) or when its
+/// output folder grows past the output limits (which [`classify`] then reports).
+fn watch(
+    child: &mut std::process::Child,
+    job: &Job,
+    out: &Path,
+    started: Instant,
+) -> Result<(std::process::ExitStatus, bool), SandboxError> {
+    let mut measured = started;
+    loop {
+        if let Some(status) = child.try_wait().map_err(io("waiting for the sandbox".into()))? {
+            return Ok((status, false));
+        }
+        let timed_out = started.elapsed() >= job.limits.wall;
+        let flooded = measured.elapsed() >= WATCH && {
+            measured = Instant::now();
+            Usage::of(out, &job.limits).over(&job.limits).is_some()
+        };
+        if timed_out || flooded {
+            let _ = child.kill();
+            let status = child.wait().map_err(io("reaping the sandbox".into()))?;
+            return Ok((status, timed_out));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The control group of a run, or `None` (said once per process) where the host has none
+/// to give: the limits are then per process only.
+fn run_group(job: &Job) -> Option<RunGroup> {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    match RunGroup::create(&job.limits) {
+        Ok(group) => Some(group),
+        Err(e) => {
+            WARNED.call_once(|| {
+                tracing::warn!(
+                    "the local sandbox cannot limit a run's memory and processes as a whole here ({}): each process of a run is limited on its own",
+                    crate::error_chain(&e)
+                );
+            });
+            None
+        }
+    }
+}
+
+/// The private folder of one run ([`RunDir`]): `sandbox/{spec.json,code.py,harness.py}`
+/// (read-only inside) and `out/` (the sandbox user's only writable host folder): as root,
+/// a tmpfs of its own as large as the output limit with as many inodes as the file limit
+/// ([`mount_out`]), unmounted when dropped.
 struct Staged {
     uid: u32,
     spec: PathBuf,
     code: PathBuf,
     harness: PathBuf,
     out: PathBuf,
+    mounted: bool,
 }
 
 impl Staged {
-    fn new(dir: &Path, job: &Job) -> Result<Self, SandboxError> {
-        let staged = Self {
-            uid: sandbox_uid(),
-            spec: dir.join("spec.json"),
-            code: dir.join("code.py"),
-            harness: dir.join("harness.py"),
+    fn new(dir: &Path, job: &Job, uid: u32) -> Result<Self, SandboxError> {
+        let inputs = dir.join("sandbox");
+        let mut staged = Self {
+            uid,
+            spec: inputs.join("spec.json"),
+            code: inputs.join("code.py"),
+            harness: inputs.join("harness.py"),
             out: dir.join("out"),
+            mounted: false,
         };
-        stage_run(job, dir, &staged.out, (staged.uid, staged.uid))?;
+        stage_run(job, &inputs, &staged.out, (staged.uid, staged.uid))?;
+        if is_root() {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            match mount_out(&staged.out, job, uid) {
+                Ok(()) => staged.mounted = true,
+                Err(e) => WARNED.call_once(|| {
+                    tracing::warn!(
+                        "the output folder cannot be a size-limited tmpfs here ({}): its size is checked while the run goes on",
+                        crate::error_chain(&e)
+                    );
+                }),
+            }
+        }
         Ok(staged)
     }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if self.mounted {
+            unmount(&self.out);
+        }
+    }
+}
+
+/// Mounts a tmpfs at `out` bounded by the output limits, owned by `uid`, mode 0755. It
+/// holds a little more than the limits (64 KiB, and 2 inodes: its root and one past the
+/// limit), so that a run that fills it is always over a limit ([`classify`] then says so)
+/// and a run within them has room left for the harness's record.
+fn mount_out(out: &Path, job: &Job, uid: u32) -> Result<(), SandboxError> {
+    use std::os::unix::ffi::OsStrExt;
+    let options = format!(
+        "size={},nr_inodes={},mode=0755,uid={uid},gid={uid}",
+        job.limits.output_bytes + (64 << 10),
+        job.limits.output_files + 2
+    );
+    let c = |s: &[u8]| std::ffi::CString::new(s).expect("no NUL");
+    let (target, options) = (c(out.as_os_str().as_bytes()), c(options.as_bytes()));
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    // SAFETY: valid NUL-terminated strings that outlive the call.
+    let mounted = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            flags,
+            options.as_ptr().cast(),
+        )
+    };
+    if mounted != 0 {
+        return Err(io("mounting the output folder's tmpfs".into())(
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
 }

@@ -12,19 +12,29 @@
 //! Layout: the backends ([`local`], [`docker`], which runs the [`image`]) build on leaves that
 //! never import them: `job` (the types above and the [`Backend`] trait), `run` (the steps
 //! every backend takes alike: staging, the harness's command line and environment, the
-//! outcome rules), `engine` (the Docker daemon client of `docker` and `image`) and `error`
-//! ([`SandboxError`]). This file only declares and re-exports.
+//! outcome rules), `outputs` (reading what a run left, which it controls), `rundir` (the
+//! private folder of each run on the host), `engine` (the Docker daemon client of `docker`
+//! and `image`) and `error` ([`SandboxError`]); the local backend's own `seccomp` (its
+//! system-call filter) and `cgroup` (its run-wide limits). This file only declares and
+//! re-exports.
 
 pub mod assets;
+mod cgroup;
 pub mod docker;
 mod engine;
 mod error;
 pub mod image;
 mod job;
 pub mod local;
+mod outputs;
 pub mod pyenv;
 mod run;
+mod rundir;
+mod seccomp;
 
+pub use cgroup::CgroupUnavailable;
 pub use error::SandboxError;
 pub use job::{Backend, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError, Run};
+pub use outputs::Refused;
 pub use run::{CPUS, tail};
+pub use rundir::scratch_dir;

@@ -5,13 +5,22 @@
 //!
 //! In the sandbox the harness, code and spec are at `/sandbox/{harness.py,code.py,spec.json}`,
 //! the public files at `/data`, and the outputs go to `/out` (`result.json`,
-//! `predictions.parquet`); each backend maps those paths to host folders of its own.
+//! `predictions.parquet`); each backend maps those paths to host folders of its own, inside
+//! the run's private folder (`rundir`).
+//!
+//! Everything in `/out` is the solution's to forge: outputs are read only as regular files,
+//! without blocking and within caps (`outputs`), and the harness's record is believed only
+//! where ml2b can check it ([`classify`]): `ok` needs a zero exit status and a predictions
+//! file that is a regular, non-empty Parquet file within the output limit; a record over
+//! 64 KiB, or left as anything but a regular file, is `constraint_violation` and is not
+//! stored (the run's `result` is then `null`, the reason in `detail`).
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
 use super::error::{SandboxError, io};
-use super::job::{Job, Outcome, PREDICTIONS, Run};
+use super::job::{Job, Limits, Outcome, PREDICTIONS, Run};
+use super::outputs::{Predictions, RESULT_CAP, Refused, copy_capped, read_capped};
 
 /// The last `max` bytes of `bytes` as text (at a character boundary).
 pub fn tail(bytes: &[u8], max: usize) -> String {
@@ -79,6 +88,8 @@ pub(super) fn is_root() -> bool {
 /// Stages one run on the host, the same for every backend: `spec.json`, `code.py` and
 /// `harness.py` in `inputs` (mode 0644, the folder 0755; the sandbox sees them read-only),
 /// and the empty output folder `out` (0755), handed to `owner` (uid, gid) when ml2b is root.
+/// Both are in the run's private folder (`rundir`, mode 0700), so no other user reaches
+/// them whatever their own modes.
 pub(super) fn stage_run(job: &Job, inputs: &Path, out: &Path, owner: (u32, u32)) -> Result<(), SandboxError> {
     use std::os::unix::fs::PermissionsExt;
     let chmod = |p: &Path, mode: u32| {
@@ -107,88 +118,106 @@ pub(super) fn stage_run(job: &Job, inputs: &Path, out: &Path, owner: (u32, u32))
 /// Bytes of stdout/stderr kept (the end of each).
 pub(super) const TAIL: usize = 16 * 1024;
 
-fn dir_size(dir: &Path) -> u64 {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter_map(|e| e.metadata().ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum()
+/// What a run left in its output folder: bytes (the larger of a file's length and the disk
+/// it takes, so that neither sparse files nor directories are free) and inodes (files,
+/// directories and anything else, the folder itself not counted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Usage {
+    pub bytes: u64,
+    pub inodes: u64,
 }
 
-/// Decides the outcome from the harness's record and how the sandbox ended.
-pub(super) fn classify(
-    job: &Job,
-    out_dir: &Path,
-    status: std::process::ExitStatus,
-    timed_out: bool,
-    wall_seconds: f64,
-    stdout: &[u8],
-    stderr: &[u8],
-) -> Run {
-    let result: serde_json::Value = std::fs::read(out_dir.join("result.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(serde_json::Value::Null);
-    let stderr_text = String::from_utf8_lossy(stderr);
-    let harness = result
-        .get("outcome")
-        .and_then(|o| o.as_str())
-        .and_then(Outcome::from_harness);
-    let signal = status
-        .signal()
-        .or_else(|| status.code().filter(|c| *c > 128).map(|c| c - 128));
-    let written = dir_size(out_dir);
-    let (outcome, detail) = if timed_out {
-        (
-            Outcome::Timeout,
-            Some(format!("killed after the {:?} wall-clock limit", job.limits.wall)),
-        )
-    } else if written > job.limits.output_bytes {
-        (
-            Outcome::ConstraintViolation,
+impl Usage {
+    /// Measures `dir`, stopping once past `limits` (so a flood costs no more than the limit
+    /// to measure).
+    pub(super) fn of(dir: &Path, limits: &Limits) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        let mut usage = Self::default();
+        for meta in walkdir::WalkDir::new(dir)
+            .min_depth(1)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter_map(|e| e.metadata().ok())
+        {
+            usage.inodes += 1;
+            usage.bytes += meta.len().max(meta.blocks() * 512);
+            if usage.over(limits).is_some() {
+                break;
+            }
+        }
+        usage
+    }
+
+    /// Why this usage is over `limits`, if it is.
+    pub(super) fn over(&self, limits: &Limits) -> Option<String> {
+        if self.bytes > limits.output_bytes {
             Some(format!(
-                "left {written} bytes in its output folder (limit {})",
-                job.limits.output_bytes
-            )),
-        )
-    } else if signal == Some(25) {
-        (
-            Outcome::ConstraintViolation,
+                "left over {} bytes in its output folder (limit {})",
+                self.bytes, limits.output_bytes
+            ))
+        } else if self.inodes > limits.output_files {
             Some(format!(
-                "wrote a file over the {}-byte limit",
-                job.limits.output_bytes
-            )),
-        )
-    } else if let Some(h) = harness {
-        (h, None)
-    } else if stderr_text.starts_with("bwrap:")
-        || stderr_text.contains("prlimit:")
-        || stderr_text.contains("setpriv:")
-    {
-        (
-            Outcome::SandboxError,
-            Some(stderr_text.lines().next().unwrap_or_default().to_string()),
-        )
-    } else if stderr_text.contains("MemoryError") {
-        (
-            Outcome::OutOfMemory,
-            Some("the run died without a result, out of memory".into()),
-        )
-    } else {
-        let how = signal.map_or_else(
-            || format!("exit status {:?}", status.code()),
-            |s| format!("signal {s}"),
-        );
-        (
-            Outcome::RuntimeError,
-            Some(format!("the run ended without a result ({how})")),
-        )
-    };
-    let predictions = out_dir.join(PREDICTIONS);
-    let predictions = if outcome == Outcome::Ok && predictions.is_file() {
-        Some(predictions)
+                "left over {} files and folders in its output folder (limit {})",
+                self.inodes, limits.output_files
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// How the sandbox ended, as the backend saw it.
+pub(super) struct Ended<'a> {
+    pub status: std::process::ExitStatus,
+    pub timed_out: bool,
+    pub wall_seconds: f64,
+    pub stdout: &'a [u8],
+    pub stderr: &'a [u8],
+}
+
+/// The harness's record as read from the output folder: its JSON, or why it was refused.
+enum Record {
+    Read(serde_json::Value),
+    Unreadable,
+    Refused(Refused),
+}
+
+impl Record {
+    fn read(out_dir: &Path) -> Self {
+        match read_capped(&out_dir.join("result.json"), RESULT_CAP) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_or(Self::Unreadable, Self::Read),
+            Err(Refused::Missing) => Self::Unreadable,
+            Err(e) => Self::Refused(e),
+        }
+    }
+
+    /// The outcome the record claims.
+    fn claim(&self) -> Option<Outcome> {
+        match self {
+            Self::Read(v) => v
+                .get("outcome")
+                .and_then(|o| o.as_str())
+                .and_then(Outcome::from_harness),
+            _ => None,
+        }
+    }
+
+    fn into_value(self) -> serde_json::Value {
+        match self {
+            Self::Read(v) => v,
+            _ => serde_json::Value::Null,
+        }
+    }
+}
+
+/// Decides the outcome from how the sandbox ended, what the run left in `out_dir` and the
+/// harness's record; the record is believed only where ml2b can check it: an `ok` needs a
+/// zero exit status and a predictions file that [`Predictions::check`] accepts.
+pub(super) fn classify(job: &Job, out_dir: &Path, ended: &Ended<'_>) -> Run {
+    let record = Record::read(out_dir);
+    let (outcome, detail) = decide(job, out_dir, ended, &record);
+    let predictions = if outcome == Outcome::Ok {
+        Some(out_dir.join(PREDICTIONS))
     } else {
         if outcome == Outcome::ConstraintViolation {
             clear(out_dir);
@@ -198,11 +227,85 @@ pub(super) fn classify(
     Run {
         outcome,
         predictions,
-        result,
-        wall_seconds,
-        stdout_tail: tail(stdout, TAIL),
-        stderr_tail: tail(stderr, TAIL),
+        result: record.into_value(),
+        wall_seconds: ended.wall_seconds,
+        stdout_tail: tail(ended.stdout, TAIL),
+        stderr_tail: tail(ended.stderr, TAIL),
         detail,
+    }
+}
+
+/// The outcome rules, first match wins: the backend's own limits, then the record (checked),
+/// then what stderr and the exit status say.
+fn decide(job: &Job, out_dir: &Path, ended: &Ended<'_>, record: &Record) -> (Outcome, Option<String>) {
+    let stderr_text = String::from_utf8_lossy(ended.stderr);
+    let status = ended.status;
+    let signal = status
+        .signal()
+        .or_else(|| status.code().filter(|c| *c > 128).map(|c| c - 128));
+    if ended.timed_out {
+        return (
+            Outcome::Timeout,
+            Some(format!("killed after the {:?} wall-clock limit", job.limits.wall)),
+        );
+    }
+    if let Some(why) = Usage::of(out_dir, &job.limits).over(&job.limits) {
+        return (Outcome::ConstraintViolation, Some(why));
+    }
+    if signal == Some(25) {
+        return (
+            Outcome::ConstraintViolation,
+            Some(format!(
+                "wrote a file over the {}-byte limit",
+                job.limits.output_bytes
+            )),
+        );
+    }
+    if let Record::Refused(why) = record {
+        return (Outcome::ConstraintViolation, Some(format!("result.json {why}")));
+    }
+    match record.claim() {
+        Some(Outcome::Ok) => return check_ok(job, out_dir, status),
+        Some(claimed) => return (claimed, None),
+        None => {}
+    }
+    if stderr_text.starts_with("bwrap:")
+        || stderr_text.contains("prlimit:")
+        || stderr_text.contains("setpriv:")
+    {
+        return (
+            Outcome::SandboxError,
+            Some(stderr_text.lines().next().unwrap_or_default().to_string()),
+        );
+    }
+    if stderr_text.contains("MemoryError") {
+        return (
+            Outcome::OutOfMemory,
+            Some("the run died without a result, out of memory".into()),
+        );
+    }
+    let how = signal.map_or_else(
+        || format!("exit status {:?}", status.code()),
+        |s| format!("signal {s}"),
+    );
+    (
+        Outcome::RuntimeError,
+        Some(format!("the run ended without a result ({how})")),
+    )
+}
+
+/// An `ok` claimed by the record, checked against what ml2b sees.
+fn check_ok(job: &Job, out_dir: &Path, status: std::process::ExitStatus) -> (Outcome, Option<String>) {
+    if !status.success() {
+        let why = format!("the record says ok but the run exited with {status}");
+        return (Outcome::BadPredictions, Some(why));
+    }
+    match Predictions::check(&out_dir.join(PREDICTIONS), job.limits.output_bytes) {
+        Ok(()) => (Outcome::Ok, None),
+        Err(why) => (
+            Outcome::BadPredictions,
+            Some(format!("the record says ok but {PREDICTIONS} {why}")),
+        ),
     }
 }
 
@@ -232,18 +335,31 @@ pub(super) fn drop_links(out: &Path) {
     }
 }
 
-/// Copies a run's `result.json` (and `predictions.parquet` when the run is ok) from its output
-/// folder `staged` to `out_dir`, and points the execution's predictions there.
-pub(super) fn deliver(mut execution: Run, staged: &Path, out_dir: &Path) -> Result<Run, SandboxError> {
-    for name in ["result.json", PREDICTIONS] {
-        let from = staged.join(name);
-        if from.is_file() && (name == "result.json" || execution.predictions.is_some()) {
-            std::fs::copy(&from, out_dir.join(name))
-                .map_err(io(format!("copying {name} out of the sandbox")))?;
-        }
+/// Copies a run's `result.json` (when [`classify`] read it) and `predictions.parquet` (when
+/// the run is ok) from its output folder `staged` to `out_dir`, and points the run's
+/// predictions there. Only regular files are copied, never more than the caps that
+/// [`classify`] checked.
+pub(super) fn deliver(mut run: Run, job: &Job, staged: &Path, out_dir: &Path) -> Result<Run, SandboxError> {
+    let copy = |name: &str, cap: u64| {
+        copy_capped(&staged.join(name), &out_dir.join(name), cap).map_err(|e| SandboxError::Output {
+            name: name.to_string(),
+            source: e,
+        })
+    };
+    // A constraint violation's outputs were deleted; its record, read before, is kept.
+    match copy("result.json", RESULT_CAP) {
+        Err(SandboxError::Output {
+            source: Refused::Missing,
+            ..
+        }) => {}
+        Err(e) if !run.result.is_null() => return Err(e),
+        _ => {}
     }
-    execution.predictions = execution.predictions.map(|_| out_dir.join(PREDICTIONS));
-    Ok(execution)
+    if run.predictions.is_some() {
+        copy(PREDICTIONS, job.limits.output_bytes)?;
+    }
+    run.predictions = run.predictions.map(|_| out_dir.join(PREDICTIONS));
+    Ok(run)
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ impl Runner {
         public_dir: PathBuf,
     ) -> Result<Ran, String> {
         let bytes = store.objects().get(code).map_err(|e| crate::error_chain(&e))?;
-        let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let scratch = crate::sandbox::scratch_dir().map_err(|e| crate::error_chain(&e))?;
         let code_path = scratch.path().join("code.py");
         std::fs::write(&code_path, &bytes).map_err(|e| e.to_string())?;
         let out_dir = scratch.path().join("out");

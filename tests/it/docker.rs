@@ -502,3 +502,70 @@ fn the_execute_stage_runs_in_docker_and_records_the_image() {
         assert_eq!(r["outcome"], "ok", "{rows}");
     }
 }
+
+/// A result record claiming success, as a solution can write it itself.
+const FORGED: &str = "{\"success\": true, \"outcome\": \"ok\", \"rows\": 100}";
+
+#[test]
+fn outputs_left_as_fifos_or_folders_do_not_hang_ml2b() {
+    let ran = run("os.mkfifo('/out/result.json')\nos._exit(0)");
+    assert_eq!(ran.outcome(), Outcome::ConstraintViolation, "{}", ran.text());
+    assert!(ran.detail().contains("result.json is a FIFO"), "{}", ran.text());
+    let forged = format!("open('/out/result.json', 'w').write({FORGED:?})");
+    let ran = run(&format!(
+        "os.mkfifo('/out/predictions.parquet')\n{forged}\nos._exit(0)"
+    ));
+    assert_eq!(ran.outcome(), Outcome::BadPredictions, "{}", ran.text());
+    assert!(ran.detail().contains("is a FIFO"), "{}", ran.text());
+}
+
+#[test]
+fn a_forged_ok_record_is_checked_and_a_huge_one_not_stored() {
+    let forged = format!("open('/out/result.json', 'w').write({FORGED:?})");
+    let ran = run(&format!("{forged}\nos._exit(0)"));
+    assert_eq!(ran.outcome(), Outcome::BadPredictions, "{}", ran.text());
+    assert!(
+        ran.detail().contains("predictions.parquet is missing"),
+        "{}",
+        ran.text()
+    );
+    let huge = "open('/out/result.json', 'w').write('{\"outcome\": \"ok\", \"pad\": \"' + 'x' * (8 << 20) + '\"}')\nos._exit(0)";
+    let ran = run(huge);
+    assert_eq!(ran.outcome(), Outcome::ConstraintViolation, "{}", ran.detail());
+    assert!(ran.execution.result.is_null(), "the record was kept");
+    assert!(!ran.out.path().join("result.json").exists());
+}
+
+#[test]
+fn nested_user_namespaces_and_keyrings_are_refused() {
+    let body = format!(
+        "import ctypes, subprocess\nlibc = ctypes.CDLL(None, use_errno=True)\ndef call(label, *args):\n    r = libc.syscall(*args)\n    print(f'{{label}}: {{r}} errno {{ctypes.get_errno()}}')\n    return r\ncall('unshare', {}, 0x10000000)\npid = call('clone', {}, 0x10000000 | 17, 0, 0, 0, 0)\nif pid == 0:\n    os._exit(0)\ncall('keyctl', {}, 0, -3, 0)\nr = subprocess.run(['unshare', '-r', 'id'], capture_output=True, text=True)\nprint('unshare -r:', r.returncode, r.stdout, r.stderr)\nif pid > 0 or r.returncode == 0:\n    raise RuntimeError('a user namespace was made')",
+        libc::SYS_unshare,
+        libc::SYS_clone,
+        libc::SYS_keyctl,
+    );
+    let ran = run(&body);
+    assert_eq!(ran.outcome(), Outcome::Ok, "{}", ran.text());
+    for call in ["unshare", "clone", "keyctl"] {
+        assert!(
+            ran.execution.stdout_tail.contains(&format!("{call}: -1 errno 1")),
+            "{call}: {}",
+            ran.text()
+        );
+    }
+}
+
+#[test]
+fn flooding_the_output_folder_with_folders_or_empty_files_is_stopped() {
+    for make in ["os.mkdir(f'/out/d{i}')", "open(f'/out/f{i}', 'w').close()"] {
+        let ran = run(&format!("for i in range(30_000):\n    {make}"));
+        assert_eq!(
+            ran.outcome(),
+            Outcome::ConstraintViolation,
+            "{make}: {}",
+            ran.text()
+        );
+        assert!(ran.detail().contains("files and folders"), "{}", ran.text());
+        assert_eq!(std::fs::read_dir(ran.out.path()).unwrap().count(), 0);
+    }
+}

@@ -3,7 +3,9 @@
 //! process or file behind, and leak nothing.
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -24,13 +26,12 @@ fn solution(body: &str) -> String {
     )
 }
 
-/// Runs one solution on credit-risk; returns the JSON report and everything it printed.
-fn grade(ws: &Workspace, body: &str, extra: &[&str]) -> (Value, String) {
+/// The `ml2b grade-file` command that runs one solution on credit-risk.
+fn command(ws: &Workspace, body: &str, extra: &[&str]) -> Command {
     let file = ws.dir.path().join("hostile.py");
     std::fs::write(&file, solution(body)).unwrap();
-    let out = ws
-        .ml2b()
-        .env("ML2B_FAKE_API_KEY", SECRET)
+    let mut cmd = ws.ml2b();
+    cmd.env("ML2B_FAKE_API_KEY", SECRET)
         .args([
             "--json",
             "grade-file",
@@ -42,9 +43,18 @@ fn grade(ws: &Workspace, body: &str, extra: &[&str]) -> (Value, String) {
             "mono",
         ])
         .args(extra)
-        .arg(&file)
-        .output()
-        .unwrap();
+        .arg(&file);
+    cmd
+}
+
+/// Runs one solution on credit-risk; returns the JSON report and everything it printed.
+fn grade(ws: &Workspace, body: &str, extra: &[&str]) -> (Value, String) {
+    report(command(ws, body, extra).output().unwrap())
+}
+
+/// The JSON report of a finished `grade-file` and everything it printed; checks that the
+/// secret was not among it.
+fn report(out: Output) -> (Value, String) {
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -225,4 +235,258 @@ fn outputs_left_as_links_are_not_followed_on_the_host() {
     );
     let (r, text) = grade(&ws, &body, &[]);
     assert_ne!(outcome(&r), "ok", "{text}");
+}
+
+#[test]
+fn outputs_left_as_fifos_or_folders_do_not_hang_ml2b() {
+    let ws = Workspace::new();
+    // Opening a FIFO for reading blocks until a writer comes: ml2b would wait forever.
+    let (r, text) = grade(&ws, "os.mkfifo('/out/result.json')\nos._exit(0)", &[]);
+    assert_eq!(outcome(&r), "constraint_violation", "{text}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("result.json is a FIFO"),
+        "{r}"
+    );
+    let (r, text) = grade(&ws, "os.mkdir('/out/result.json')", &[]);
+    assert_eq!(outcome(&r), "constraint_violation", "{text}");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("result.json is a directory"),
+        "{r}"
+    );
+    let forged = format!("open('/out/result.json', 'w').write({FORGED:?})");
+    let (r, text) = grade(
+        &ws,
+        &format!("os.mkfifo('/out/predictions.parquet')\n{forged}\nos._exit(0)"),
+        &[],
+    );
+    assert_eq!(outcome(&r), "bad_predictions", "{text}");
+    assert!(r["detail"].as_str().unwrap().contains("is a FIFO"), "{r}");
+}
+
+/// A result record claiming success, as a solution can write it itself.
+const FORGED: &str = "{\"success\": true, \"outcome\": \"ok\", \"rows\": 100}";
+
+#[test]
+fn a_forged_ok_record_is_checked_against_the_predictions() {
+    let ws = Workspace::new();
+    let forged = format!("open('/out/result.json', 'w').write({FORGED:?})");
+    let (r, text) = grade(&ws, &format!("{forged}\nos._exit(0)"), &[]);
+    assert_eq!(outcome(&r), "bad_predictions", "{text}");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("predictions.parquet is missing"),
+        "{r}"
+    );
+    let csv = "open('/out/predictions.parquet', 'w').write('id,Status\\n1,0.5\\n')";
+    let (r, text) = grade(&ws, &format!("{forged}\n{csv}\nos._exit(0)"), &[]);
+    assert_eq!(outcome(&r), "bad_predictions", "{text}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("not a Parquet file"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_huge_result_record_is_refused_and_not_stored() {
+    let ws = Workspace::new();
+    let out = ws.dir.path().join("delivered");
+    let body = "open('/out/result.json', 'w').write('{\"success\": true, \"outcome\": \"ok\", \"pad\": \"' + 'x' * (8 << 20) + '\"}')\nos._exit(0)";
+    let (r, text) = grade(&ws, body, &["--out", out.to_str().unwrap()]);
+    assert_eq!(
+        outcome(&r),
+        "constraint_violation",
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("over the 65536-byte limit"),
+        "{r}"
+    );
+    assert!(text.len() < 64 << 10, "{} bytes reported", text.len());
+    assert!(!out.join("result.json").exists());
+}
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").unwrap().uid() == 0
+}
+
+/// Every path under `dir` that the user `nobody` (65534) can list or read.
+fn readable_by_another_user(dir: &Path) -> Vec<String> {
+    // ml2b's own harness, materialized there, is public.
+    let paths: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| !p.to_string_lossy().ends_with("-harness.py") || p.parent() != Some(dir))
+        .collect();
+    let probe = "for p; do if [ -d \"$p\" ]; then ls \"$p\" >/dev/null 2>&1 && echo \"$p\"; else head -c1 \"$p\" >/dev/null 2>&1 && echo \"$p\"; fi; done; true";
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            "sh",
+            "-c",
+            probe,
+            "sh",
+        ])
+        .args(&paths)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// The run folders under `tmp`: those holding a staged `code.py`.
+fn run_folders(tmp: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(tmp)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "code.py" && e.path().parent().is_some_and(|p| p.ends_with("sandbox")))
+        .filter_map(|e| e.path().parent()?.parent().map(Path::to_path_buf))
+        .collect()
+}
+
+#[test]
+fn a_killed_run_leaves_nothing_readable_and_is_swept_next_time() {
+    let ws = Workspace::new();
+    // A temporary folder anyone may enter, like /tmp.
+    let tmp = ws.dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    for dir in [ws.dir.path(), &tmp] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    }
+    let mut child = command(&ws, "time.sleep(120)", &[])
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Until the run is staged (the solution then sleeps for two minutes).
+    while run_folders(&tmp).is_empty() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ml2b ended before its run was staged"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = run_folders(&tmp);
+    assert!(!left.is_empty());
+    if is_root() {
+        assert_eq!(readable_by_another_user(&tmp), Vec::<String>::new());
+    }
+    for dir in &left {
+        let mode = std::fs::metadata(dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{} has mode {mode:o}", dir.display());
+    }
+    let (r, text) = {
+        let mut cmd = command(&ws, "pass", &[]);
+        report(cmd.env("TMPDIR", &tmp).output().unwrap())
+    };
+    assert_eq!(outcome(&r), "ok", "{text}");
+    for dir in left {
+        assert!(!dir.exists(), "{} was not swept", dir.display());
+    }
+}
+
+/// Python that calls a system call through ctypes and prints `<label>: <result> <errno>`.
+const SYSCALL: &str = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\ndef call(label, *args):\n    r = libc.syscall(*args)\n    print(f'{label}: {r} errno {ctypes.get_errno()}')\n    return r";
+
+#[test]
+fn the_callers_session_keyring_is_out_of_reach() {
+    // A key in a new session keyring of this thread, which the ml2b it starts inherits.
+    let description = c"ml2b-test-key";
+    // SAFETY: valid arguments; the key's payload is copied by the kernel.
+    let key = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            1, /* JOIN_SESSION_KEYRING */
+            std::ptr::null::<u8>(),
+        );
+        libc::syscall(
+            libc::SYS_add_key,
+            c"user".as_ptr(),
+            description.as_ptr(),
+            SECRET.as_ptr(),
+            SECRET.len(),
+            -3, /* KEY_SPEC_SESSION_KEYRING */
+        )
+    };
+    assert!(
+        key > 0,
+        "the host refuses keyrings: {}",
+        std::io::Error::last_os_error()
+    );
+    let body = format!(
+        "{SYSCALL}\nkey = call('request_key', {}, b'user', b'ml2b-test-key', None, 0)\nbuf = ctypes.create_string_buffer(256)\ncall('keyctl_read', {}, 11, key, buf, 256)\nprint(buf.raw)\ncall('keyctl_session', {}, 0, -3, 0)",
+        libc::SYS_request_key,
+        libc::SYS_keyctl,
+        libc::SYS_keyctl,
+    );
+    let (r, text) = grade(&Workspace::new(), &body, &[]);
+    assert_eq!(outcome(&r), "ok", "{text}");
+    for call in ["request_key", "keyctl_read", "keyctl_session"] {
+        assert!(text.contains(&format!("{call}: -1 errno 1")), "{call}: {text}");
+    }
+}
+
+#[test]
+fn nested_user_namespaces_are_refused() {
+    // unshare(CLONE_NEWUSER), clone(CLONE_NEWUSER | SIGCHLD) and util-linux's `unshare -r`.
+    let body = format!(
+        "{SYSCALL}\ncall('unshare', {}, 0x10000000)\npid = call('clone', {}, 0x10000000 | 17, 0, 0, 0, 0)\nif pid == 0:\n    os._exit(0)\nimport subprocess\nr = subprocess.run(['unshare', '-r', 'id'], capture_output=True, text=True)\nprint('unshare -r:', r.returncode, r.stdout, r.stderr)\nif pid > 0 or r.returncode == 0:\n    raise RuntimeError('a user namespace was made')",
+        libc::SYS_unshare,
+        libc::SYS_clone,
+    );
+    let (r, text) = grade(&Workspace::new(), &body, &[]);
+    assert_eq!(outcome(&r), "ok", "{text}");
+    for call in ["unshare", "clone"] {
+        assert!(text.contains(&format!("{call}: -1 errno 1")), "{call}: {text}");
+    }
+}
+
+#[test]
+fn flooding_the_output_folder_with_folders_or_empty_files_is_stopped() {
+    // Past the default limit of 10,000 files and folders, with no byte to speak of.
+    let ws = Workspace::new();
+    for make in ["os.mkdir(f'/out/d{i}')", "open(f'/out/f{i}', 'w').close()"] {
+        let body = format!("for i in range(30_000):\n    {make}");
+        let (r, text) = grade(&ws, &body, &[]);
+        assert_eq!(outcome(&r), "constraint_violation", "{make}: {text}");
+        let detail = r["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("No space left") || detail.contains("files and folders"),
+            "{detail}"
+        );
+    }
+}
+
+#[test]
+fn memory_is_limited_for_the_run_as_a_whole() {
+    // Four processes each holding 1 GiB cannot all hold it under a 3 GiB limit. Each child
+    // says when it holds its memory, then waits for its stdin to close.
+    let child =
+        "import sys\\nb = b'x' * (1 << 30)\\nsys.stdout.write('1')\\nsys.stdout.flush()\\nsys.stdin.read()";
+    let body = format!(
+        "import subprocess\nkids = [subprocess.Popen([sys.executable, '-c', \"{child}\"], stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(4)]\nheld = sum(len(k.stdout.read(1)) for k in kids)\nfor k in kids:\n    k.stdin.close()\n    k.wait()\nprint(f'held: {{held}} of 4')\nif held == 4:\n    raise RuntimeError('all four children held 1 GiB each')"
+    );
+    let (r, text) = grade(&Workspace::new(), &body, &["--memory", &(3u64 << 30).to_string()]);
+    assert!(["ok", "out_of_memory"].contains(&outcome(&r)), "{text}");
+    assert!(!text.contains("held: 4 of 4"), "{text}");
 }
