@@ -101,8 +101,18 @@ pub struct Limits {
     pub processes: u64,
     /// Largest file the run may write, and the most it may leave in its output folder.
     pub output_bytes: u64,
-    /// Files and folders the run may leave in its output folder.
+    /// Files and folders the run may leave in its output folder. Serialized (as execute's
+    /// unit keys hash the limits) only when it is not [`OUTPUT_FILES`], so that the keys of
+    /// runs made before this limit existed, all under the default, stay what they were.
+    #[serde(skip_serializing_if = "is_default_output_files")]
     pub output_files: u64,
+}
+
+/// The default of [`Limits::output_files`].
+pub const OUTPUT_FILES: u64 = 10_000;
+
+fn is_default_output_files(n: &u64) -> bool {
+    *n == OUTPUT_FILES
 }
 
 impl Default for Limits {
@@ -112,7 +122,7 @@ impl Default for Limits {
             memory_bytes: 8 << 30,
             processes: 256,
             output_bytes: 256 << 20,
-            output_files: 10_000,
+            output_files: OUTPUT_FILES,
         }
     }
 }
@@ -164,3 +174,28 @@ pub trait Backend: Send + Sync {
 /// The predictions file a run writes in its output folder (Parquet, written by the
 /// harness with pyarrow).
 pub const PREDICTIONS: &str = "predictions.parquet";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Execute's unit keys hash the limits: the default limits serialize as they did before
+    /// `output_files` existed, so a store's execute units keep their keys.
+    #[test]
+    fn the_default_limits_keep_their_serialization() {
+        let json = serde_json::to_string(&Limits::default()).unwrap();
+        assert_eq!(
+            json,
+            r#"{"wall":{"secs":600,"nanos":0},"memory_bytes":8589934592,"processes":256,"output_bytes":268435456}"#
+        );
+        let fewer = Limits {
+            output_files: 10,
+            ..Limits::default()
+        };
+        assert!(
+            serde_json::to_string(&fewer)
+                .unwrap()
+                .ends_with(r#","output_files":10}"#)
+        );
+    }
+}
