@@ -109,7 +109,7 @@ pub struct Limits {
 }
 
 /// The default of [`Limits::output_files`].
-pub const OUTPUT_FILES: u64 = 10_000;
+pub(super) const OUTPUT_FILES: u64 = 10_000;
 
 fn is_default_output_files(n: &u64) -> bool {
     *n == OUTPUT_FILES
