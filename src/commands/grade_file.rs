@@ -9,15 +9,16 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
 use serde::Serialize;
 
 use super::{ExitStatus, InputError};
 use crate::competition::spec::Spec;
-use crate::competition::{Benchmark, Side};
+use crate::competition::{Benchmark, Competition, Side};
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::{Score, score_files_with};
-use crate::sandbox::{Job, Outcome, assets};
+use crate::sandbox::{Job, Outcome, Run, assets};
 use crate::settings::{GlobalSettings, GradeFileSettings};
 
 #[derive(Serialize)]
@@ -35,28 +36,17 @@ struct Report {
 
 /// Runs `ml2b grade-file`.
 pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) -> anyhow::Result<ExitStatus> {
-    let root = &args.root;
-    let bench = Benchmark::load(root)?;
-    let c = bench
-        .select(std::slice::from_ref(&args.competition))
-        .map_err(InputError)?[0];
-    c.verify_files(Side::Public)?;
-    c.verify_files(Side::Private)?;
-    if !args.file.is_file() {
-        return Err(InputError(format!("{}: no such file", args.file.display())).into());
-    }
-    let source = std::fs::read_to_string(&args.file)
-        .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))?;
-    let findings = crate::check::check(&source, args.format);
+    let bench = Benchmark::load(&args.root)?;
+    let c = competition(&bench, args)?;
+    let findings = crate::check::check(&read_source(args)?, args.format);
     let progress = super::ProgressBars::new(&settings.printer);
     let pipeline = crate::pipeline::Pipeline {
         store: &settings.store,
         progress: &progress,
     };
-    let python = pipeline.python()?;
     let backend = pipeline.sandbox(args.sandbox.backend)?;
     let job = Job {
-        python,
+        python: pipeline.python()?,
         harness: assets::materialize("harness.py", assets::HARNESS)?,
         code: args.file.clone(),
         format: args.format,
@@ -73,45 +63,10 @@ pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) ->
         None => scratch.path().to_path_buf(),
     };
     let run = backend.run(&job, &out_dir)?;
-    let mut report = Report {
-        outcome: run.outcome,
-        score: None,
-        r_p: BTreeMap::new(),
-        findings: serde_json::to_value(&findings)?,
-        stdout_tail: run.stdout_tail,
-        stderr_tail: run.stderr_tail,
-        detail: run.detail.or_else(|| {
-            run.result
-                .get("errors")
-                .and_then(|e| e.get(0))
-                .and_then(|e| e.as_str())
-                .map(str::to_string)
-        }),
-        wall_seconds: run.wall_seconds,
-        invalid_reason: None,
-    };
-    if let Some(predictions) = &run.predictions {
-        let m = &c.manifest;
-        match score_files_with(
-            &m.metric.name,
-            &c.file(Side::Private, "answers.csv"),
-            predictions,
-            &c.grade_options(),
-        )? {
-            Score::Valid { score, .. } => {
-                report.score = Some(score);
-                if let Some(b) = &m.baseline {
-                    report.r_p.insert(
-                        "reference".into(),
-                        run_ratio(Some(score), b.score, m.metric.direction),
-                    );
-                }
-            }
-            Score::Invalid { reason } => {
-                report.outcome = Outcome::BadPredictions;
-                report.invalid_reason = Some(reason.to_string());
-            }
-        }
+    let predictions = run.predictions.clone();
+    let mut report = Report::of(run, serde_json::to_value(&findings)?);
+    if let Some(predictions) = &predictions {
+        report.grade(c, predictions)?;
     }
     print(settings, &report)?;
     Ok(if report.outcome == Outcome::Ok {
@@ -119,6 +74,70 @@ pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) ->
     } else {
         ExitStatus::Failure
     })
+}
+
+/// The competition `args` names, its data files checked against its manifest.
+fn competition<'a>(bench: &'a Benchmark, args: &GradeFileSettings) -> anyhow::Result<&'a Competition> {
+    let c = bench
+        .select(std::slice::from_ref(&args.competition))
+        .map_err(InputError)?[0];
+    c.verify_files(Side::Public)?;
+    c.verify_files(Side::Private)?;
+    Ok(c)
+}
+
+/// The solution's source.
+fn read_source(args: &GradeFileSettings) -> Result<String, InputError> {
+    if !args.file.is_file() {
+        return Err(InputError(format!("{}: no such file", args.file.display())));
+    }
+    std::fs::read_to_string(&args.file)
+        .map_err(|e| InputError(format!("cannot read {}: {e}", args.file.display())))
+}
+
+impl Report {
+    /// The report of `run`, before its predictions are graded.
+    fn of(run: Run, findings: serde_json::Value) -> Self {
+        let first_error = || {
+            run.result
+                .get("errors")
+                .and_then(|e| e.get(0))
+                .and_then(|e| e.as_str())
+                .map(str::to_string)
+        };
+        Self {
+            outcome: run.outcome,
+            score: None,
+            r_p: BTreeMap::new(),
+            findings,
+            detail: run.detail.or_else(first_error),
+            stdout_tail: run.stdout_tail,
+            stderr_tail: run.stderr_tail,
+            wall_seconds: run.wall_seconds,
+            invalid_reason: None,
+        }
+    }
+
+    /// Scores `predictions` on `c`'s private answers: the score and r_p, or the reason they
+    /// are invalid (the outcome then is `bad_predictions`).
+    fn grade(&mut self, c: &Competition, predictions: &Path) -> anyhow::Result<()> {
+        let m = &c.manifest;
+        let answers = c.file(Side::Private, "answers.csv");
+        match score_files_with(&m.metric.name, &answers, predictions, &c.grade_options())? {
+            Score::Valid { score, .. } => {
+                self.score = Some(score);
+                if let Some(b) = &m.baseline {
+                    let ratio = run_ratio(Some(score), b.score, m.metric.direction);
+                    self.r_p.insert("reference".into(), ratio);
+                }
+            }
+            Score::Invalid { reason } => {
+                self.outcome = Outcome::BadPredictions;
+                self.invalid_reason = Some(reason.to_string());
+            }
+        }
+        Ok(())
+    }
 }
 
 fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
