@@ -7,6 +7,7 @@
 //! of grading against data the manifest does not describe.
 //!
 //! Hashing gigabytes for every run would cost more than the run, so a file's hash is reused
+//! ([`file_hash`], which the stages also hash the benchmark's files with for their unit keys)
 //! while its identity is unchanged: device, inode, size, modification and status-change
 //! times (the status-change time cannot be set back by `touch`, so a file rewritten and then
 //! given its old modification time still counts as changed). Hashes are remembered in the
@@ -105,7 +106,14 @@ impl Competition {
     }
 }
 
-/// The file's blake3, from the cache while its identity is unchanged.
+/// The file's blake3, from the cache while its identity is unchanged: what every reader of
+/// the benchmark's files hashes them with (the stages' unit keys name task texts and
+/// answers by it), so that a file is hashed once, not once per unit and once more here.
+pub(crate) fn file_hash(path: &Path) -> std::io::Result<crate::store::Hash> {
+    let hex = blake3_of(path)?;
+    Ok(hex.parse().expect("the cache holds 64 hex digits"))
+}
+
 fn blake3_of(path: &Path) -> std::io::Result<String> {
     let path = std::fs::canonicalize(path)?;
     let identity = Identity::of(&std::fs::metadata(&path)?);
@@ -116,10 +124,8 @@ fn blake3_of(path: &Path) -> std::io::Result<String> {
     {
         return Ok(hash.clone());
     }
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(std::fs::File::open(&path)?)?;
     // The file may have changed while it was read: remember the hash only if it did not.
-    let hash = hasher.finalize().to_hex().to_string();
+    let hash = crate::store::hash_file(&path)?.to_hex();
     if Identity::of(&std::fs::metadata(&path)?) == identity {
         known.insert(path, (identity, hash.clone()));
         save_cache(known);

@@ -7,7 +7,7 @@
 //! no larger than a cap.
 //!
 //! What a run's record (`result.json`) says is a claim, not a fact: the solution runs in the
-//! harness's own process and can write the record itself. [`Predictions::check`] is what
+//! harness's own process and can write the record itself. [`check_predictions`] is what
 //! ml2b observes instead: a run is `ok` only when its predictions file is a regular,
 //! non-empty Parquet file within the output limit.
 
@@ -82,30 +82,25 @@ pub(super) fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, Refused> {
     }
 }
 
-/// A predictions file that looks like what the harness writes.
-pub(super) struct Predictions;
-
-impl Predictions {
-    /// Checks that `path` is a regular, non-empty Parquet file of at most `cap` bytes (its
-    /// contents are the grader's to validate).
-    pub(super) fn check(path: &Path, cap: u64) -> Result<(), Refused> {
-        let (mut file, size) = open_regular(path)?;
-        match size {
-            0 => return Err(Refused::Empty),
-            n if n > cap => return Err(Refused::TooLarge { size: n, cap }),
-            n if n < 8 => return Err(Refused::NotParquet),
-            _ => {}
-        }
-        let mut head = [0u8; 4];
-        let mut end = [0u8; 4];
-        file.read_exact(&mut head).map_err(Refused::Io)?;
-        file.seek(SeekFrom::End(-4)).map_err(Refused::Io)?;
-        file.read_exact(&mut end).map_err(Refused::Io)?;
-        if &head != b"PAR1" || &end != b"PAR1" {
-            return Err(Refused::NotParquet);
-        }
-        Ok(())
+/// Checks that `path` looks like what the harness writes: a regular, non-empty Parquet file
+/// of at most `cap` bytes (its contents are the grader's to validate).
+pub(super) fn check_predictions(path: &Path, cap: u64) -> Result<(), Refused> {
+    let (mut file, size) = open_regular(path)?;
+    match size {
+        0 => return Err(Refused::Empty),
+        n if n > cap => return Err(Refused::TooLarge { size: n, cap }),
+        n if n < 8 => return Err(Refused::NotParquet),
+        _ => {}
     }
+    let mut head = [0u8; 4];
+    let mut end = [0u8; 4];
+    file.read_exact(&mut head).map_err(Refused::Io)?;
+    file.seek(SeekFrom::End(-4)).map_err(Refused::Io)?;
+    file.read_exact(&mut end).map_err(Refused::Io)?;
+    if &head != b"PAR1" || &end != b"PAR1" {
+        return Err(Refused::NotParquet);
+    }
+    Ok(())
 }
 
 /// Copies the regular file `from` to `to`, at most `cap` bytes of it.
@@ -156,14 +151,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("p");
         std::fs::write(&p, b"").unwrap();
-        assert!(matches!(Predictions::check(&p, 99), Err(Refused::Empty)));
+        assert!(matches!(check_predictions(&p, 99), Err(Refused::Empty)));
         std::fs::write(&p, b"id,y\n1,2\n").unwrap();
-        assert!(matches!(Predictions::check(&p, 99), Err(Refused::NotParquet)));
+        assert!(matches!(check_predictions(&p, 99), Err(Refused::NotParquet)));
         std::fs::write(&p, b"PAR1....PAR1").unwrap();
-        assert!(Predictions::check(&p, 99).is_ok());
-        assert!(matches!(
-            Predictions::check(&p, 11),
-            Err(Refused::TooLarge { .. })
-        ));
+        assert!(check_predictions(&p, 99).is_ok());
+        assert!(matches!(check_predictions(&p, 11), Err(Refused::TooLarge { .. })));
     }
 }

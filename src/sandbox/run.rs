@@ -20,7 +20,7 @@ use std::path::Path;
 
 use super::error::{SandboxError, io};
 use super::job::{Job, Limits, Outcome, PREDICTIONS, Run};
-use super::outputs::{Predictions, RESULT_CAP, Refused, copy_capped, read_capped};
+use super::outputs::{RESULT_CAP, Refused, check_predictions, copy_capped, read_capped};
 
 /// The last `max` bytes of `bytes` as text (at a character boundary).
 pub fn tail(bytes: &[u8], max: usize) -> String {
@@ -212,7 +212,7 @@ impl Record {
 
 /// Decides the outcome from how the sandbox ended, what the run left in `out_dir` and the
 /// harness's record; the record is believed only where ml2b can check it: an `ok` needs a
-/// zero exit status and a predictions file that [`Predictions::check`] accepts.
+/// zero exit status and a predictions file that [`check_predictions`] accepts.
 pub(super) fn classify(job: &Job, out_dir: &Path, ended: &Ended<'_>) -> Run {
     let record = Record::read(out_dir);
     let (outcome, detail) = decide(job, out_dir, ended, &record);
@@ -300,7 +300,7 @@ fn check_ok(job: &Job, out_dir: &Path, status: std::process::ExitStatus) -> (Out
         let why = format!("the record says ok but the run exited with {status}");
         return (Outcome::BadPredictions, Some(why));
     }
-    match Predictions::check(&out_dir.join(PREDICTIONS), job.limits.output_bytes) {
+    match check_predictions(&out_dir.join(PREDICTIONS), job.limits.output_bytes) {
         Ok(()) => (Outcome::Ok, None),
         Err(why) => (
             Outcome::BadPredictions,

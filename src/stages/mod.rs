@@ -153,7 +153,7 @@ pub async fn rederive<S: Stage>(
 
 /// The blake3 (hex) of an input file, as unit keys record it.
 pub(crate) fn file_blake3(path: &std::path::Path) -> Result<Hash, StageError> {
-    crate::store::hash_file(path).map_err(|source| StageError::Read {
+    crate::competition::integrity::file_hash(path).map_err(|source| StageError::Read {
         path: path.to_path_buf(),
         source,
     })
