@@ -62,6 +62,8 @@ pub enum Command {
     Query(QueryArgs),
     /// Render the paper's tables and plots: Markdown, CSV, LaTeX, SVG and index.html.
     Report(ReportArgs),
+    /// Browse the store in a local, read-only web viewer: runs, code, searches, tables.
+    View(ViewArgs),
     /// Score hypotheses against references: sacreBLEU-exact BLEU (and chrF).
     Bleu(BleuArgs),
     /// Inter-rater agreement of a ratings table: Gwet's AC1/AC2 and friends.
@@ -332,6 +334,19 @@ pub struct AnalyzeArgs {
     /// Only this table of queries/ (repeatable; default: all).
     #[arg(long = "table", value_name = "NAME")]
     pub tables: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The port to serve on (0: any free port; the URL is printed on stdout).
+    #[arg(long, default_value_t = 8700, value_name = "PORT")]
+    pub port: u16,
+    /// The address to bind. Anything but a loopback address lets every machine that can
+    /// reach this one read the store.
+    #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
+    pub bind: std::net::IpAddr,
 }
 
 #[derive(Debug, Args)]

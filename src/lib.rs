@@ -8,6 +8,7 @@
 //! - [`sandbox`]: running untrusted solutions;
 //! - [`pipeline`]: runs stages from resolved settings, below every command;
 //! - [`query`]: DataFusion SQL over the logs;
+//! - [`viewer`]: the read-only web viewer of a store (`ml2b view`);
 //! - [`cli`], [`settings`], [`commands`]: the `ml2b` command line.
 
 // Tests report how close they came to the reference values.
@@ -31,6 +32,7 @@ pub mod sandbox;
 pub mod settings;
 pub mod stages;
 pub mod store;
+pub mod viewer;
 
 /// Diagnostics on stderr: `RUST_LOG` wins, else `-v` picks the level.
 pub fn init_tracing(verbose: u8) {

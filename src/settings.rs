@@ -872,6 +872,24 @@ impl ReportSettings {
     }
 }
 
+/// `ml2b view`.
+#[derive(Clone, Debug)]
+pub struct ViewSettings {
+    pub root: PathBuf,
+    /// Where to listen (port 0: any free port).
+    pub address: std::net::SocketAddr,
+}
+
+impl ViewSettings {
+    pub fn resolve(args: &cli::ViewArgs) -> Self {
+        let cli::ViewArgs { root, port, bind } = args;
+        Self {
+            root: root.root.clone(),
+            address: std::net::SocketAddr::new(*bind, *port),
+        }
+    }
+}
+
 /// `ml2b journal`.
 #[derive(Clone, Debug)]
 pub struct JournalSettings {

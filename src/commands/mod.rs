@@ -19,6 +19,7 @@ mod run;
 mod score;
 mod stage;
 mod verify;
+mod view;
 
 use std::process::ExitCode;
 
@@ -85,6 +86,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             query::query(&settings, &query)
         }
         Command::Report(args) => report::report(&settings, &s::ReportSettings::resolve(&args)),
+        Command::View(args) => view::view(&settings, &s::ViewSettings::resolve(&args)),
         Command::Bleu(args) => bleu::bleu(&settings, &s::BleuSettings::resolve(&args)?),
         Command::Agreement(args) => agreement::agreement(&settings, &s::AgreementSettings::resolve(&args)?),
         Command::Score(args) => score::score(&settings, &s::ScoreSettings::resolve(&args)),

@@ -45,7 +45,7 @@ pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::
 
 /// A store that does not exist would answer every query with no rows: most likely the
 /// path is wrong, so say so. (An existing, empty store answers no rows.)
-fn require_store(root: &Path) -> anyhow::Result<()> {
+pub(super) fn require_store(root: &Path) -> anyhow::Result<()> {
     match std::fs::metadata(root) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(InputError(format!(
             "there is no store at {} (see --store or ML2B_STORE)",

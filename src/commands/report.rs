@@ -21,8 +21,8 @@ use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::Context;
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
-use arrow::datatypes::{DataType, Field, Float64Type, Schema};
+use arrow::array::{ArrayRef, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
 
 use super::ExitStatus;
 use crate::competition::Benchmark;
@@ -142,47 +142,11 @@ fn sources(events: &[Event<Analysis>]) -> String {
     s
 }
 
-fn strings<'a>(t: &'a Table, name: &str) -> anyhow::Result<Vec<&'a str>> {
-    let col = t
-        .batch
-        .column_by_name(name)
-        .with_context(|| format!("table {} has no column {name}", t.name))?;
-    let col = col
-        .as_string_opt::<i32>()
-        .with_context(|| format!("{}.{name} is not text", t.name))?;
-    Ok((0..col.len())
-        .map(|i| if col.is_valid(i) { col.value(i) } else { "" })
-        .collect())
-}
-
-fn floats(t: &Table, name: &str) -> anyhow::Result<Vec<Option<f64>>> {
-    let col = t
-        .batch
-        .column_by_name(name)
-        .with_context(|| format!("table {} has no column {name}", t.name))?;
-    let col = arrow::compute::cast(col, &DataType::Float64)?;
-    let col = col.as_primitive::<Float64Type>();
-    Ok((0..col.len())
-        .map(|i| col.is_valid(i).then(|| col.value(i)))
-        .collect())
-}
-
-/// `model (format)` for every row.
-fn series_names(t: &Table) -> anyhow::Result<Vec<String>> {
-    let models = strings(t, "model")?;
-    let formats = strings(t, "format")?;
-    Ok(models
-        .iter()
-        .zip(&formats)
-        .map(|(m, f)| format!("{m} ({f})"))
-        .collect())
-}
-
 /// The paper's layout of `aup`: one row per model, one column per language, "AUP / PR".
 fn aup_pr(aup: &Table) -> anyhow::Result<Table> {
-    let names = series_names(aup)?;
-    let languages = strings(aup, "language")?;
-    let (a, pr) = (floats(aup, "aup")?, floats(aup, "pass_rate")?);
+    let names = report::series_names(aup)?;
+    let languages = report::text_column(aup, "language")?;
+    let (a, pr) = (report::float_column(aup, "aup")?, report::float_column(aup, "pass_rate")?);
     let mut columns: Vec<&str> = Vec::new();
     let mut rows: Vec<(String, BTreeMap<&str, String>)> = Vec::new();
     for i in 0..names.len() {
@@ -221,106 +185,25 @@ fn aup_pr(aup: &Table) -> anyhow::Result<Table> {
 
 /// One heat map per (model, format): competitions × languages in the manifest's order.
 fn heatmaps(bench: &Benchmark, t: &Table, files: &mut Files) -> anyhow::Result<Vec<(String, String)>> {
-    let names = series_names(t)?;
-    let (comps, langs, r) = (
-        strings(t, "competition")?,
-        strings(t, "language")?,
-        floats(t, "r")?,
-    );
     let order: Vec<String> = bench.languages.all().iter().map(|l| l.code.clone()).collect();
-    let mut grids: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, f64>>> = BTreeMap::new();
-    for i in 0..names.len() {
-        if let Some(v) = r[i] {
-            grids
-                .entry(&names[i])
-                .or_default()
-                .entry(comps[i])
-                .or_default()
-                .insert(langs[i], v);
-        }
-    }
-    let mut out = Vec::new();
-    for (series, grid) in grids {
-        let cols: Vec<String> = order
-            .iter()
-            .filter(|c| grid.values().any(|row| row.contains_key(c.as_str())))
-            .cloned()
-            .collect();
-        let rows: Vec<String> = grid.keys().map(|s| s.to_string()).collect();
-        let values: Vec<Vec<Option<f64>>> = grid
-            .values()
-            .map(|row| cols.iter().map(|c| row.get(c.as_str()).copied()).collect())
-            .collect();
-        let hi = values.iter().flatten().flatten().fold(1.0f64, |a, &b| a.max(b));
-        let svg = report::heatmap_svg(
-            &format!("r per task and language: {series}"),
-            &rows,
-            &cols,
-            &values,
-            (0.0, hi),
-        )?;
-        let file = format!("heatmap_{}.svg", slug(series));
-        files.insert(file.clone(), svg.into_bytes());
-        out.push((format!("Heat map: {series}"), file));
-    }
-    Ok(out)
+    Ok(report::heatmaps(t, &order)?
+        .into_iter()
+        .map(|plot| (plot.heading.clone(), insert(files, plot)))
+        .collect())
 }
 
 /// Attainment profiles of every (model, format) over all its cells.
 fn profiles(t: &Table, files: &mut Files) -> anyhow::Result<String> {
-    let names = series_names(t)?;
-    let r = floats(t, "r")?;
-    let mut curves: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for (n, v) in names.iter().zip(&r) {
-        curves.entry(n).or_default().push(v.unwrap_or(0.0));
-    }
-    let max = curves.values().flatten().fold(1.0f64, |a, &b| a.max(b));
-    let tau_max = (max * 1.05).clamp(1.1, 3.0);
-    let curves: Vec<(String, Vec<f64>)> = curves.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    let svg = report::profile_svg(
-        "Performance profiles (cells: competition × language)",
-        &curves,
-        tau_max,
-    )?;
-    files.insert("profiles.svg".into(), svg.into_bytes());
-    Ok("profiles.svg".into())
+    Ok(insert(files, report::profiles(t)?))
 }
 
 /// Pass rate per resource tier, one bar per (model, format).
 fn tier_bars(t: &Table, files: &mut Files) -> anyhow::Result<String> {
-    let names = series_names(t)?;
-    let (tiers, rate) = (strings(t, "tier")?, floats(t, "pass_rate")?);
-    let categories: Vec<String> = ["high", "medium", "low"].map(String::from).to_vec();
-    let mut series: BTreeMap<&str, Vec<Option<f64>>> = BTreeMap::new();
-    for i in 0..names.len() {
-        let slot = series
-            .entry(&names[i])
-            .or_insert_with(|| vec![None; categories.len()]);
-        if let Some(k) = categories.iter().position(|c| c == tiers[i]) {
-            slot[k] = rate[i];
-        }
-    }
-    let series: Vec<(String, Vec<Option<f64>>)> =
-        series.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    let svg = report::bars_svg(
-        "Pass rate by resource tier",
-        &categories,
-        &series,
-        "pass rate (%)",
-    )?;
-    files.insert("pass_rate_by_tier.svg".into(), svg.into_bytes());
-    Ok("pass_rate_by_tier.svg".into())
+    Ok(insert(files, report::tier_bars(t)?))
 }
 
-/// A file-name-safe form of a series name.
-fn slug(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() || c == '-' {
-            out.push(c);
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    out.trim_matches('_').to_string()
+/// Adds the plot's file; its name.
+fn insert(files: &mut Files, plot: report::Plot) -> String {
+    files.insert(plot.file.clone(), plot.svg.into_bytes());
+    plot.file
 }

@@ -13,14 +13,14 @@ use arrow::util::display::{ArrayFormatter, FormatOptions};
 use super::{ReportError, Style, Table};
 
 /// One column, header plus cell strings (`None` for null).
-pub(super) struct Column {
+pub(crate) struct Column {
     pub header: String,
     pub numeric: bool,
     pub cells: Vec<Option<String>>,
 }
 
 /// All columns of a table, formatted.
-pub(super) fn columns(table: &Table, style: Style) -> Result<Vec<Column>, ReportError> {
+pub(crate) fn columns(table: &Table, style: Style) -> Result<Vec<Column>, ReportError> {
     let schema = table.batch.schema();
     schema
         .fields()
@@ -42,7 +42,7 @@ pub(super) fn columns(table: &Table, style: Style) -> Result<Vec<Column>, Report
 }
 
 /// Rows of a column-major table, for renderers that write line by line.
-pub(super) fn rows(columns: &[Column]) -> Vec<Vec<Option<&str>>> {
+pub(crate) fn rows(columns: &[Column]) -> Vec<Vec<Option<&str>>> {
     let height = columns.first().map_or(0, |c| c.cells.len());
     (0..height)
         .map(|row| columns.iter().map(|c| c.cells[row].as_deref()).collect())

@@ -21,6 +21,14 @@ pub enum ReportError {
         source: ArrowError,
     },
 
+    /// A table lacks a column that a plot or a layout reads, or has it with another type.
+    #[error("table {table:?}: no {expected} column {column:?}")]
+    Column {
+        table: String,
+        column: String,
+        expected: &'static str,
+    },
+
     /// Arrow's CSV writer rejected the batch.
     #[error("table {table:?}: cannot write CSV")]
     Csv {

@@ -26,13 +26,14 @@
 //! Numeric columns are right-aligned, all others left-aligned.
 
 mod bars;
-mod cells;
+pub(crate) mod cells;
 mod delimited;
 mod error;
 mod heatmap;
 mod html;
 mod latex;
 mod markdown;
+mod plots;
 mod profile;
 mod svg;
 
@@ -45,6 +46,7 @@ pub use heatmap::heatmap_svg;
 pub use html::{Section, html_table, index_html};
 pub use latex::latex;
 pub use markdown::markdown;
+pub use plots::{Plot, float_column, heatmaps, plots_of, profiles, series_names, text_column, tier_bars};
 pub use profile::{attainment_steps, profile_svg};
 
 /// One result table, ready to be written in every table format.

@@ -1,0 +1,53 @@
+//! `ml2b view [--root DIR] [--port P] [--bind ADDR]`: the store in a local, read-only web
+//! viewer ([`crate::viewer`]).
+//!
+//! Opens the store (checking every segment) with the benchmark's manifests, binds, prints
+//! the URL on stdout as one line (`http://127.0.0.1:8700/`; with `--port 0` the port the
+//! system chose), says on stderr that the viewer is read-only and where it listens (a
+//! warning when that is not a loopback address), and serves until the process is stopped.
+
+use std::io::Write;
+use std::net::SocketAddr;
+
+use anyhow::Context;
+
+use super::{ExitStatus, InputError};
+use crate::competition::Benchmark;
+use crate::settings::{GlobalSettings, ViewSettings};
+use crate::viewer::Viewer;
+
+/// Runs `ml2b view`.
+pub(super) fn view(settings: &GlobalSettings, args: &ViewSettings) -> anyhow::Result<ExitStatus> {
+    super::query::require_store(settings.store.root())?;
+    let bench = Benchmark::load(&args.root)?;
+    super::runtime()?.block_on(serve(settings, args, bench))
+}
+
+async fn serve(settings: &GlobalSettings, args: &ViewSettings, bench: Benchmark) -> anyhow::Result<ExitStatus> {
+    let viewer = Viewer::open(settings.store.clone(), bench).await?;
+    let listener = tokio::net::TcpListener::bind(args.address)
+        .await
+        .map_err(|e| InputError(format!("cannot listen on {}: {e}", args.address)))?;
+    let address = listener.local_addr()?;
+    let mut stdout = settings.printer.stdout();
+    writeln!(stdout, "http://{address}/")?;
+    stdout.flush()?;
+    announce(settings, address);
+    crate::viewer::serve(listener, viewer)
+        .await
+        .context("the viewer stopped")?;
+    Ok(ExitStatus::Success)
+}
+
+fn announce(settings: &GlobalSettings, address: SocketAddr) {
+    let store = settings.store.root().display();
+    if address.ip().is_loopback() {
+        settings.printer.info(format!(
+            "viewing {store} read-only on {address}, bound to loopback only (stop with Ctrl-C)"
+        ));
+    } else {
+        settings.printer.warn(format!(
+            "bound to {address}, not a loopback address: every machine that can reach this one can read {store} (read-only)"
+        ));
+    }
+}

@@ -1,0 +1,409 @@
+//! `/`: the runs, filtered, sorted and paged by the query string.
+//!
+//! ```text
+//! /?model=M&format=F&competition=C&language=L&tier=T&outcome=O   each: the column equals
+//!   &sort=COLUMN&desc=1&page=N                                    sort from a fixed list
+//! ```
+//! An empty value is no filter (the form sends every field); an unknown parameter, a sort
+//! column not in [`SORTS`] or a page that is not a number is 400. Filters are the
+//! DataFrame API's comparisons with literal values, never SQL text, so no value can change
+//! the query. Ties sort by generation id, so pages do not overlap.
+//!
+//! The `runs` view is computed once for every column the viewer reads ([`warm`]), before
+//! anything else reads it: the view keeps results by column set, and a first reader of
+//! fewer columns would have it computed twice.
+
+use std::fmt::Write as _;
+
+use arrow::array::{Array, AsArray};
+use arrow::datatypes::DataType;
+use axum::extract::{Query, State};
+use axum::response::Html;
+use datafusion::dataframe::DataFrame;
+use datafusion::prelude::{col, lit};
+
+use super::grid::{self, Grid};
+use super::html::{Nav, escape, href, page as shell};
+use super::{ViewError, Viewer};
+
+/// The columns of `runs` a list can be filtered on, in the form's order.
+pub(crate) const FILTERS: [&str; 6] = ["model", "format", "competition", "language", "tier", "outcome"];
+
+/// The columns a list can be sorted by.
+const SORTS: [&str; 11] = [
+    "model",
+    "format",
+    "competition",
+    "language",
+    "tier",
+    "seed",
+    "outcome",
+    "score",
+    "r_p",
+    "r_p_automl",
+    "cost_usd",
+];
+
+/// The columns a list shows.
+const COLUMNS: [&str; 14] = [
+    "generation_id",
+    "model",
+    "format",
+    "competition",
+    "language",
+    "tier",
+    "seed",
+    "outcome",
+    "valid",
+    "score",
+    "r_p",
+    "r_p_automl",
+    "leakage",
+    "cost_usd",
+];
+
+/// Rows per page.
+const PAGE_ROWS: usize = 100;
+
+/// What a list shows: its filters (in [`FILTERS`] order), its order and its page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RunQuery {
+    filters: Vec<(&'static str, String)>,
+    sort: &'static str,
+    desc: bool,
+    page: usize,
+}
+
+impl RunQuery {
+    /// The query string's parameters, checked.
+    fn parse(params: &[(String, String)]) -> Result<Self, ViewError> {
+        let mut q = Self {
+            filters: Vec::new(),
+            sort: "model",
+            desc: false,
+            page: 0,
+        };
+        for (key, value) in params {
+            q.set(key, value)?;
+        }
+        q.filters.sort_by_key(|(c, _)| FILTERS.iter().position(|f| f == c));
+        Ok(q)
+    }
+
+    fn set(&mut self, key: &str, value: &str) -> Result<(), ViewError> {
+        let bad = |what: String| Err(ViewError::BadRequest(what));
+        if let Some(column) = FILTERS.iter().find(|f| **f == key) {
+            self.filters.retain(|(c, _)| c != column);
+            if !value.is_empty() {
+                self.filters.push((column, value.to_string()));
+            }
+            return Ok(());
+        }
+        match key {
+            "sort" => match SORTS.iter().find(|s| **s == value) {
+                Some(s) => self.sort = s,
+                None => return bad(format!("sort: `{value}` is not one of {}", SORTS.join(", "))),
+            },
+            "desc" => self.desc = matches!(value, "1" | "true"),
+            "page" => match value.parse() {
+                Ok(n) => self.page = n,
+                Err(_) => return bad(format!("page: `{value}` is not a page number")),
+            },
+            _ => {
+                return bad(format!(
+                    "`{key}` is not a parameter of the run list (filters: {}; sort, desc, page)",
+                    FILTERS.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn filter(&self, column: &str) -> &str {
+        self.filters
+            .iter()
+            .find(|(c, _)| *c == column)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    /// A link to this list with `sort`, `desc` and `page` as given.
+    fn link(&self, sort: &str, desc: bool, page: usize) -> String {
+        let page = page.to_string();
+        let mut params: Vec<(&str, &str)> = self.filters.iter().map(|(c, v)| (*c, v.as_str())).collect();
+        if sort != "model" {
+            params.push(("sort", sort));
+        }
+        if desc {
+            params.push(("desc", "1"));
+        }
+        if page != "0" {
+            params.push(("page", &page));
+        }
+        href("/", &params)
+    }
+}
+
+/// A link to the runs whose `columns` have these values.
+pub(crate) fn runs_link(filters: &[(&str, &str)]) -> String {
+    href("/", filters)
+}
+
+/// Every value of each filter column, and how many runs there are.
+pub(crate) struct Facets {
+    values: Vec<(&'static str, Vec<String>)>,
+    total: usize,
+}
+
+impl Facets {
+    /// The values of `column` in the order the form offers them.
+    fn values(&self, column: &str) -> &[String] {
+        self.values
+            .iter()
+            .find(|(c, _)| *c == column)
+            .map_or(&[], |(_, v)| v.as_slice())
+    }
+
+    /// Whether some run has `value` in `column` (a filter by it can list runs).
+    pub(crate) fn contains(&self, column: &str, value: &str) -> bool {
+        self.values(column).iter().any(|v| v == value)
+    }
+}
+
+/// The facets, computed on first use.
+pub(crate) async fn facets(viewer: &Viewer) -> Result<&Facets, ViewError> {
+    viewer
+        .inner
+        .facets
+        .get_or_try_init(|| compute_facets(viewer))
+        .await
+}
+
+async fn compute_facets(viewer: &Viewer) -> Result<Facets, ViewError> {
+    warm(viewer).await?;
+    let mut values = Vec::new();
+    for column in FILTERS {
+        let mut v = distinct(viewer, column).await?;
+        order(viewer, column, &mut v);
+        values.push((column, v));
+    }
+    let total = viewer.ctx().table("runs").await?.count().await?;
+    Ok(Facets { values, total })
+}
+
+async fn distinct(viewer: &Viewer, column: &str) -> Result<Vec<String>, ViewError> {
+    let batches = viewer
+        .ctx()
+        .table("runs")
+        .await?
+        .select_columns(&[column])?
+        .distinct()?
+        .collect()
+        .await?;
+    let mut out = Vec::new();
+    for b in batches {
+        let values = arrow::compute::cast(b.column(0), &DataType::Utf8)?;
+        let values = values.as_string::<i32>();
+        out.extend((0..values.len()).filter(|&i| values.is_valid(i)).map(|i| values.value(i).to_string()));
+    }
+    Ok(out)
+}
+
+/// Languages in the manifest's order, tiers from high to low, the rest alphabetically.
+fn order(viewer: &Viewer, column: &str, values: &mut [String]) {
+    let rank: Vec<String> = match column {
+        "language" => viewer.language_order(),
+        "tier" => ["high", "medium", "low"].map(String::from).to_vec(),
+        _ => Vec::new(),
+    };
+    values.sort_by_key(|v| (rank.iter().position(|r| r == v).unwrap_or(rank.len()), v.clone()));
+}
+
+/// Computes the `runs` view once for every column the viewer's own pages read (see the
+/// module docs); later calls do nothing.
+pub(crate) async fn warm(viewer: &Viewer) -> Result<(), ViewError> {
+    static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "SELECT {}, language_position FROM runs LIMIT 1",
+            COLUMNS.join(", ")
+        )
+    });
+    viewer
+        .inner
+        .warm
+        .get_or_try_init(|| async {
+            crate::query::run(viewer.ctx(), &SQL).await?;
+            Ok::<(), ViewError>(())
+        })
+        .await?;
+    Ok(())
+}
+
+/// `GET /`.
+pub(super) async fn page(
+    State(viewer): State<Viewer>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Result<Html<String>, ViewError> {
+    let q = RunQuery::parse(&params)?;
+    warm(&viewer).await?;
+    let filtered = filtered(&viewer, &q).await?;
+    let rows = rows(filtered.clone(), &q).await?;
+    let matching = filtered.count().await?;
+    let facets = facets(&viewer).await?;
+    let mut body = format!(
+        "<h1>Runs</h1>\n<p class=\"count\"><strong id=\"matching\">{matching}</strong> of {} runs</p>\n",
+        facets.total
+    );
+    body += &form(&viewer, facets, &q);
+    body += &table(&q, &rows);
+    body += &pager(&q, matching);
+    Ok(Html(shell("Runs", Nav::Runs, &body)))
+}
+
+async fn filtered(viewer: &Viewer, q: &RunQuery) -> Result<DataFrame, ViewError> {
+    let mut df = viewer.ctx().table("runs").await?;
+    for (column, value) in &q.filters {
+        df = df.filter(col(*column).eq(lit(value.as_str())))?;
+    }
+    Ok(df)
+}
+
+async fn rows(df: DataFrame, q: &RunQuery) -> Result<Grid, ViewError> {
+    let df = df
+        .select_columns(&COLUMNS)?
+        .sort(vec![
+            col(q.sort).sort(!q.desc, false),
+            col("generation_id").sort(true, false),
+        ])?
+        .limit(q.page * PAGE_ROWS, Some(PAGE_ROWS))?;
+    let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+    let batches = df.collect().await?;
+    Grid::new(&schema, &batches, 4)
+}
+
+fn form(viewer: &Viewer, facets: &Facets, q: &RunQuery) -> String {
+    let mut out = String::from("<form class=\"filters\" method=\"get\" action=\"/\">\n");
+    for column in FILTERS {
+        let current = q.filter(column);
+        let _ = write!(
+            out,
+            "<label>{column}<select name=\"{column}\"><option value=\"\">any</option>"
+        );
+        for value in facets.values(column) {
+            let selected = if value == current { " selected" } else { "" };
+            let _ = write!(
+                out,
+                "<option value=\"{v}\"{selected}>{label}</option>",
+                v = escape(value),
+                label = escape(&option_label(viewer, column, value))
+            );
+        }
+        out += "</select></label>\n";
+    }
+    if q.sort != "model" {
+        let _ = write!(out, "<input type=\"hidden\" name=\"sort\" value=\"{}\">", q.sort);
+    }
+    if q.desc {
+        out += "<input type=\"hidden\" name=\"desc\" value=\"1\">";
+    }
+    out + "<button type=\"submit\">Filter</button> <a href=\"/\">clear</a>\n</form>\n"
+}
+
+/// A language's option names it too (`kk · Kazakh`).
+fn option_label(viewer: &Viewer, column: &str, value: &str) -> String {
+    match (column, viewer.language_name(value)) {
+        ("language", Some(name)) => format!("{value} · {name}"),
+        _ => value.to_string(),
+    }
+}
+
+fn table(q: &RunQuery, rows: &Grid) -> String {
+    let mut out = String::from("<table class=\"data runs\">\n<thead><tr>");
+    for (name, numeric) in rows.headers() {
+        out += &grid::header(&sort_header(q, name), numeric);
+    }
+    out += "</tr></thead>\n<tbody>\n";
+    for i in 0..rows.len() {
+        let id = rows.get(i, "generation_id").unwrap_or_default();
+        let run = format!("/run/{}", escape(id));
+        out += "<tr class=\"run\">";
+        for (name, text, numeric) in rows.row(i) {
+            out += &match name {
+                "generation_id" => grid::cell(name, text.map(|t| &t[..t.len().min(12)]), false, Some(&run)),
+                _ => grid::cell(name, text, numeric, None),
+            };
+        }
+        out += "</tr>\n";
+    }
+    if rows.len() == 0 {
+        let _ = writeln!(out, "<tr><td colspan=\"{}\">No run matches.</td></tr>", COLUMNS.len());
+    }
+    out + "</tbody>\n</table>\n"
+}
+
+/// A column's header: a link sorting by it (the other way when it is the current order).
+fn sort_header(q: &RunQuery, name: &str) -> String {
+    if !SORTS.contains(&name) {
+        return escape(name);
+    }
+    let current = q.sort == name;
+    let arrow = match (current, q.desc) {
+        (true, false) => " ▲",
+        (true, true) => " ▼",
+        _ => "",
+    };
+    format!("<a href=\"{}\">{name}{arrow}</a>", q.link(name, current && !q.desc, 0))
+}
+
+fn pager(q: &RunQuery, matching: usize) -> String {
+    let first = q.page * PAGE_ROWS;
+    let last = (first + PAGE_ROWS).min(matching);
+    let mut out = format!("<p class=\"pager\">rows {}–{last} of {matching} ", (first + 1).min(last));
+    if q.page > 0 {
+        let _ = write!(out, "<a href=\"{}\">← previous</a>", q.link(q.sort, q.desc, q.page - 1));
+    }
+    if last < matching {
+        let _ = write!(out, "<a href=\"{}\">next →</a>", q.link(q.sort, q.desc, q.page + 1));
+    }
+    out + "</p>\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn a_query_keeps_its_filters_in_form_order_and_drops_empty_ones() {
+        let q = RunQuery::parse(&params(&[
+            ("language", "kk"),
+            ("model", "m+aide"),
+            ("tier", ""),
+            ("sort", "r_p"),
+            ("desc", "1"),
+            ("page", "2"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            q.filters,
+            [("model", "m+aide".to_string()), ("language", "kk".to_string())]
+        );
+        assert_eq!((q.sort, q.desc, q.page), ("r_p", true, 2));
+        assert_eq!(q.link("score", false, 0), "/?model=m%2Baide&amp;language=kk&amp;sort=score");
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        for (pairs, named) in [
+            (&[("sort", "generation_id; DROP")][..], "generation_id; DROP"),
+            (&[("page", "-1")][..], "-1"),
+            (&[("bogus", "1")][..], "bogus"),
+        ] {
+            let err = RunQuery::parse(&params(pairs)).unwrap_err();
+            assert!(matches!(err, ViewError::BadRequest(_)));
+            assert!(err.to_string().contains(named), "{err}");
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! A code listing: highlighted lines with their numbers, each finding of the static checks
+//! in a row of its own right under the line it is at.
+//!
+//! ```text
+//! <tr class="line flagged" id="L12" data-line="12"> number | code </tr>
+//! <tr class="finding" data-line="12" data-kind="leakage"> ⚠ | kind: message </tr>
+//! ```
+//! A finding at line 0 or past the end (a finding about the whole file) is listed above the
+//! code.
+
+use std::fmt::Write as _;
+
+use super::highlight::highlight;
+use super::html::escape;
+use crate::record::Finding;
+
+/// The listing of `code` with `findings` inline.
+pub(crate) fn listing(code: &str, findings: &[Finding]) -> String {
+    let lines = highlight(code);
+    let mut out = String::new();
+    let whole: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.line == 0 || f.line > lines.len())
+        .collect();
+    if !whole.is_empty() {
+        out += "<ul class=\"findings\">";
+        for f in whole {
+            let _ = write!(out, "<li class=\"finding\">{}</li>", text(f));
+        }
+        out += "</ul>\n";
+    }
+    out += "<table class=\"code\">\n";
+    for (i, html) in lines.iter().enumerate() {
+        let n = i + 1;
+        let here: Vec<&Finding> = findings.iter().filter(|f| f.line == n).collect();
+        let flagged = if here.is_empty() { "" } else { " flagged" };
+        let _ = writeln!(
+            out,
+            "<tr class=\"line{flagged}\" id=\"L{n}\" data-line=\"{n}\"><td class=\"ln\"><a href=\"#L{n}\">{n}</a></td><td class=\"src\">{html}</td></tr>"
+        );
+        for f in here {
+            let _ = writeln!(
+                out,
+                "<tr class=\"finding\" data-line=\"{n}\" data-kind=\"{}\"><td class=\"ln\">⚠</td><td>{}</td></tr>",
+                escape(&f.kind),
+                text(f)
+            );
+        }
+    }
+    out + "</table>\n"
+}
+
+fn text(f: &Finding) -> String {
+    format!("<strong>{}</strong>: {}", escape(&f.kind), escape(&f.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(line: usize) -> Finding {
+        Finding {
+            kind: "leakage".into(),
+            line,
+            message: "fit on <validation>".into(),
+        }
+    }
+
+    #[test]
+    fn a_finding_follows_its_line() {
+        let html = listing("import x\nscaler.fit(X_val)\nprint(1)\n", &[finding(2), finding(0)]);
+        let line2 = html.find("id=\"L2\"").unwrap();
+        let note = html.find("<tr class=\"finding\" data-line=\"2\"").unwrap();
+        let line3 = html.find("id=\"L3\"").unwrap();
+        assert!(line2 < note && note < line3, "{html}");
+        assert!(html.contains("fit on &lt;validation&gt;"));
+        assert!(html.starts_with("<ul class=\"findings\">"), "line 0 is about the file");
+        assert_eq!(html.matches("class=\"line").count(), 3);
+    }
+}

@@ -1,0 +1,250 @@
+//! `ml2b view`: a local, read-only web viewer of a store.
+//!
+//! One DataFusion session is opened over the store when the viewer starts (the logs as
+//! tables, the manifests and the views of `queries/views/`, as `ml2b query` sees them) and
+//! every page is SQL on it, rendered as HTML on the server: no script runs in the page.
+//! The session lists the committed segments once, so the viewer shows the store as it was
+//! when it started (restart it to see later events); what it computes from that snapshot
+//! (the filter choices, the tables of `queries/`) is kept for its lifetime.
+//!
+//! ```text
+//! GET /                   the runs (the `runs` view), filtered and sorted by the query
+//!                         string (model, format, competition, language, tier, outcome;
+//!                         sort, desc, page), 100 a page, each linking to its run
+//! GET /run/<id>           one run: prompt beside the English task, code with its
+//!                         findings under their lines, execution, grade, links
+//! GET /event/<id>         any event by id, unit key or unique hex prefix: a run's events
+//!                         redirect to /run/<generation id>, others show their fields
+//! GET /search             the aide searches of the `journal` log
+//! GET /search/<key>       one search as a tree of attempts
+//! GET /matrix             task × language matrix of r per model; a cell lists its runs
+//! GET /tables             the tables of queries/ and the report's plots
+//! GET /tables/<name>      one table; every cell of a row with model, format, competition,
+//!                         language, tier or outcome links to the runs behind it
+//! GET /plots/<file>.svg   a plot of the report, drawn from its table
+//! ```
+//! Agent trajectories (ReAct steps) are not in the store yet, so there is no page for them;
+//! an aide search is the one multi-step agent recorded.
+//!
+//! Invariants:
+//! - **Read-only.** Nothing here commits an event or puts an object: pages read through
+//!   the session and [`crate::record`], objects through [`crate::store::Objects::get`],
+//!   which verifies each against its hash.
+//! - **Nothing outside the store.** No route maps a path to a file: every page is rendered
+//!   from the session, and every path parameter is checked against what it may name (hex
+//!   ids, the catalog's table names, the plots the tables have) before use, so `..` or an
+//!   encoded one names nothing. Unknown paths are 404.
+//! - **GET and HEAD only.** Any other method is 405 with `Allow: GET, HEAD`, before
+//!   routing.
+//! - **Loopback by default.** The command binds 127.0.0.1 unless told otherwise; bound to
+//!   loopback, a request whose `Host` is not a loopback name is refused (421), so a web page
+//!   elsewhere cannot read the store through DNS rebinding.
+//! - **Escaped.** Every text from the store is HTML-escaped ([`html`]); responses forbid
+//!   scripts and outside resources (`Content-Security-Policy`).
+
+mod error;
+mod event;
+mod grid;
+mod highlight;
+mod html;
+mod journal;
+mod list;
+mod listing;
+mod matrix;
+mod plots;
+mod run;
+mod tables;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use datafusion::prelude::SessionContext;
+use tokio::sync::OnceCell;
+
+use crate::competition::Benchmark;
+use crate::query::catalog;
+use crate::record::{RecordError, Records};
+use crate::store::Store;
+
+pub use error::ViewError;
+
+/// The viewer: the store's records and what is computed from them, shared by every
+/// request.
+#[derive(Clone)]
+pub struct Viewer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    records: Records,
+    /// The manifest's languages (code, English name), in its order.
+    languages: Vec<(String, String)>,
+    /// Set once the `runs` view is computed for the viewer's columns ([`list::warm`]).
+    warm: OnceCell<()>,
+    facets: OnceCell<list::Facets>,
+    /// The tables of `queries/`, in catalog order, computed on first use.
+    tables: Vec<OnceCell<Arc<crate::report::Table>>>,
+}
+
+impl Viewer {
+    /// Opens `store` for reading with the benchmark's manifests and views (checking every
+    /// segment, as every reader does).
+    pub async fn open(store: Store, bench: Benchmark) -> Result<Self, RecordError> {
+        let languages = bench
+            .languages
+            .all()
+            .iter()
+            .map(|l| (l.code.clone(), l.name.clone()))
+            .collect();
+        let records = Records::open(store, Some(bench)).await?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                records,
+                languages,
+                warm: OnceCell::new(),
+                facets: OnceCell::new(),
+                tables: catalog::TABLES.iter().map(|_| OnceCell::new()).collect(),
+            }),
+        })
+    }
+
+    fn records(&self) -> &Records {
+        &self.inner.records
+    }
+
+    fn ctx(&self) -> &SessionContext {
+        self.inner.records.session()
+    }
+
+    fn store(&self) -> &Store {
+        self.inner.records.store()
+    }
+
+    /// The manifest's language codes, in its order.
+    fn language_order(&self) -> Vec<String> {
+        self.inner.languages.iter().map(|(code, _)| code.clone()).collect()
+    }
+
+    /// The English name of the language `code`.
+    fn language_name(&self, code: &str) -> Option<&str> {
+        self.inner
+            .languages
+            .iter()
+            .find(|(c, _)| c == code)
+            .map(|(_, name)| name.as_str())
+    }
+}
+
+/// Serves `viewer` on `listener` until the process ends.
+pub async fn serve(listener: tokio::net::TcpListener, viewer: Viewer) -> std::io::Result<()> {
+    let loopback = listener.local_addr()?.ip().is_loopback();
+    axum::serve(listener, router(viewer, loopback)).await
+}
+
+fn router(viewer: Viewer, loopback: bool) -> Router {
+    Router::new()
+        .route("/", get(list::page))
+        .route("/run/{id}", get(run::page))
+        .route("/event/{id}", get(event::page))
+        .route("/search", get(journal::searches))
+        .route("/search/{key}", get(journal::tree))
+        .route("/matrix", get(matrix::page))
+        .route("/tables", get(tables::index))
+        .route("/tables/{name}", get(tables::page))
+        .route("/plots/{file}", get(plots::svg))
+        .fallback(nothing_here)
+        .layer(middleware::from_fn_with_state(Guard { loopback }, guard))
+        .with_state(viewer)
+}
+
+async fn nothing_here() -> ViewError {
+    error::not_found("nothing is at this path")
+}
+
+/// What every request is checked against before routing.
+#[derive(Clone, Copy)]
+struct Guard {
+    /// Bound to a loopback address: only loopback host names are served.
+    loopback: bool,
+}
+
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; \
+                   form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// Refuses other methods than GET and HEAD, and foreign hosts on loopback; marks every
+/// response as a script-free, same-origin page.
+async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    let mut response = if request.method() != Method::GET && request.method() != Method::HEAD {
+        let mut r = (StatusCode::METHOD_NOT_ALLOWED, "the viewer is read-only: GET and HEAD only\n").into_response();
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        r
+    } else if guard.loopback && !loopback_host(&request) {
+        (
+            StatusCode::MISDIRECTED_REQUEST,
+            "this viewer answers loopback host names only (localhost, 127.0.0.1, [::1])\n",
+        )
+            .into_response()
+    } else {
+        next.run(request).await
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    response
+}
+
+/// Whether the request's `Host` (if any) names this machine's loopback.
+fn loopback_host(request: &Request) -> bool {
+    let Some(host) = request.headers().get(header::HOST) else {
+        return true;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    is_loopback_name(host)
+}
+
+/// `localhost`, a loopback IPv4 address or `[::1]`, with or without a port.
+fn is_loopback_name(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.split(':').next().unwrap_or(""),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether `value` is 1 to 64 hex digits (an id, a unit key or a prefix of one).
+fn is_hex_id(value: &str) -> bool {
+    (1..=64).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_names() {
+        for host in ["localhost", "LOCALHOST:8700", "127.0.0.1", "127.0.0.1:80", "[::1]:8700", "[::1]"] {
+            assert!(is_loopback_name(host), "{host}");
+        }
+        for host in ["evil.example", "evil.example:8700", "10.0.0.1:8700", "localhost.evil.example", "[::2]:1", ""] {
+            assert!(!is_loopback_name(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn ids_are_hex_only() {
+        assert!(is_hex_id("0a1B"));
+        for bad in ["", "..", "../../etc/passwd", "0a%2F", &"a".repeat(65)] {
+            assert!(!is_hex_id(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! `/tables` and `/tables/<name>`: the tables of `queries/`, computed in the viewer's
+//! session (as the analyze stage computes them), with their plots.
+//!
+//! A table is computed on first use and kept. Every cell of a row that has some of the run
+//! list's filter columns (model, format, competition, language, tier, outcome) links to the
+//! list filtered by the row's values of them; a value no run has (the `Avg.` language of
+//! the averages) is left out of the filter.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::response::Html;
+
+use super::error::not_found;
+use super::grid::{self, Grid};
+use super::html::{Nav, escape, page as shell, pre};
+use super::list::{self, FILTERS, Facets};
+use super::{ViewError, Viewer, plots};
+use crate::query::catalog::{self, TABLES};
+use crate::report::Table;
+
+/// `GET /tables`.
+pub(super) async fn index() -> Html<String> {
+    let mut body = String::from("<h1>Tables</h1>\n<p>The tables of <code>queries/</code>, computed over this store when first opened.</p>\n<ul>\n");
+    for q in &TABLES {
+        let _ = writeln!(
+            body,
+            "<li><a href=\"/tables/{name}\">{name}</a>: {title}</li>",
+            name = q.name,
+            title = escape(q.title())
+        );
+    }
+    body += "</ul>\n<p>Plots: <a href=\"/tables/rp_matrix\">heat maps and profiles</a> \
+             (rp_matrix), <a href=\"/tables/pass_rate_by_tier\">pass rate by tier</a>.</p>\n";
+    Html(shell("Tables", Nav::Tables, &body))
+}
+
+/// `GET /tables/<name>`.
+pub(super) async fn page(State(viewer): State<Viewer>, Path(name): Path<String>) -> Result<Html<String>, ViewError> {
+    let query = catalog::table(&name).ok_or_else(|| not_found(format!("queries/ has no table `{name}`")))?;
+    let table = by_name(&viewer, query.name).await?;
+    let facets = list::facets(&viewer).await?;
+    let mut body = format!(
+        "<h1>{}</h1>\n{}",
+        escape(&table.title),
+        pre(&table.description)
+    );
+    let _ = writeln!(
+        body,
+        "<details><summary>SQL (queries/{}.sql)</summary>{}</details>",
+        query.name,
+        pre(query.sql)
+    );
+    for plot in plots::of(&viewer, &table)? {
+        let _ = writeln!(
+            body,
+            "<h2>{}</h2>\n<img class=\"plot\" src=\"/plots/{}\" alt=\"{}\">",
+            escape(&plot.heading),
+            escape(&plot.file),
+            escape(&plot.heading)
+        );
+    }
+    let _ = writeln!(body, "<h2>{} rows</h2>", table.batch.num_rows());
+    body += &render(&Grid::of(&table.batch, 3)?, facets);
+    Ok(Html(shell(&table.title, Nav::Tables, &body)))
+}
+
+/// The table `name` of the catalog, computed on first use.
+pub(crate) async fn by_name(viewer: &Viewer, name: &str) -> Result<Arc<Table>, ViewError> {
+    let index = TABLES
+        .iter()
+        .position(|q| q.name == name)
+        .ok_or_else(|| not_found(format!("queries/ has no table `{name}`")))?;
+    list::warm(viewer).await?;
+    viewer.inner.tables[index]
+        .get_or_try_init(|| compute(viewer, index))
+        .await
+        .cloned()
+}
+
+async fn compute(viewer: &Viewer, index: usize) -> Result<Arc<Table>, ViewError> {
+    let q = &TABLES[index];
+    let (schema, batches) = crate::query::run(viewer.ctx(), q.sql).await?;
+    Ok(Arc::new(Table {
+        name: q.name.to_string(),
+        title: q.title().trim_end_matches('.').to_string(),
+        description: q.description(),
+        batch: arrow::compute::concat_batches(&schema, &batches)?,
+    }))
+}
+
+/// The table, every cell of a row linking to the row's runs where it names some.
+pub(crate) fn render(rows: &Grid, facets: &Facets) -> String {
+    let mut out = String::from("<table class=\"data\">\n<thead><tr>");
+    for (name, numeric) in rows.headers() {
+        out += &grid::header(&escape(name), numeric);
+    }
+    out += "</tr></thead>\n<tbody>\n";
+    for i in 0..rows.len() {
+        let link = runs_of(rows, i, facets);
+        out += "<tr>";
+        for (name, text, numeric) in rows.row(i) {
+            out += &grid::cell(name, text, numeric, link.as_deref());
+        }
+        out += "</tr>\n";
+    }
+    out + "</tbody>\n</table>\n"
+}
+
+/// The run list of row `i`'s filter columns, if it has any value some run has.
+fn runs_of(rows: &Grid, i: usize, facets: &Facets) -> Option<String> {
+    let filters: Vec<(&str, &str)> = FILTERS
+        .iter()
+        .filter_map(|c| rows.get(i, c).map(|v| (*c, v)))
+        .filter(|(c, v)| facets.contains(c, v))
+        .collect();
+    (!filters.is_empty()).then(|| list::runs_link(&filters))
+}
