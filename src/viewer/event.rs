@@ -118,7 +118,7 @@ fn attempt(step: &Step) -> String {
         ("outcome", format!("{} ({:.1} s)", a.outcome, a.exec_seconds)),
         ("metric", format!("{} ({direction}){}", number(a.metric), if a.is_buggy { ", buggy" } else { "" })),
         ("tokens", format!("{} in, {} out, ${:.4}", a.input_tokens, a.output_tokens, a.cost_usd)),
-        ("run", step.run.map_or("—".into(), |h| event_link(&h.to_hex()))),
+        ("run", step.run.as_ref().map_or("—".into(), |h| event_link(&h.to_hex()))),
     ]);
     out += &format!("<h2>Plan</h2>\n{}<h2>Analysis</h2>\n{}", pre(&a.plan), pre(&a.analysis));
     if let Some(code) = &step.code {

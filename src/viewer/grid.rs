@@ -40,6 +40,10 @@ impl Grid {
         self.columns.first().map_or(0, |c| c.cells.len())
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub(crate) fn headers(&self) -> impl Iterator<Item = (&str, bool)> {
         self.columns.iter().map(|c| (c.header.as_str(), c.numeric))
     }

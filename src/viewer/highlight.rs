@@ -145,8 +145,9 @@ fn string_len(rest: &str) -> Option<usize> {
     }
     let body = &rest.as_bytes()[prefix..];
     let quote = *body.first().filter(|q| **q == b'\'' || **q == b'"')?;
-    let triple = body.starts_with(&[quote; 3]);
-    let delimiter: &[u8] = if triple { &[quote; 3] } else { &[quote] };
+    let quotes = [quote; 3];
+    let triple = body.starts_with(&quotes);
+    let delimiter = if triple { &quotes[..] } else { &quotes[..1] };
     let mut i = delimiter.len();
     while i < body.len() {
         match body[i] {

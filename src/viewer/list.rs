@@ -92,7 +92,7 @@ impl RunQuery {
 
     fn set(&mut self, key: &str, value: &str) -> Result<(), ViewError> {
         let bad = |what: String| Err(ViewError::BadRequest(what));
-        if let Some(column) = FILTERS.iter().find(|f| **f == key) {
+        if let Some(column) = FILTERS.iter().copied().find(|f| *f == key) {
             self.filters.retain(|(c, _)| c != column);
             if !value.is_empty() {
                 self.filters.push((column, value.to_string()));
@@ -100,7 +100,7 @@ impl RunQuery {
             return Ok(());
         }
         match key {
-            "sort" => match SORTS.iter().find(|s| **s == value) {
+            "sort" => match SORTS.iter().copied().find(|s| *s == value) {
                 Some(s) => self.sort = s,
                 None => return bad(format!("sort: `{value}` is not one of {}", SORTS.join(", "))),
             },
@@ -328,13 +328,13 @@ fn table(q: &RunQuery, rows: &Grid) -> String {
         out += "<tr class=\"run\">";
         for (name, text, numeric) in rows.row(i) {
             out += &match name {
-                "generation_id" => grid::cell(name, text.map(|t| &t[..t.len().min(12)]), false, Some(&run)),
+                "generation_id" => grid::cell(name, text.map(|t| &t[..t.len().min(12)]), false, Some(run.as_str())),
                 _ => grid::cell(name, text, numeric, None),
             };
         }
         out += "</tr>\n";
     }
-    if rows.len() == 0 {
+    if rows.is_empty() {
         let _ = writeln!(out, "<tr><td colspan=\"{}\">No run matches.</td></tr>", COLUMNS.len());
     }
     out + "</tbody>\n</table>\n"

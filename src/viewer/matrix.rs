@@ -23,7 +23,7 @@ struct Cell {
 }
 
 /// One series' cells by competition, then language.
-type Grid<'a> = BTreeMap<&'a str, BTreeMap<&'a str, Cell>>;
+type Matrix<'a> = BTreeMap<&'a str, BTreeMap<&'a str, Cell>>;
 
 /// `GET /matrix`.
 pub(super) async fn page(
@@ -77,7 +77,7 @@ fn series(t: &Table) -> Result<Vec<(String, String)>, ViewError> {
     Ok(out)
 }
 
-fn cells<'a>(t: &'a Table, (model, format): &(String, String)) -> Result<Grid<'a>, ViewError> {
+fn cells<'a>(t: &'a Table, (model, format): &(String, String)) -> Result<Matrix<'a>, ViewError> {
     let (models, formats) = (text_column(t, "model")?, text_column(t, "format")?);
     let (comps, langs) = (text_column(t, "competition")?, text_column(t, "language")?);
     let (r, runs, passed) = (
@@ -85,7 +85,7 @@ fn cells<'a>(t: &'a Table, (model, format): &(String, String)) -> Result<Grid<'a
         float_column(t, "runs")?,
         float_column(t, "passed")?,
     );
-    let mut grid = Grid::new();
+    let mut grid = Matrix::new();
     for i in 0..models.len() {
         if models[i] == model && formats[i] == format {
             let cell = Cell {
@@ -106,14 +106,14 @@ fn chooser(series: &[(String, String)], chosen: &(String, String)) -> String {
         if (m, f) == (&chosen.0, &chosen.1) {
             let _ = write!(out, "<strong>{name}</strong> ");
         } else {
-            let link = href("/matrix", &[("model", m), ("format", f)]);
+            let link = href("/matrix", &[("model", m.as_str()), ("format", f.as_str())]);
             let _ = write!(out, "<a href=\"{link}\">{name}</a> ");
         }
     }
     out + "</p>\n"
 }
 
-fn render(order: &[String], (model, format): &(String, String), grid: &Grid) -> String {
+fn render(order: &[String], (model, format): &(String, String), grid: &Matrix) -> String {
     let languages: Vec<&String> = order
         .iter()
         .filter(|l| grid.values().any(|row| row.contains_key(l.as_str())))
@@ -132,7 +132,7 @@ fn render(order: &[String], (model, format): &(String, String), grid: &Grid) -> 
                     let filters = [
                         ("model", model.as_str()),
                         ("format", format.as_str()),
-                        ("competition", competition),
+                        ("competition", *competition),
                         ("language", language.as_str()),
                     ];
                     td(cell, &runs_link(&filters))

@@ -1,14 +1,19 @@
 //! Renders a full report page in headless Chromium and checks the screenshot.
 //!
-//! This is the only test that sees the SVGs as a browser does: it fails if an `<img>`
-//! does not load, if an SVG is malformed, or if the page renders blank. Chromium is found
-//! via `ML2B_CHROMIUM` or on `PATH` (`chromium-headless-shell`, `chromium`,
-//! `chromium-browser`); without it the test fails, because a skipped check proves nothing.
+//! These are the only tests that see the report as a browser does: they fail if an `<img>`
+//! does not load, if an SVG is malformed, if the page renders blank, or if a heading, the
+//! order of plots and tables or a collapsed table is not what the reader gets. Chromium is
+//! found via `ML2B_CHROMIUM` or on `PATH` (`chromium-headless-shell`, `chromium`,
+//! `chromium-browser`); without it the tests fail, because a skipped check proves nothing.
 //! Install on Debian/Ubuntu with `apt-get install -y chromium-headless-shell`.
+//!
+//! [`chromium`], [`screenshot`] and [`dump_dom`] are shared with the other modules of this
+//! test binary that look at pages in a browser.
 
 use std::collections::HashSet;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,7 +26,8 @@ use ml2b::report::{
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 2000;
 const CANDIDATES: [&str; 3] = ["chromium-headless-shell", "chromium", "chromium-browser"];
-const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(90);
+/// How long one Chromium run may take before it is killed.
+const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// Viridis' dark end (heat map), Tableau blue (first series) and the missing-cell grey.
 const EXPECTED_COLOURS: [(&str, [u8; 3]); 3] = [
@@ -125,7 +131,7 @@ fn write_report(dir: &Path) -> PathBuf {
 }
 
 /// `ML2B_CHROMIUM`, else the first candidate found on `PATH`.
-fn chromium() -> PathBuf {
+pub(crate) fn chromium() -> PathBuf {
     if let Some(path) = std::env::var_os("ML2B_CHROMIUM") {
         return PathBuf::from(path);
     }
@@ -142,47 +148,82 @@ fn chromium() -> PathBuf {
         })
 }
 
-/// Screenshots `page` at WIDTH × HEIGHT into `png`, killing Chromium if it hangs.
-fn screenshot(browser: &Path, page: &Path, png: &Path, profile: &Path) {
-    let mut child = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--no-first-run",
-            "--force-device-scale-factor=1",
-        ])
-        .arg(format!("--window-size={WIDTH},{HEIGHT}"))
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::null())
+/// `page` as a URL: a URL (`http://…`, `file://…`) as is, a file path as `file://`.
+fn url(page: &str) -> String {
+    if page.contains("://") {
+        page.to_string()
+    } else {
+        format!("file://{}", Path::new(page).display())
+    }
+}
+
+/// Headless Chromium with its own `profile`, so runs in parallel do not share one.
+fn headless(browser: &Path, profile: &Path) -> Command {
+    let mut cmd = Command::new(browser);
+    cmd.args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
+/// Runs `cmd` to the end, killing it past [`CHROMIUM_TIMEOUT`]. Its output is read while it
+/// runs: a DOM larger than the pipe's buffer would otherwise block it until the timeout.
+fn finish(mut cmd: Command) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", browser.display()));
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).map(|_| bytes)
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > SCREENSHOT_TIMEOUT {
+        if started.elapsed() > CHROMIUM_TIMEOUT {
             child.kill().unwrap();
-            panic!("{} took over {SCREENSHOT_TIMEOUT:?}", browser.display());
+            panic!("{cmd:?} took over {CHROMIUM_TIMEOUT:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let exited = started.elapsed();
-    let output = child.wait_with_output().unwrap();
+    let output = Output {
+        status: child.wait().unwrap(),
+        stdout: stdout.join().unwrap().unwrap(),
+        stderr: stderr.join().unwrap().unwrap(),
+    };
+    eprintln!(
+        "chromium took {exited:?} (exit) / {:?} (output closed)",
+        started.elapsed()
+    );
     assert!(
-        output.status.success() && png.is_file(),
-        "{} failed ({}):\n{}",
-        browser.display(),
+        output.status.success(),
+        "{cmd:?} failed ({}):\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    eprintln!(
-        "screenshot took {:?} (exit) / {:?} (stderr closed)",
-        exited,
-        started.elapsed()
-    );
+    output
+}
+
+/// Screenshots `page` (a URL or a file path) at WIDTH × HEIGHT into `png`.
+pub(crate) fn screenshot(browser: &Path, page: &str, png: &Path, profile: &Path) {
+    let mut cmd = headless(browser, profile);
+    cmd.args(["--hide-scrollbars", "--force-device-scale-factor=1"])
+        .arg(format!("--window-size={WIDTH},{HEIGHT}"))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(url(page));
+    finish(cmd);
+    assert!(png.is_file(), "{} wrote no {}", browser.display(), png.display());
+}
+
+/// The DOM of `page` (a URL or a file path) once loaded, serialized as HTML.
+pub(crate) fn dump_dom(browser: &Path, page: &str, profile: &Path) -> String {
+    let mut cmd = headless(browser, profile);
+    cmd.arg("--dump-dom").arg(url(page));
+    String::from_utf8(finish(cmd).stdout).expect("Chromium dumps UTF-8")
 }
 
 /// The screenshot as (width, height, RGB pixels).
@@ -213,7 +254,8 @@ fn report_page_renders_in_headless_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let page = write_report(dir.path());
     let png = dir.path().join("screenshot.png");
-    screenshot(&chromium(), &page, &png, &dir.path().join("chromium-profile"));
+    let page = page.to_str().unwrap();
+    screenshot(&chromium(), page, &png, &dir.path().join("chromium-profile"));
 
     let (width, height, pixels) = decode(&png);
     assert_eq!((width, height), (WIDTH, HEIGHT));

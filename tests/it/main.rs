@@ -28,4 +28,5 @@ mod run;
 mod sandbox;
 mod stages;
 mod stats;
+mod viewer;
 mod worker;
