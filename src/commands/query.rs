@@ -21,13 +21,7 @@ pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::
     let sql = read_sql(&args.query)?;
     require_store(settings.store.root())?;
     let format = args.format;
-    // The manifests' tables and the views need a benchmark root; without one the logs
-    // alone are queryable.
-    let bench = if args.root.join("manifests/languages.toml").is_file() {
-        Some(Benchmark::load(&args.root)?)
-    } else {
-        None
-    };
+    let bench = optional_bench(&args.root)?;
     let (schema, batches) = super::runtime()?.block_on(async {
         let session = crate::query::Session {
             bench: bench.as_ref(),
@@ -43,9 +37,19 @@ pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::
     Ok(ExitStatus::Success)
 }
 
+/// The benchmark at `root` when it has manifests: the manifests' tables and the views need
+/// one; without it the logs alone are queryable.
+pub(super) fn optional_bench(root: &Path) -> anyhow::Result<Option<Benchmark>> {
+    if root.join("manifests/languages.toml").is_file() {
+        Ok(Some(Benchmark::load(root)?))
+    } else {
+        Ok(None)
+    }
+}
+
 /// A store that does not exist would answer every query with no rows: most likely the
 /// path is wrong, so say so. (An existing, empty store answers no rows.)
-fn require_store(root: &Path) -> anyhow::Result<()> {
+pub(super) fn require_store(root: &Path) -> anyhow::Result<()> {
     match std::fs::metadata(root) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(InputError(format!(
             "there is no store at {} (see --store or ML2B_STORE)",
