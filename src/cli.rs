@@ -56,6 +56,9 @@ pub enum Command {
     Log(LogArgs),
     /// The aide agent's searches; one search as AIDE's journal.json.
     Journal(JournalArgs),
+    /// One event and all it names (a run's prompt, response, code, findings, score); or the
+    /// latest runs.
+    Show(ShowArgs),
     /// Re-hash every segment and object, check every hash chain and what events name.
     Verify(VerifyArgs),
     /// Run a read-only SQL query over the stage logs (one table per stage).
@@ -457,6 +460,83 @@ pub struct JournalArgs {
     /// Write DIR/journal.json and DIR/best_solution.py instead of printing the journal.
     #[arg(long, value_name = "DIR", requires = "search")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// An event id, a unit key or a unique hex prefix of one, from any log. Without it, the
+    /// latest runs are listed.
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Write this artefact's bytes to stdout instead of the record.
+    #[arg(long, value_enum, value_name = "KIND", requires = "id")]
+    pub raw: Option<RawArtefact>,
+    /// List only this entrant's runs (`<model>+aide` for an aide search).
+    #[arg(long, value_name = "MODEL", conflicts_with = "id")]
+    pub model: Option<String>,
+    /// List only runs in this language (its code, e.g. `kk`).
+    #[arg(long, value_name = "CODE", conflicts_with = "id")]
+    pub language: Option<String>,
+    /// List only this competition's runs.
+    #[arg(long, value_name = "ID", conflicts_with = "id")]
+    pub competition: Option<String>,
+    /// List only runs with this outcome (`ok`, `runtime_error`, `timeout`, `not_executed`, …).
+    #[arg(long, value_name = "OUTCOME", conflicts_with = "id")]
+    pub outcome: Option<String>,
+    /// How many runs to list.
+    #[arg(long, default_value_t = 20, value_name = "N", conflicts_with = "id")]
+    pub limit: usize,
+}
+
+/// An artefact `ml2b show --raw` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RawArtefact {
+    /// A generation's or attempt's prompt object (JSON `{"system", "user"}`).
+    Prompt,
+    /// The recorded response object (JSON).
+    Response,
+    /// The solution's code.
+    Code,
+    /// The predictions (Parquet).
+    Predictions,
+    /// The sandbox's stdout tail.
+    Stdout,
+    /// The sandbox's stderr tail.
+    Stderr,
+    /// An aide attempt's run output.
+    TermOut,
+    /// An analyze event's table (Parquet).
+    Result,
+    /// An analyze event's SQL.
+    Query,
+    /// A translation check's English text.
+    English,
+    /// A translation check's translated text.
+    Text,
+    /// A translation check's back-translation.
+    Back,
+}
+
+impl From<RawArtefact> for crate::record::Artefact {
+    fn from(a: RawArtefact) -> Self {
+        use crate::record::Artefact as A;
+        match a {
+            RawArtefact::Prompt => A::Prompt,
+            RawArtefact::Response => A::Response,
+            RawArtefact::Code => A::Code,
+            RawArtefact::Predictions => A::Predictions,
+            RawArtefact::Stdout => A::Stdout,
+            RawArtefact::Stderr => A::Stderr,
+            RawArtefact::TermOut => A::TermOut,
+            RawArtefact::Result => A::Result,
+            RawArtefact::Query => A::Query,
+            RawArtefact::English => A::English,
+            RawArtefact::Text => A::Text,
+            RawArtefact::Back => A::Back,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

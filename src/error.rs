@@ -14,6 +14,7 @@ use crate::metrics::grading::GradeError;
 use crate::metrics::text_files::TextStatsError;
 use crate::pipeline::PipelineError;
 use crate::query::QueryError;
+use crate::record::RecordError;
 use crate::sandbox::SandboxError;
 use crate::settings::InputError;
 use crate::stages::StageError;
@@ -53,6 +54,7 @@ fn classify(e: &(dyn std::error::Error + 'static)) -> Option<bool> {
         ImportError,
         PrepareError,
         QueryError,
+        RecordError,
         AupError,
         TextStatsError,
         GradeError,

@@ -8,6 +8,7 @@
 //! - [`sandbox`]: running untrusted solutions;
 //! - [`pipeline`]: runs stages from resolved settings, below every command;
 //! - [`query`]: DataFusion SQL over the logs;
+//! - [`record`]: everything the store holds about one event (`ml2b show`, `ml2b view`);
 //! - [`viewer`]: the read-only web viewer of a store (`ml2b view`);
 //! - [`cli`], [`settings`], [`commands`]: the `ml2b` command line.
 
@@ -27,6 +28,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod providers;
 pub mod query;
+pub mod record;
 pub mod report;
 pub mod sandbox;
 pub mod settings;

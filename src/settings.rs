@@ -908,6 +908,43 @@ impl JournalSettings {
     }
 }
 
+/// `ml2b show`.
+#[derive(Clone, Debug)]
+pub struct ShowSettings {
+    /// The event to show; none lists the latest runs.
+    pub id: Option<String>,
+    pub root: PathBuf,
+    pub raw: Option<crate::record::Artefact>,
+    pub filters: crate::record::Filters,
+}
+
+impl ShowSettings {
+    pub fn resolve(args: &cli::ShowArgs) -> Self {
+        let cli::ShowArgs {
+            id,
+            root,
+            raw,
+            model,
+            language,
+            competition,
+            outcome,
+            limit,
+        } = args;
+        Self {
+            id: id.clone(),
+            root: root.root.clone(),
+            raw: raw.map(Into::into),
+            filters: crate::record::Filters {
+                model: model.clone(),
+                language: language.clone(),
+                competition: competition.clone(),
+                outcome: outcome.clone(),
+                limit: *limit,
+            },
+        }
+    }
+}
+
 /// `ml2b verify`.
 #[derive(Clone, Debug)]
 pub struct VerifySettings {

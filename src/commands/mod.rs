@@ -17,6 +17,7 @@ mod query;
 mod report;
 mod run;
 mod score;
+mod show;
 mod stage;
 mod verify;
 mod view;
@@ -80,6 +81,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Baselines(args) => baselines::baselines(&settings, &s::BaselinesSettings::resolve(&args)),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Journal(args) => journal::journal(&settings, &s::JournalSettings::resolve(&args)),
+        Command::Show(args) => show::show(&settings, &s::ShowSettings::resolve(&args)),
         Command::Verify(args) => verify::verify(&settings, &s::VerifySettings::resolve(&args)),
         Command::Query(args) => {
             let query = s::QuerySettings::resolve(&args, settings.printer.json);

@@ -21,13 +21,7 @@ pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::
     let sql = read_sql(&args.query)?;
     require_store(settings.store.root())?;
     let format = args.format;
-    // The manifests' tables and the views need a benchmark root; without one the logs
-    // alone are queryable.
-    let bench = if args.root.join("manifests/languages.toml").is_file() {
-        Some(Benchmark::load(&args.root)?)
-    } else {
-        None
-    };
+    let bench = optional_bench(&args.root)?;
     let (schema, batches) = super::runtime()?.block_on(async {
         let session = crate::query::Session {
             bench: bench.as_ref(),
@@ -41,6 +35,16 @@ pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::
         None => std::io::stdout().lock().write_all(&bytes)?,
     }
     Ok(ExitStatus::Success)
+}
+
+/// The benchmark at `root` when it has manifests: the manifests' tables and the views need
+/// one; without it the logs alone are queryable.
+pub(super) fn optional_bench(root: &Path) -> anyhow::Result<Option<Benchmark>> {
+    if root.join("manifests/languages.toml").is_file() {
+        Ok(Some(Benchmark::load(root)?))
+    } else {
+        Ok(None)
+    }
 }
 
 /// A store that does not exist would answer every query with no rows: most likely the

@@ -44,6 +44,7 @@ fn the_core_never_imports_the_stages_or_the_commands() {
         "sandbox",
         "providers",
         "events",
+        "record",
     ];
     let mut found = Vec::new();
     for dir in core {

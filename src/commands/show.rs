@@ -1,0 +1,71 @@
+//! `ml2b show [ID] [--raw KIND] [--json]`: one event and everything it names, or the latest
+//! runs.
+//!
+//! With ID (an event id, unit key or unique hex prefix of one, from any log): the record of
+//! [`crate::record`] as text, as JSON with `--json`, or one artefact's bytes with `--raw`.
+//! Without ID: the latest runs (`--model`, `--language`, `--competition`, `--outcome`,
+//! `--limit`), one line each, newest first; `--json` gives the rows. Reads only.
+
+use std::io::Write;
+
+use super::ExitStatus;
+use super::query::{optional_bench, require_store};
+use crate::record::{Records, RunRow};
+use crate::settings::{GlobalSettings, ShowSettings};
+
+/// Runs `ml2b show`.
+pub(super) fn show(settings: &GlobalSettings, args: &ShowSettings) -> anyhow::Result<ExitStatus> {
+    require_store(settings.store.root())?;
+    let bench = optional_bench(&args.root)?;
+    super::runtime()?.block_on(async {
+        let records = Records::open(settings.store.clone(), bench).await?;
+        match &args.id {
+            None => list(settings, &records.latest_runs(&args.filters).await?),
+            Some(id) => {
+                let record = records.get(id).await?;
+                match args.raw {
+                    Some(kind) => {
+                        let bytes = records.artefact(&record, kind)?;
+                        settings.printer.stdout().write_all(&bytes)?;
+                        Ok(())
+                    }
+                    None => super::print_report(settings, &record),
+                }
+            }
+        }
+    })?;
+    Ok(ExitStatus::Success)
+}
+
+fn list(settings: &GlobalSettings, rows: &[RunRow]) -> anyhow::Result<()> {
+    if settings.printer.json {
+        return settings.printer.json(&rows);
+    }
+    let mut out = settings.printer.stdout();
+    if rows.is_empty() {
+        settings.printer.info("no runs match");
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<12}  {:<20}  {:<20}  {:<8}  {:<8}  {:>4}  {:<14}  {:>10}  {:>6}",
+        "run", "model", "competition", "language", "format", "seed", "outcome", "score", "r_p"
+    )?;
+    for r in rows {
+        let num = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+        writeln!(
+            out,
+            "{:<12}  {:<20}  {:<20}  {:<8}  {:<8}  {:>4}  {:<14}  {:>10}  {:>6}",
+            r.generation_id.short(),
+            r.model,
+            r.competition,
+            r.language,
+            r.format,
+            r.seed,
+            r.outcome,
+            num(r.score),
+            num(r.r_p)
+        )?;
+    }
+    Ok(())
+}

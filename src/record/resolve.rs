@@ -1,0 +1,213 @@
+//! An id, unit key or hex prefix of one, to the one event it names.
+//!
+//! Every log of the session is searched (the pipeline's and any other stage's folder). A
+//! prefix names one event when every event matching it is that event, or when all of
+//! them share the unit key it matched: a unit key with several events (a forced re-run, a
+//! regrade) names the latest, as the fold does. Otherwise it is ambiguous, and the error
+//! lists the latest candidates.
+
+use std::fmt;
+
+use arrow::array::{AsArray, RecordBatch};
+use datafusion::prelude::SessionContext;
+use serde::Serialize;
+
+use super::{RecordError, str_lit};
+use crate::store::Hash;
+
+/// How many candidates an ambiguous prefix lists.
+const SHOWN: usize = 10;
+
+/// An event a prefix matched.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    pub log: String,
+    pub event_id: Hash,
+    pub unit_key: Hash,
+    /// Which of its hashes the prefix matched: `event_id` or `unit_key`.
+    pub matched: &'static str,
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<18} event {}  unit {}  ({} matched)",
+            self.log, self.event_id, self.unit_key, self.matched
+        )
+    }
+}
+
+/// The event a prefix names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Found {
+    pub log: String,
+    pub event_id: Hash,
+    /// Other events of the same unit key, superseded by this one (oldest first).
+    pub superseded: Vec<Hash>,
+}
+
+/// The one event `wanted` names in the logs of `ctx` (see the module docs).
+pub(super) async fn resolve(ctx: &SessionContext, logs: &[String], wanted: &str) -> Result<Found, RecordError> {
+    let prefix = wanted.trim().to_ascii_lowercase();
+    if prefix.is_empty() || prefix.len() > 64 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(RecordError::NotHex(wanted.to_string()));
+    }
+    let (count, candidates) = matches(ctx, logs, &prefix).await?;
+    decide(&prefix, count, candidates)
+}
+
+/// How many events match, and the latest of them (newest first, at most SHOWN + 1 per
+/// unit key is enough to decide; the total is counted apart).
+async fn matches(
+    ctx: &SessionContext,
+    logs: &[String],
+    prefix: &str,
+) -> Result<(usize, Vec<Candidate>), RecordError> {
+    if logs.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let p = str_lit(prefix);
+    let selects: Vec<String> = logs
+        .iter()
+        .map(|log| {
+            format!(
+                "SELECT {log_lit} AS log, event_id, unit_key, created_at, \
+                 CASE WHEN starts_with(event_id, {p}) THEN 'event_id' ELSE 'unit_key' END AS matched \
+                 FROM \"{log}\" WHERE starts_with(event_id, {p}) OR starts_with(unit_key, {p})",
+                log_lit = str_lit(log)
+            )
+        })
+        .collect();
+    let union = selects.join(" UNION ALL ");
+    let sql = format!(
+        "SELECT log, event_id, unit_key, matched, count(*) OVER () AS total FROM ({union}) \
+         ORDER BY created_at DESC, event_id DESC LIMIT {}",
+        SHOWN * 4
+    );
+    let (_, batches) = crate::query::run(ctx, &sql).await?;
+    let mut total = 0;
+    let mut out = Vec::new();
+    for b in &batches {
+        total = total.max(read_candidates(b, &mut out)?);
+    }
+    Ok((total, out))
+}
+
+fn read_candidates(b: &RecordBatch, out: &mut Vec<Candidate>) -> Result<usize, RecordError> {
+    let text = |name: &str, i: usize| -> Result<String, RecordError> {
+        let col = b.column_by_name(name).ok_or_else(|| malformed(name))?;
+        let col = arrow::compute::cast(col, &arrow::datatypes::DataType::Utf8).map_err(|_| malformed(name))?;
+        Ok(col.as_string::<i32>().value(i).to_string())
+    };
+    let hash = |name: &str, i: usize| -> Result<Hash, RecordError> {
+        text(name, i)?.parse().map_err(|_| malformed(name))
+    };
+    let mut total = 0;
+    for i in 0..b.num_rows() {
+        let totals = b.column_by_name("total").ok_or_else(|| malformed("total"))?;
+        let totals = totals.as_primitive::<arrow::datatypes::Int64Type>();
+        total = totals.value(i) as usize;
+        out.push(Candidate {
+            log: text("log", i)?,
+            event_id: hash("event_id", i)?,
+            unit_key: hash("unit_key", i)?,
+            matched: if text("matched", i)? == "event_id" {
+                "event_id"
+            } else {
+                "unit_key"
+            },
+        });
+    }
+    Ok(total)
+}
+
+fn malformed(column: &str) -> RecordError {
+    RecordError::Malformed {
+        what: format!("the `{column}` column of a log"),
+        reason: "not the type every log has".into(),
+    }
+}
+
+/// One event, one unit key's events (the latest wins), or an ambiguity.
+fn decide(prefix: &str, count: usize, candidates: Vec<Candidate>) -> Result<Found, RecordError> {
+    let Some(latest) = candidates.first() else {
+        return Err(RecordError::NotFound(prefix.to_string()));
+    };
+    let one_event = candidates.iter().all(|c| c.event_id == latest.event_id);
+    let one_unit = candidates
+        .iter()
+        .all(|c| c.log == latest.log && c.unit_key == latest.unit_key && c.matched == "unit_key");
+    if count <= candidates.len() && (one_event || one_unit) {
+        let mut superseded: Vec<Hash> = candidates[1..]
+            .iter()
+            .map(|c| c.event_id)
+            .filter(|id| *id != latest.event_id)
+            .collect();
+        superseded.reverse();
+        return Ok(Found {
+            log: latest.log.clone(),
+            event_id: latest.event_id,
+            superseded,
+        });
+    }
+    let mut shown = candidates;
+    shown.dedup_by(|a, b| a.event_id == b.event_id && a.log == b.log);
+    shown.truncate(SHOWN);
+    Err(RecordError::Ambiguous {
+        prefix: prefix.to_string(),
+        count,
+        candidates: shown,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(log: &str, id: u8, key: u8, matched: &'static str) -> Candidate {
+        Candidate {
+            log: log.into(),
+            event_id: Hash([id; 32]),
+            unit_key: Hash([key; 32]),
+            matched,
+        }
+    }
+
+    #[test]
+    fn a_unit_key_names_its_latest_event() {
+        let found = decide(
+            "0202",
+            2,
+            vec![cand("grade", 9, 2, "unit_key"), cand("grade", 8, 2, "unit_key")],
+        )
+        .unwrap();
+        assert_eq!(found.event_id, Hash([9; 32]));
+        assert_eq!(found.superseded, vec![Hash([8; 32])]);
+    }
+
+    #[test]
+    fn two_events_are_ambiguous_and_listed() {
+        let err = decide(
+            "0",
+            2,
+            vec![cand("grade", 9, 2, "event_id"), cand("generate", 8, 3, "event_id")],
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("2 events match"), "{text}");
+        assert!(text.contains(&Hash([8; 32]).to_hex()), "{text}");
+    }
+
+    #[test]
+    fn more_matches_than_fetched_is_ambiguous() {
+        let err = decide("0", 50, vec![cand("grade", 9, 2, "event_id")]).unwrap_err();
+        assert!(err.to_string().contains("50 events match (the 1 latest shown)"), "{err}");
+    }
+
+    #[test]
+    fn nothing_found() {
+        let err = decide("abcd", 0, vec![]).unwrap_err();
+        assert!(matches!(err, RecordError::NotFound(_)));
+    }
+}
