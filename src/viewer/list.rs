@@ -93,7 +93,7 @@ impl RunQuery {
     fn set(&mut self, key: &str, value: &str) -> Result<(), ViewError> {
         let bad = |what: String| Err(ViewError::BadRequest(what));
         if let Some(column) = FILTERS.iter().copied().find(|f| *f == key) {
-            self.filters.retain(|(c, _)| c != column);
+            self.filters.retain(|(c, _)| *c != column);
             if !value.is_empty() {
                 self.filters.push((column, value.to_string()));
             }

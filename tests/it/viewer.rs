@@ -16,9 +16,7 @@ use std::time::Duration;
 
 use crate::browser::{chromium, dump_dom, screenshot};
 use crate::common::Workspace;
-use crate::fixture;
-
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::fixture::{LEAKY_CODE, LEAKY_LINE, ROOT, THE_RUN, fixture};
 
 /// A running `ml2b view`, killed when dropped.
 struct Server {
@@ -173,7 +171,7 @@ fn shots() -> PathBuf {
 
 #[test]
 fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
-    let fx = fixture::store();
+    let fx = fixture();
     let server = Server::start(&fx.ws);
     let messages = server.messages();
     assert!(
@@ -186,12 +184,12 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
     let list = dump_dom(&browser, &server.url, &profile);
     let all = runs(&list);
     assert!(!all.is_empty(), "the list shows no run:\n{list}");
-    assert_eq!(matching(&list), fx.runs, "every run of the fixture is listed");
+    assert_eq!(matching(&list), fx.runs.len(), "every run of the fixture is listed");
     for row in &all {
         assert_eq!(row["generation_id"].len(), 12, "{row:?}");
     }
 
-    let language = fx.language;
+    let language = THE_RUN.2;
     let filtered = dump_dom(&browser, &server.page(&format!("/?language={language}")), &profile);
     let some = runs(&filtered);
     assert!(!some.is_empty(), "no run in {language}");
@@ -199,18 +197,20 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
     assert!(matching(&filtered) < matching(&list));
     assert!(filtered.contains(&format!("<option value=\"{language}\" selected=\"\">")), "the form keeps the filter");
 
-    let run = dump_dom(&browser, &server.page(&format!("/run/{}", fx.flagged_run)), &profile);
-    let line = fx.flagged_line;
+    let the_run = fx.run(THE_RUN).to_hex();
+    let run = dump_dom(&browser, &server.page(&format!("/run/{the_run}")), &profile);
+    let line = LEAKY_LINE;
+    let source = LEAKY_CODE.lines().nth(line - 1).unwrap();
     let code_row = between(&run, &format!("<tr class=\"line flagged\" id=\"L{line}\""), "</tr>");
     assert_eq!(code_row.len(), 1, "line {line} is not flagged:\n{run}");
-    assert!(text(code_row[0]).contains(fx.flagged_code), "{}", code_row[0]);
+    assert!(text(code_row[0]).contains(source), "{}", code_row[0]);
     let after = &run[run.find(&format!("id=\"L{line}\"")).unwrap()..];
     let next_row = between(after, "</tr>", "</tr>")[0];
     assert!(
         next_row.contains(&format!("<tr class=\"finding\" data-line=\"{line}\"")),
         "the row after line {line} is not its finding: {next_row}"
     );
-    assert!(text(next_row).contains(fx.finding_kind), "{next_row}");
+    assert!(text(next_row).contains("leakage_preprocessing_on_validation"), "{next_row}");
     for part in ["Prompt", "English task", "Sandbox output", "r_p"] {
         assert!(run.contains(part), "the run page has no {part}");
     }
@@ -238,7 +238,7 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
     let dir = shots();
     for (name, path) in [
         ("viewer-list.png", "/".to_string()),
-        ("viewer-run.png", format!("/run/{}", fx.flagged_run)),
+        ("viewer-run.png", format!("/run/{the_run}")),
     ] {
         let png = dir.join(name);
         screenshot(&browser, &server.page(&path), &png, &profile);
@@ -248,7 +248,7 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
 
 #[test]
 fn the_viewer_refuses_writes_foreign_hosts_and_paths_outside_the_store() {
-    let fx = fixture::store();
+    let fx = fixture();
     let server = Server::start(&fx.ws);
     let address = server.address();
 
