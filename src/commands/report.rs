@@ -146,7 +146,10 @@ fn sources(events: &[Event<Analysis>]) -> String {
 fn aup_pr(aup: &Table) -> anyhow::Result<Table> {
     let names = report::series_names(aup)?;
     let languages = report::text_column(aup, "language")?;
-    let (a, pr) = (report::float_column(aup, "aup")?, report::float_column(aup, "pass_rate")?);
+    let (a, pr) = (
+        report::float_column(aup, "aup")?,
+        report::float_column(aup, "pass_rate")?,
+    );
     let mut columns: Vec<&str> = Vec::new();
     let mut rows: Vec<(String, BTreeMap<&str, String>)> = Vec::new();
     for i in 0..names.len() {

@@ -23,7 +23,11 @@ pub(super) fn view(settings: &GlobalSettings, args: &ViewSettings) -> anyhow::Re
     super::runtime()?.block_on(serve(settings, args, bench))
 }
 
-async fn serve(settings: &GlobalSettings, args: &ViewSettings, bench: Benchmark) -> anyhow::Result<ExitStatus> {
+async fn serve(
+    settings: &GlobalSettings,
+    args: &ViewSettings,
+    bench: Benchmark,
+) -> anyhow::Result<ExitStatus> {
     let viewer = Viewer::open(settings.store.clone(), bench).await?;
     let listener = tokio::net::TcpListener::bind(args.address)
         .await

@@ -48,7 +48,9 @@ pub fn text_column<'a>(t: &'a Table, name: &str) -> Result<Vec<&'a str>, ReportE
         .batch
         .column_by_name(name)
         .ok_or_else(|| missing(t, name, "text"))?;
-    let col = col.as_string_opt::<i32>().ok_or_else(|| missing(t, name, "text"))?;
+    let col = col
+        .as_string_opt::<i32>()
+        .ok_or_else(|| missing(t, name, "text"))?;
     Ok((0..col.len())
         .map(|i| if col.is_valid(i) { col.value(i) } else { "" })
         .collect())

@@ -16,7 +16,10 @@ use super::{ViewError, Viewer, is_hex_id};
 use crate::record::{Detail, EventRow, Link, Record, Step, Table, Texts};
 
 /// `GET /event/<id>`.
-pub(super) async fn page(State(viewer): State<Viewer>, Path(id): Path<String>) -> Result<Response, ViewError> {
+pub(super) async fn page(
+    State(viewer): State<Viewer>,
+    Path(id): Path<String>,
+) -> Result<Response, ViewError> {
     let record = load(&viewer, &id).await?;
     if let Detail::Run(run) = &record.detail {
         return Ok(Redirect::to(&format!("/run/{}", run.generation.event_id.to_hex())).into_response());
@@ -42,7 +45,9 @@ pub(super) async fn page(State(viewer): State<Viewer>, Path(id): Path<String>) -
 /// The record `id` names; 404 when it is not hex or names no event (or several).
 pub(crate) async fn load(viewer: &Viewer, id: &str) -> Result<Record, ViewError> {
     if !is_hex_id(id) {
-        return Err(not_found(format!("`{id}` is not an event id, unit key or hex prefix of one")));
+        return Err(not_found(format!(
+            "`{id}` is not an event id, unit key or hex prefix of one"
+        )));
     }
     let found = viewer.records().resolve(id).await?;
     Ok(viewer.records().load(&found).await?)
@@ -55,15 +60,33 @@ pub(crate) fn header(e: &EventRow) -> String {
         ("log", escape(&e.log)),
         ("event id", format!("<code>{}</code>", e.event_id.to_hex())),
         ("unit key", format!("<code>{}</code>", e.unit_key.to_hex())),
-        ("upstream", if upstream.is_empty() { "—".into() } else { upstream.join(" ") }),
-        ("created", format!("{} on {} ({} ms)", escape(&e.created_at), escape(&e.host), e.duration_ms)),
+        (
+            "upstream",
+            if upstream.is_empty() {
+                "—".into()
+            } else {
+                upstream.join(" ")
+            },
+        ),
+        (
+            "created",
+            format!(
+                "{} on {} ({} ms)",
+                escape(&e.created_at),
+                escape(&e.host),
+                e.duration_ms
+            ),
+        ),
     ])
 }
 
 /// A link to an event, showing its first 12 digits.
 pub(crate) fn event_link(hex: &str) -> String {
     let hex = escape(hex);
-    format!("<a href=\"/event/{hex}\"><code>{}</code></a>", &hex[..hex.len().min(12)])
+    format!(
+        "<a href=\"/event/{hex}\"><code>{}</code></a>",
+        &hex[..hex.len().min(12)]
+    )
 }
 
 /// The related events, as a table of links.
@@ -113,20 +136,51 @@ fn attempt(step: &Step) -> String {
         ("language", escape(&a.language)),
         ("format", a.format.to_string()),
         ("seed", a.seed.to_string()),
-        ("node", format!("{} ({}, debug depth {})", escape(&a.node), escape(&a.stage), a.debug_depth)),
+        (
+            "node",
+            format!(
+                "{} ({}, debug depth {})",
+                escape(&a.node),
+                escape(&a.stage),
+                a.debug_depth
+            ),
+        ),
         ("parent", escape(a.parent.as_deref().unwrap_or("—"))),
         ("outcome", format!("{} ({:.1} s)", a.outcome, a.exec_seconds)),
-        ("metric", format!("{} ({direction}){}", number(a.metric), if a.is_buggy { ", buggy" } else { "" })),
-        ("tokens", format!("{} in, {} out, ${:.4}", a.input_tokens, a.output_tokens, a.cost_usd)),
-        ("run", step.run.as_ref().map_or("—".into(), |h| event_link(&h.to_hex()))),
+        (
+            "metric",
+            format!(
+                "{} ({direction}){}",
+                number(a.metric),
+                if a.is_buggy { ", buggy" } else { "" }
+            ),
+        ),
+        (
+            "tokens",
+            format!(
+                "{} in, {} out, ${:.4}",
+                a.input_tokens, a.output_tokens, a.cost_usd
+            ),
+        ),
+        (
+            "run",
+            step.run.as_ref().map_or("—".into(), |h| event_link(&h.to_hex())),
+        ),
     ]);
-    out += &format!("<h2>Plan</h2>\n{}<h2>Analysis</h2>\n{}", pre(&a.plan), pre(&a.analysis));
+    out += &format!(
+        "<h2>Plan</h2>\n{}<h2>Analysis</h2>\n{}",
+        pre(&a.plan),
+        pre(&a.analysis)
+    );
     if let Some(code) = &step.code {
         out += &format!("<h2>Code</h2>\n{}", listing(code, &[]));
     }
     out += &format!("<h2>Run output</h2>\n{}", pre(&a.term_out));
     if let Some(response) = &step.response {
-        out += &format!("<details><summary>Response</summary>{}</details>\n", pre(response));
+        out += &format!(
+            "<details><summary>Response</summary>{}</details>\n",
+            pre(response)
+        );
     }
     out
 }
@@ -157,7 +211,13 @@ fn analysis(table: &Table) -> String {
     }
     out += "</tbody>\n</table>\n";
     if (table.rows.len() as u64) < a.rows {
-        let _ = writeln!(out, "<p>… {} more rows: the whole table is at <a href=\"/tables/{}\">/tables/{}</a>.</p>", a.rows - table.rows.len() as u64, escape(&a.name), escape(&a.name));
+        let _ = writeln!(
+            out,
+            "<p>… {} more rows: the whole table is at <a href=\"/tables/{}\">/tables/{}</a>.</p>",
+            a.rows - table.rows.len() as u64,
+            escape(&a.name),
+            escape(&a.name)
+        );
     }
     if let Some(sql) = &table.query {
         out += &format!("<h2>SQL</h2>\n{}", pre(sql));
@@ -175,17 +235,37 @@ fn translation(texts: &Texts) -> String {
     out += &fields([
         ("tier", escape(&t.tier)),
         ("translation", escape(&t.translation)),
-        ("BLEU", format!("{} (gate {}, {})", number(t.bleu), t.min_bleu, escape(&t.bleu_signature))),
-        ("chrF", format!("{} ({})", number(t.chrf), escape(&t.chrf_signature))),
-        ("AC1", format!("{} (gate {}, 95% CI {} – {})", number(t.ac1), t.min_ac1, number(t.ac1_ci_low), number(t.ac1_ci_high))),
+        (
+            "BLEU",
+            format!(
+                "{} (gate {}, {})",
+                number(t.bleu),
+                t.min_bleu,
+                escape(&t.bleu_signature)
+            ),
+        ),
+        (
+            "chrF",
+            format!("{} ({})", number(t.chrf), escape(&t.chrf_signature)),
+        ),
+        (
+            "AC1",
+            format!(
+                "{} (gate {}, 95% CI {} – {})",
+                number(t.ac1),
+                t.min_ac1,
+                number(t.ac1_ci_low),
+                number(t.ac1_ci_high)
+            ),
+        ),
         ("passed", t.passed.to_string()),
         ("reasons", escape(&t.reasons.join("; "))),
     ]);
     let missing = "(not shown: the benchmark root does not hold the text this check read)";
     let text = |t: &Option<String>| pre(t.as_deref().unwrap_or(missing));
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<div class=\"side\"><div lang=\"{lang}\"><h3>Text ({lang})</h3>{}</div><div lang=\"en\"><h3>English</h3>{}</div></div>\n",
+        "<div class=\"side\"><div lang=\"{lang}\"><h3>Text ({lang})</h3>{}</div><div lang=\"en\"><h3>English</h3>{}</div></div>",
         text(&texts.text),
         text(&texts.english),
         lang = escape(&t.language)

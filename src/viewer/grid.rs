@@ -18,7 +18,11 @@ pub(crate) struct Grid {
 
 impl Grid {
     /// The rows of `batches` (of `schema`), floats with `decimals` digits.
-    pub(crate) fn new(schema: &SchemaRef, batches: &[RecordBatch], decimals: usize) -> Result<Self, ViewError> {
+    pub(crate) fn new(
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+        decimals: usize,
+    ) -> Result<Self, ViewError> {
         let batch = arrow::compute::concat_batches(schema, batches)?;
         Self::of(&batch, decimals)
     }

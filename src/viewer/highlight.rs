@@ -44,9 +44,34 @@ const KEYWORDS: [&str; 35] = [
 ];
 
 const BUILTINS: [&str; 28] = [
-    "abs", "all", "any", "bool", "dict", "enumerate", "Exception", "filter", "float", "getattr", "hasattr",
-    "int", "isinstance", "len", "list", "map", "max", "min", "object", "open", "print", "range", "round",
-    "self", "set", "sorted", "str", "sum",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "dict",
+    "enumerate",
+    "Exception",
+    "filter",
+    "float",
+    "getattr",
+    "hasattr",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "object",
+    "open",
+    "print",
+    "range",
+    "round",
+    "self",
+    "set",
+    "sorted",
+    "str",
+    "sum",
 ];
 
 /// The source as one escaped, highlighted HTML fragment per line.
@@ -203,7 +228,10 @@ mod tests {
     #[test]
     fn strings_comments_and_numbers() {
         let lines = highlight("s = f'a # b' + \"c\\\"d\"  # note\nn = 1e-5 + 0x1F + .5 + 3_000j\n");
-        assert_eq!(spans(&lines[0], "st"), ["f&#39;a # b&#39;", "&quot;c\\&quot;d&quot;"]);
+        assert_eq!(
+            spans(&lines[0], "st"),
+            ["f&#39;a # b&#39;", "&quot;c\\&quot;d&quot;"]
+        );
         assert_eq!(spans(&lines[0], "cm"), ["# note"]);
         assert_eq!(spans(&lines[1], "nu"), ["1e-5", "0x1F", ".5", "3_000j"]);
         assert!(spans(&lines[1], "st").is_empty());

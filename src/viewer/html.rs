@@ -159,14 +159,24 @@ mod tests {
 
     #[test]
     fn escape_covers_content_and_attributes() {
-        assert_eq!(escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
         assert_eq!(escape("Қазақ"), "Қазақ");
     }
 
     #[test]
     fn links_encode_their_parameters() {
         assert_eq!(
-            href("/", &[("model", "gpt-4o+aide"), ("language", ""), ("competition", "a b&c")]),
+            href(
+                "/",
+                &[
+                    ("model", "gpt-4o+aide"),
+                    ("language", ""),
+                    ("competition", "a b&c")
+                ]
+            ),
             "/?model=gpt-4o%2Baide&amp;competition=a%20b%26c"
         );
         assert_eq!(href("/matrix", &[]), "/matrix");

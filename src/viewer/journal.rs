@@ -30,7 +30,10 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
                ORDER BY competition, language, model, format, seed, search";
     let (schema, batches) = crate::query::run(viewer.ctx(), sql).await?;
     let rows = Grid::new(&schema, &batches, 4)?;
-    let mut body = format!("<h1>Searches</h1>\n<p>{} aide searches in the journal.</p>\n", rows.len());
+    let mut body = format!(
+        "<h1>Searches</h1>\n<p>{} aide searches in the journal.</p>\n",
+        rows.len()
+    );
     body += "<table class=\"data\">\n<thead><tr>";
     for (name, numeric) in rows.headers() {
         body += &grid::header(&escape(name), numeric);
@@ -40,7 +43,11 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
         body += "<tr>";
         for (name, text, numeric) in rows.row(i) {
             let link = (name == "search").then(|| format!("/search/{}", escape(text.unwrap_or_default())));
-            let shown = if name == "search" { text.map(|t| &t[..t.len().min(12)]) } else { text };
+            let shown = if name == "search" {
+                text.map(|t| &t[..t.len().min(12)])
+            } else {
+                text
+            };
             body += &grid::cell(name, shown, numeric, link.as_deref());
         }
         body += "</tr>\n";
@@ -50,7 +57,10 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
 }
 
 /// `GET /search/<key>`.
-pub(super) async fn tree(State(viewer): State<Viewer>, Path(key): Path<String>) -> Result<Html<String>, ViewError> {
+pub(super) async fn tree(
+    State(viewer): State<Viewer>,
+    Path(key): Path<String>,
+) -> Result<Html<String>, ViewError> {
     let key = key.to_ascii_lowercase();
     if key.len() < 8 || !is_hex_id(&key) {
         return Err(not_found(format!(
@@ -59,11 +69,15 @@ pub(super) async fn tree(State(viewer): State<Viewer>, Path(key): Path<String>) 
     }
     let attempts = attempts(&viewer, &key).await?;
     let Some(first) = attempts.first() else {
-        return Err(not_found(format!("no search of the journal has a key starting with {key}")));
+        return Err(not_found(format!(
+            "no search of the journal has a key starting with {key}"
+        )));
     };
     let search = first.body.search.to_hex();
     if attempts.iter().any(|a| a.body.search != first.body.search) {
-        return Err(not_found(format!("several searches have keys starting with {key}")));
+        return Err(not_found(format!(
+            "several searches have keys starting with {key}"
+        )));
     }
     let submitted = submitted_code(&viewer, &search).await?;
     let a = &first.body;
@@ -80,7 +94,11 @@ pub(super) async fn tree(State(viewer): State<Viewer>, Path(key): Path<String>) 
         &search[..12],
     );
     body += &Tree::new(&attempts).render(&viewer, submitted.as_deref())?;
-    Ok(Html(shell(&format!("Search {}", &search[..12]), Nav::Searches, &body)))
+    Ok(Html(shell(
+        &format!("Search {}", &search[..12]),
+        Nav::Searches,
+        &body,
+    )))
 }
 
 /// The attempts of the searches whose key starts with `key` (hex digits only), by step.
@@ -102,7 +120,7 @@ async fn submitted_code(viewer: &Viewer, search: &str) -> Result<Option<String>,
     );
     let (schema, batches) = crate::query::run(viewer.ctx(), &sql).await?;
     let rows = Grid::new(&schema, &batches, 0)?;
-    Ok((rows.len() > 0).then(|| rows.get(0, "code_blake3").unwrap_or_default().to_string()))
+    Ok((!rows.is_empty()).then(|| rows.get(0, "code_blake3").unwrap_or_default().to_string()))
 }
 
 /// The attempts as a tree: each node's children, roots under `None`.
@@ -127,7 +145,13 @@ impl<'a> Tree<'a> {
         self.list(None, viewer, submitted, 0)
     }
 
-    fn list(&self, parent: Option<&str>, viewer: &Viewer, submitted: Option<&str>, depth: usize) -> Result<String, ViewError> {
+    fn list(
+        &self,
+        parent: Option<&str>,
+        viewer: &Viewer,
+        submitted: Option<&str>,
+        depth: usize,
+    ) -> Result<String, ViewError> {
         let Some(kids) = self.children.get(&parent) else {
             return Ok(String::new());
         };
@@ -163,12 +187,30 @@ fn node(viewer: &Viewer, e: &Event<Attempt>, submitted: Option<&str>) -> Result<
         step = a.step,
         stage = escape(&a.stage),
         metric = number(a.metric),
-        buggy = if a.is_buggy { " · <span class=\"bad\">buggy</span>" } else { "" },
-        chosen = if chosen { " · <span class=\"ok\">submitted</span>" } else { "" },
+        buggy = if a.is_buggy {
+            " · <span class=\"bad\">buggy</span>"
+        } else {
+            ""
+        },
+        chosen = if chosen {
+            " · <span class=\"ok\">submitted</span>"
+        } else {
+            ""
+        },
         id = e.id.to_hex(),
     );
     let _ = write!(out, "<p class=\"plan\">{}</p>", escape(&a.plan));
-    let _ = write!(out, "<details><summary>code ({} lines)</summary>{}</details>", code.lines().count(), listing(&code, &[]));
-    let _ = write!(out, "<details><summary>output</summary>{}{}</details>", pre(&a.term_out), pre(&a.analysis));
+    let _ = write!(
+        out,
+        "<details><summary>code ({} lines)</summary>{}</details>",
+        code.lines().count(),
+        listing(&code, &[])
+    );
+    let _ = write!(
+        out,
+        "<details><summary>output</summary>{}{}</details>",
+        pre(&a.term_out),
+        pre(&a.analysis)
+    );
     Ok(out + "</div>")
 }

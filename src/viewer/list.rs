@@ -86,7 +86,8 @@ impl RunQuery {
         for (key, value) in params {
             q.set(key, value)?;
         }
-        q.filters.sort_by_key(|(c, _)| FILTERS.iter().position(|f| f == c));
+        q.filters
+            .sort_by_key(|(c, _)| FILTERS.iter().position(|f| f == c));
         Ok(q)
     }
 
@@ -203,7 +204,11 @@ async fn distinct(viewer: &Viewer, column: &str) -> Result<Vec<String>, ViewErro
     for b in batches {
         let values = arrow::compute::cast(b.column(0), &DataType::Utf8)?;
         let values = values.as_string::<i32>();
-        out.extend((0..values.len()).filter(|&i| values.is_valid(i)).map(|i| values.value(i).to_string()));
+        out.extend(
+            (0..values.len())
+                .filter(|&i| values.is_valid(i))
+                .map(|i| values.value(i).to_string()),
+        );
     }
     Ok(out)
 }
@@ -328,14 +333,23 @@ fn table(q: &RunQuery, rows: &Grid) -> String {
         out += "<tr class=\"run\">";
         for (name, text, numeric) in rows.row(i) {
             out += &match name {
-                "generation_id" => grid::cell(name, text.map(|t| &t[..t.len().min(12)]), false, Some(run.as_str())),
+                "generation_id" => grid::cell(
+                    name,
+                    text.map(|t| &t[..t.len().min(12)]),
+                    false,
+                    Some(run.as_str()),
+                ),
                 _ => grid::cell(name, text, numeric, None),
             };
         }
         out += "</tr>\n";
     }
     if rows.is_empty() {
-        let _ = writeln!(out, "<tr><td colspan=\"{}\">No run matches.</td></tr>", COLUMNS.len());
+        let _ = writeln!(
+            out,
+            "<tr><td colspan=\"{}\">No run matches.</td></tr>",
+            COLUMNS.len()
+        );
     }
     out + "</tbody>\n</table>\n"
 }
@@ -351,18 +365,32 @@ fn sort_header(q: &RunQuery, name: &str) -> String {
         (true, true) => " ▼",
         _ => "",
     };
-    format!("<a href=\"{}\">{name}{arrow}</a>", q.link(name, current && !q.desc, 0))
+    format!(
+        "<a href=\"{}\">{name}{arrow}</a>",
+        q.link(name, current && !q.desc, 0)
+    )
 }
 
 fn pager(q: &RunQuery, matching: usize) -> String {
     let first = q.page * PAGE_ROWS;
     let last = (first + PAGE_ROWS).min(matching);
-    let mut out = format!("<p class=\"pager\">rows {}–{last} of {matching} ", (first + 1).min(last));
+    let mut out = format!(
+        "<p class=\"pager\">rows {}–{last} of {matching} ",
+        (first + 1).min(last)
+    );
     if q.page > 0 {
-        let _ = write!(out, "<a href=\"{}\">← previous</a>", q.link(q.sort, q.desc, q.page - 1));
+        let _ = write!(
+            out,
+            "<a href=\"{}\">← previous</a>",
+            q.link(q.sort, q.desc, q.page - 1)
+        );
     }
     if last < matching {
-        let _ = write!(out, "<a href=\"{}\">next →</a>", q.link(q.sort, q.desc, q.page + 1));
+        let _ = write!(
+            out,
+            "<a href=\"{}\">next →</a>",
+            q.link(q.sort, q.desc, q.page + 1)
+        );
     }
     out + "</p>\n"
 }
@@ -372,7 +400,10 @@ mod tests {
     use super::*;
 
     fn params(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -391,7 +422,10 @@ mod tests {
             [("model", "m+aide".to_string()), ("language", "kk".to_string())]
         );
         assert_eq!((q.sort, q.desc, q.page), ("r_p", true, 2));
-        assert_eq!(q.link("score", false, 0), "/?model=m%2Baide&amp;language=kk&amp;sort=score");
+        assert_eq!(
+            q.link("score", false, 0),
+            "/?model=m%2Baide&amp;language=kk&amp;sort=score"
+        );
     }
 
     #[test]

@@ -68,13 +68,19 @@ mod tests {
 
     #[test]
     fn a_finding_follows_its_line() {
-        let html = listing("import x\nscaler.fit(X_val)\nprint(1)\n", &[finding(2), finding(0)]);
+        let html = listing(
+            "import x\nscaler.fit(X_val)\nprint(1)\n",
+            &[finding(2), finding(0)],
+        );
         let line2 = html.find("id=\"L2\"").unwrap();
         let note = html.find("<tr class=\"finding\" data-line=\"2\"").unwrap();
         let line3 = html.find("id=\"L3\"").unwrap();
         assert!(line2 < note && note < line3, "{html}");
         assert!(html.contains("fit on &lt;validation&gt;"));
-        assert!(html.starts_with("<ul class=\"findings\">"), "line 0 is about the file");
+        assert!(
+            html.starts_with("<ul class=\"findings\">"),
+            "line 0 is about the file"
+        );
         assert_eq!(html.matches("class=\"line").count(), 3);
     }
 }

@@ -151,7 +151,10 @@ fn td(cell: &Cell, link: &str) -> String {
         Some(r) if r.is_finite() => {
             // Red at 0 through yellow to green at 1 and above.
             let hue = (r.clamp(0.0, 1.0) * 120.0).round();
-            (format!("{r:.3}"), format!(" style=\"background:hsl({hue},65%,82%)\""))
+            (
+                format!("{r:.3}"),
+                format!(" style=\"background:hsl({hue},65%,82%)\""),
+            )
         }
         _ => ("—".to_string(), String::new()),
     };

@@ -128,7 +128,11 @@ impl Viewer {
 
     /// The manifest's language codes, in its order.
     fn language_order(&self) -> Vec<String> {
-        self.inner.languages.iter().map(|(code, _)| code.clone()).collect()
+        self.inner
+            .languages
+            .iter()
+            .map(|(code, _)| code.clone())
+            .collect()
     }
 
     /// The English name of the language `code`.
@@ -181,7 +185,11 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'
 /// response as a script-free, same-origin page.
 async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
     let mut response = if request.method() != Method::GET && request.method() != Method::HEAD {
-        let mut r = (StatusCode::METHOD_NOT_ALLOWED, "the viewer is read-only: GET and HEAD only\n").into_response();
+        let mut r = (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the viewer is read-only: GET and HEAD only\n",
+        )
+            .into_response();
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         r
@@ -196,7 +204,10 @@ async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Resp
     };
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     response
 }
@@ -232,10 +243,24 @@ mod tests {
 
     #[test]
     fn loopback_names() {
-        for host in ["localhost", "LOCALHOST:8700", "127.0.0.1", "127.0.0.1:80", "[::1]:8700", "[::1]"] {
+        for host in [
+            "localhost",
+            "LOCALHOST:8700",
+            "127.0.0.1",
+            "127.0.0.1:80",
+            "[::1]:8700",
+            "[::1]",
+        ] {
             assert!(is_loopback_name(host), "{host}");
         }
-        for host in ["evil.example", "evil.example:8700", "10.0.0.1:8700", "localhost.evil.example", "[::2]:1", ""] {
+        for host in [
+            "evil.example",
+            "evil.example:8700",
+            "10.0.0.1:8700",
+            "localhost.evil.example",
+            "[::2]:1",
+            "",
+        ] {
             assert!(!is_loopback_name(host), "{host}");
         }
     }

@@ -17,7 +17,10 @@ use crate::report::{Plot, Table, plots_of};
 const PLOTTED: [&str; 2] = ["rp_matrix", "pass_rate_by_tier"];
 
 /// `GET /plots/<file>`.
-pub(super) async fn svg(State(viewer): State<Viewer>, Path(file): Path<String>) -> Result<Response, ViewError> {
+pub(super) async fn svg(
+    State(viewer): State<Viewer>,
+    Path(file): Path<String>,
+) -> Result<Response, ViewError> {
     if !is_plot_name(&file) {
         return Err(not_found(format!("`{file}` is not the name of a plot")));
     }
@@ -40,7 +43,10 @@ pub(crate) fn of(viewer: &Viewer, table: &Table) -> Result<Vec<Plot>, ViewError>
 
 fn is_plot_name(file: &str) -> bool {
     file.strip_suffix(".svg").is_some_and(|stem| {
-        !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        !stem.is_empty()
+            && stem
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     })
 }
 
@@ -51,7 +57,14 @@ mod tests {
     #[test]
     fn plot_names_are_plain_svg_file_names() {
         assert!(is_plot_name("heatmap_gpt-4o_modular.svg"));
-        for bad in ["../../Cargo.toml", "..%2fCargo.toml", ".svg", "a/b.svg", "a.svg.png", "a b.svg"] {
+        for bad in [
+            "../../Cargo.toml",
+            "..%2fCargo.toml",
+            ".svg",
+            "a/b.svg",
+            "a.svg.png",
+            "a b.svg",
+        ] {
             assert!(!is_plot_name(bad), "{bad}");
         }
     }

@@ -24,7 +24,10 @@ use crate::log::EventBody;
 use crate::record::{Detail, EventRow, Ided, Record, Run};
 
 /// `GET /run/<id>`.
-pub(super) async fn page(State(viewer): State<Viewer>, Path(id): Path<String>) -> Result<Response, ViewError> {
+pub(super) async fn page(
+    State(viewer): State<Viewer>,
+    Path(id): Path<String>,
+) -> Result<Response, ViewError> {
     let record = load(&viewer, &id).await?;
     let Detail::Run(run) = &record.detail else {
         return Ok(Redirect::to(&format!("/event/{}", record.event.event_id.to_hex())).into_response());
@@ -53,19 +56,27 @@ fn render(viewer: &Viewer, record: &Record, run: &Run) -> String {
     out += &summary(run);
     out += &prompt(run);
     let n = run.findings.len();
-    let _ = writeln!(out, "<h2 id=\"code\">Code ({n} finding{})</h2>", if n == 1 { "" } else { "s" });
+    let _ = writeln!(
+        out,
+        "<h2 id=\"code\">Code ({n} finding{})</h2>",
+        if n == 1 { "" } else { "s" }
+    );
     out += &match &run.code {
         Some(code) => listing(code, &run.findings),
         None => "<p class=\"null\">(no code)</p>\n".into(),
     };
     if let Some(response) = &run.response {
-        let _ = writeln!(out, "<details><summary>Response of the model</summary>{}</details>", pre(response));
+        let _ = writeln!(
+            out,
+            "<details><summary>Response of the model</summary>{}</details>",
+            pre(response)
+        );
     }
     if let Some(x) = &run.execution {
         out += "<h2>Sandbox output</h2>\n";
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<div class=\"side\"><div><h3>stdout (tail)</h3>{}</div><div><h3>stderr (tail)</h3>{}</div></div>\n",
+            "<div class=\"side\"><div><h3>stdout (tail)</h3>{}</div><div><h3>stderr (tail)</h3>{}</div></div>",
             pre(&x.body.stdout_tail),
             pre(&x.body.stderr_tail)
         );
@@ -78,8 +89,22 @@ fn render(viewer: &Viewer, record: &Record, run: &Run) -> String {
 fn summary(run: &Run) -> String {
     let g = &run.generation.body;
     let mut pairs = vec![
-        ("model", format!("{} ({}, {} agent)", escape(&run.entrant), escape(&provider(g)), escape(&agent(g)))),
-        ("tokens", format!("{} in, {} out, ${:.4}, {} HTTP attempts", g.input_tokens, g.output_tokens, g.cost_usd, g.attempts)),
+        (
+            "model",
+            format!(
+                "{} ({}, {} agent)",
+                escape(&run.entrant),
+                escape(&provider(g)),
+                escape(&agent(g))
+            ),
+        ),
+        (
+            "tokens",
+            format!(
+                "{} in, {} out, ${:.4}, {} HTTP attempts",
+                g.input_tokens, g.output_tokens, g.cost_usd, g.attempts
+            ),
+        ),
         ("generation", event_link(&run.generation.event_id.to_hex())),
     ];
     if let Some(t) = &run.translation {
@@ -103,8 +128,15 @@ fn execution(x: Option<&Ided<Execution>>) -> Vec<(&'static str, String)> {
         return vec![("outcome", "not executed".into())];
     };
     let b = &x.body;
-    let class = if b.outcome.to_string() == "ok" { "ok" } else { "bad" };
-    let detail = b.detail.as_deref().map_or(String::new(), |d| format!(": {}", escape(d)));
+    let class = if b.outcome.to_string() == "ok" {
+        "ok"
+    } else {
+        "bad"
+    };
+    let detail = b
+        .detail
+        .as_deref()
+        .map_or(String::new(), |d| format!(": {}", escape(d)));
     let mut out = vec![
         (
             "outcome",
@@ -118,7 +150,10 @@ fn execution(x: Option<&Ided<Execution>>) -> Vec<(&'static str, String)> {
         ("execution", event_link(&x.event_id.to_hex())),
     ];
     if b.leakage {
-        out.push(("leakage", "<span class=\"bad\">flagged by the static checks</span>".into()));
+        out.push((
+            "leakage",
+            "<span class=\"bad\">flagged by the static checks</span>".into(),
+        ));
     }
     out
 }
@@ -131,22 +166,40 @@ fn grade(g: Option<&Ided<Grade>>) -> Vec<(&'static str, String)> {
     let verdict = if b.valid {
         "<span class=\"ok\">valid</span>".to_string()
     } else {
-        format!("<span class=\"bad\">invalid</span>: {}", escape(b.reason.as_deref().unwrap_or("—")))
+        format!(
+            "<span class=\"bad\">invalid</span>: {}",
+            escape(b.reason.as_deref().unwrap_or("—"))
+        )
     };
     let mut out = vec![(
         "score",
-        format!("{} ({}, {}), {verdict}", number(b.score), escape(&b.metric), escape(&b.direction)),
+        format!(
+            "{} ({}, {}), {verdict}",
+            number(b.score),
+            escape(&b.metric),
+            escape(&b.direction)
+        ),
     )];
-    if b.valid && let Some(reason) = &b.reason {
+    if b.valid
+        && let Some(reason) = &b.reason
+    {
         out.push(("note", escape(reason)));
     }
     out.push((
         "r_p",
-        format!("{} against the reference solution (score {})", number(b.r_p), number(b.baseline_score)),
+        format!(
+            "{} against the reference solution (score {})",
+            number(b.r_p),
+            number(b.baseline_score)
+        ),
     ));
     out.push((
         "r_p automl",
-        format!("{} against AutoGluon (score {})", number(b.r_p_automl), number(b.automl_score)),
+        format!(
+            "{} against AutoGluon (score {})",
+            number(b.r_p_automl),
+            number(b.automl_score)
+        ),
     ));
     out.push(("grade", event_link(&g.event_id.to_hex())));
     out
@@ -157,7 +210,10 @@ fn prompt(run: &Run) -> String {
     let g = &run.generation.body;
     let lang = escape(&g.language);
     let mut out = String::from("<h2>Prompt</h2>\n<div class=\"side\">");
-    let _ = write!(out, "<div class=\"prompt\" lang=\"{lang}\"><h3>Prompt ({lang})</h3>");
+    let _ = write!(
+        out,
+        "<div class=\"prompt\" lang=\"{lang}\"><h3>Prompt ({lang})</h3>"
+    );
     match &run.prompt {
         Some(p) => {
             if !p.system.is_empty() {
@@ -170,7 +226,10 @@ fn prompt(run: &Run) -> String {
     out += "</div><div class=\"english\" lang=\"en\"><h3>English task</h3>";
     out += &match &run.english_task {
         Some(task) => pre(task),
-        None => "<p class=\"null\">(not shown: the benchmark root does not hold the text this run was asked)</p>".into(),
+        None => {
+            "<p class=\"null\">(not shown: the benchmark root does not hold the text this run was asked)</p>"
+                .into()
+        }
     };
     out + "</div></div>\n"
 }
@@ -192,7 +251,11 @@ fn search(run: &Run, event: &EventRow) -> String {
     out += "<ul>\n";
     for a in &run.attempts {
         let best = if a.is_best_so_far { " (best so far)" } else { "" };
-        let metric = if a.is_buggy { "buggy".to_string() } else { format!("metric {}", number(a.metric)) };
+        let metric = if a.is_buggy {
+            "buggy".to_string()
+        } else {
+            format!("metric {}", number(a.metric))
+        };
         let _ = writeln!(
             out,
             "<li>step {} {}: {metric}{best} {}</li>",

@@ -22,7 +22,9 @@ use crate::report::Table;
 
 /// `GET /tables`.
 pub(super) async fn index() -> Html<String> {
-    let mut body = String::from("<h1>Tables</h1>\n<p>The tables of <code>queries/</code>, computed over this store when first opened.</p>\n<ul>\n");
+    let mut body = String::from(
+        "<h1>Tables</h1>\n<p>The tables of <code>queries/</code>, computed over this store when first opened.</p>\n<ul>\n",
+    );
     for q in &TABLES {
         let _ = writeln!(
             body,
@@ -37,15 +39,14 @@ pub(super) async fn index() -> Html<String> {
 }
 
 /// `GET /tables/<name>`.
-pub(super) async fn page(State(viewer): State<Viewer>, Path(name): Path<String>) -> Result<Html<String>, ViewError> {
+pub(super) async fn page(
+    State(viewer): State<Viewer>,
+    Path(name): Path<String>,
+) -> Result<Html<String>, ViewError> {
     let query = catalog::table(&name).ok_or_else(|| not_found(format!("queries/ has no table `{name}`")))?;
     let table = by_name(&viewer, query.name).await?;
     let facets = list::facets(&viewer).await?;
-    let mut body = format!(
-        "<h1>{}</h1>\n{}",
-        escape(&table.title),
-        pre(&table.description)
-    );
+    let mut body = format!("<h1>{}</h1>\n{}", escape(&table.title), pre(&table.description));
     let _ = writeln!(
         body,
         "<details><summary>SQL (queries/{}.sql)</summary>{}</details>",

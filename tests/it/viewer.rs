@@ -60,9 +60,7 @@ impl Server {
 
     /// `127.0.0.1:PORT`.
     fn address(&self) -> &str {
-        self.url
-            .trim_start_matches("http://")
-            .trim_end_matches('/')
+        self.url.trim_start_matches("http://").trim_end_matches('/')
     }
 
     fn page(&self, path: &str) -> String {
@@ -126,7 +124,9 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Vec<&'a str> {
     let mut rest = text;
     while let Some(start) = rest.find(open) {
         rest = &rest[start + open.len()..];
-        let end = rest.find(close).unwrap_or_else(|| panic!("{open} without {close}"));
+        let end = rest
+            .find(close)
+            .unwrap_or_else(|| panic!("{open} without {close}"));
         out.push(&rest[..end]);
         rest = &rest[end + close.len()..];
     }
@@ -184,24 +184,39 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
     let list = dump_dom(&browser, &server.url, &profile);
     let all = runs(&list);
     assert!(!all.is_empty(), "the list shows no run:\n{list}");
-    assert_eq!(matching(&list), fx.runs.len(), "every run of the fixture is listed");
+    assert_eq!(
+        matching(&list),
+        fx.runs.len(),
+        "every run of the fixture is listed"
+    );
     for row in &all {
         assert_eq!(row["generation_id"].len(), 12, "{row:?}");
     }
 
     let language = THE_RUN.2;
-    let filtered = dump_dom(&browser, &server.page(&format!("/?language={language}")), &profile);
+    let filtered = dump_dom(
+        &browser,
+        &server.page(&format!("/?language={language}")),
+        &profile,
+    );
     let some = runs(&filtered);
     assert!(!some.is_empty(), "no run in {language}");
     assert!(some.iter().all(|r| r["language"] == language), "{some:?}");
     assert!(matching(&filtered) < matching(&list));
-    assert!(filtered.contains(&format!("<option value=\"{language}\" selected=\"\">")), "the form keeps the filter");
+    assert!(
+        filtered.contains(&format!("<option value=\"{language}\" selected=\"\">")),
+        "the form keeps the filter"
+    );
 
     let the_run = fx.run(THE_RUN).to_hex();
     let run = dump_dom(&browser, &server.page(&format!("/run/{the_run}")), &profile);
     let line = LEAKY_LINE;
     let source = LEAKY_CODE.lines().nth(line - 1).unwrap();
-    let code_row = between(&run, &format!("<tr class=\"line flagged\" id=\"L{line}\""), "</tr>");
+    let code_row = between(
+        &run,
+        &format!("<tr class=\"line flagged\" id=\"L{line}\""),
+        "</tr>",
+    );
     assert_eq!(code_row.len(), 1, "line {line} is not flagged:\n{run}");
     assert!(text(code_row[0]).contains(source), "{}", code_row[0]);
     let after = &run[run.find(&format!("id=\"L{line}\"")).unwrap()..];
@@ -210,7 +225,10 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
         next_row.contains(&format!("<tr class=\"finding\" data-line=\"{line}\"")),
         "the row after line {line} is not its finding: {next_row}"
     );
-    assert!(text(next_row).contains("leakage_preprocessing_on_validation"), "{next_row}");
+    assert!(
+        text(next_row).contains("leakage_preprocessing_on_validation"),
+        "{next_row}"
+    );
     for part in ["Prompt", "English task", "Sandbox output", "r_p"] {
         assert!(run.contains(part), "the run page has no {part}");
     }
@@ -235,6 +253,14 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
         }
     }
 
+    let aup = dump_dom(&browser, &server.page("/tables/aup"), &profile);
+    let first = between(&aup, "<td class=\"c-model\"><a href=\"", "\"");
+    assert_eq!(
+        first.first().map(|h| unescape(h)),
+        Some("/?model=gpt-x&format=modular&language=en".into()),
+        "a table cell links to its runs"
+    );
+
     let dir = shots();
     for (name, path) in [
         ("viewer-list.png", "/".to_string()),
@@ -252,10 +278,19 @@ fn the_viewer_refuses_writes_foreign_hosts_and_paths_outside_the_store() {
     let server = Server::start(&fx.ws);
     let address = server.address();
 
-    for (method, target) in [("POST", "/"), ("PUT", "/run/00"), ("DELETE", "/tables/aup"), ("PATCH", "/matrix")] {
+    for (method, target) in [
+        ("POST", "/"),
+        ("PUT", "/run/00"),
+        ("DELETE", "/tables/aup"),
+        ("PATCH", "/matrix"),
+    ] {
         let r = http(address, method, target, address);
         assert_eq!(r.status, 405, "{method} {target}");
-        assert!(r.headers.contains("\r\nallow: get, head"), "{method} {target}: {}", r.headers);
+        assert!(
+            r.headers.contains("\r\nallow: get, head"),
+            "{method} {target}: {}",
+            r.headers
+        );
     }
 
     let secrets = [
@@ -279,7 +314,10 @@ fn the_viewer_refuses_writes_foreign_hosts_and_paths_outside_the_store() {
     let head = http(address, "HEAD", "/", address);
     assert_eq!(head.status, 200);
     assert!(head.body.is_empty());
-    assert!(head.headers.contains("content-security-policy: default-src 'none'"));
+    assert!(
+        head.headers
+            .contains("content-security-policy: default-src 'none'")
+    );
 
     let foreign = http(address, "GET", "/", "evil.example");
     assert_eq!(foreign.status, 421, "a foreign Host is refused on loopback");
