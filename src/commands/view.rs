@@ -2,9 +2,9 @@
 //! viewer ([`crate::viewer`]).
 //!
 //! Opens the store (checking every segment) with the benchmark's manifests, binds, prints
-//! the URL on stdout as one line (`http://127.0.0.1:8700/`; with `--port 0` the port the
-//! system chose), says on stderr that the viewer is read-only and where it listens (a
-//! warning when that is not a loopback address), and serves until the process is stopped.
+//! on stderr that the viewer is read-only and where it listens (a warning when that is not a
+//! loopback address), then the URL on stdout as one line (`http://127.0.0.1:8700/`; with
+//! `--port 0` the port the system chose), and serves until the process is stopped.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -33,10 +33,11 @@ async fn serve(
         .await
         .map_err(|e| InputError(format!("cannot listen on {}: {e}", args.address)))?;
     let address = listener.local_addr()?;
+    // The message first: whoever waits for the URL then has both.
+    announce(settings, address);
     let mut stdout = settings.printer.stdout();
     writeln!(stdout, "http://{address}/")?;
     stdout.flush()?;
-    announce(settings, address);
     crate::viewer::serve(listener, viewer)
         .await
         .context("the viewer stopped")?;
