@@ -181,6 +181,7 @@ pub(crate) async fn facets(viewer: &Viewer) -> Result<&Facets, ViewError> {
 
 async fn compute_facets(viewer: &Viewer) -> Result<Facets, ViewError> {
     warm(viewer).await?;
+    let started = std::time::Instant::now();
     let mut values = Vec::new();
     for column in FILTERS {
         let mut v = distinct(viewer, column).await?;
@@ -188,6 +189,7 @@ async fn compute_facets(viewer: &Viewer) -> Result<Facets, ViewError> {
         values.push((column, v));
     }
     let total = viewer.ctx().table("runs").await?.count().await?;
+    tracing::info!("the run list's filter choices took {:.1?}", started.elapsed());
     Ok(Facets { values, total })
 }
 
@@ -236,7 +238,9 @@ pub(crate) async fn warm(viewer: &Viewer) -> Result<(), ViewError> {
         .inner
         .warm
         .get_or_try_init(|| async {
+            let started = std::time::Instant::now();
             crate::query::run(viewer.ctx(), &SQL).await?;
+            tracing::info!("the runs view took {:.1?}", started.elapsed());
             Ok::<(), ViewError>(())
         })
         .await?;

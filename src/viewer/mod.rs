@@ -60,7 +60,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -182,9 +182,26 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'
                    form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// Refuses other methods than GET and HEAD, and foreign hosts on loopback; marks every
-/// response as a script-free, same-origin page.
+/// response as a script-free, same-origin page; logs each request (`-v`) with its time.
 async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
-    let mut response = if request.method() != Method::GET && request.method() != Method::HEAD {
+    let started = std::time::Instant::now();
+    let (method, uri) = (request.method().clone(), request.uri().clone());
+    let mut response = match refusal(guard, &request) {
+        Some(refused) => refused,
+        None => next.run(request).await,
+    };
+    mark(response.headers_mut());
+    tracing::info!(
+        "{method} {uri}: {} in {:.1?}",
+        response.status().as_u16(),
+        started.elapsed()
+    );
+    response
+}
+
+/// The answer to a request the viewer does not serve, if it is one.
+fn refusal(guard: Guard, request: &Request) -> Option<Response> {
+    if request.method() != Method::GET && request.method() != Method::HEAD {
         let mut r = (
             StatusCode::METHOD_NOT_ALLOWED,
             "the viewer is read-only: GET and HEAD only\n",
@@ -192,24 +209,22 @@ async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Resp
             .into_response();
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        r
-    } else if guard.loopback && !loopback_host(&request) {
-        (
-            StatusCode::MISDIRECTED_REQUEST,
-            "this viewer answers loopback host names only (localhost, 127.0.0.1, [::1])\n",
-        )
-            .into_response()
-    } else {
-        next.run(request).await
-    };
-    let headers = response.headers_mut();
+        return Some(r);
+    }
+    if guard.loopback && !loopback_host(request) {
+        let text = "this viewer answers loopback host names only (localhost, 127.0.0.1, [::1])\n";
+        return Some((StatusCode::MISDIRECTED_REQUEST, text).into_response());
+    }
+    None
+}
+
+fn mark(headers: &mut HeaderMap) {
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-    response
 }
 
 /// Whether the request's `Host` (if any) names this machine's loopback.

@@ -323,4 +323,3 @@ fn the_viewer_refuses_writes_foreign_hosts_and_paths_outside_the_store() {
     assert_eq!(foreign.status, 421, "a foreign Host is refused on loopback");
     assert!(!foreign.body.contains("<tr class=\"run\">"));
 }
-
