@@ -336,7 +336,7 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Vec<&'a str> {
 }
 
 /// The page's sections as (anchor, heading, the section's HTML), in page order.
-fn sections(dom: &str) -> Vec<(String, String, &str)> {
+fn sections_of(dom: &str) -> Vec<(String, String, &str)> {
     between(dom, "<section id=\"", "</section>")
         .into_iter()
         .map(|section| {
@@ -358,7 +358,7 @@ fn the_report_shows_full_headings_plots_first_and_long_tables_collapsed() {
         &dir.path().join("chromium-profile"),
     );
 
-    let sections = sections(&dom);
+    let sections = sections_of(&dom);
     let headings: Vec<String> = sections.iter().map(|s| s.1.clone()).collect();
     assert_eq!(headings, expected_headings(), "the page's <h2>s");
     let nav = between(&dom, "<nav>", "</nav>");
