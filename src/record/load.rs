@@ -5,8 +5,8 @@ use datafusion::prelude::SessionContext;
 use serde_json::{Map, Value};
 
 use super::{
-    AttemptRef, Detail, EventRow, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step,
-    Table, Texts, hash_lit, str_lit,
+    AttemptRef, Detail, EventRow, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step, Table,
+    Texts, hash_lit, str_lit,
 };
 use crate::competition::Benchmark;
 use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslationCheck};
@@ -51,11 +51,7 @@ pub(super) async fn load(
             links.push(link);
         }
     }
-    Ok(Record {
-        event,
-        detail,
-        links,
-    })
+    Ok(Record { event, detail, links })
 }
 
 impl Reader<'_> {
@@ -64,7 +60,10 @@ impl Reader<'_> {
         let sql = format!("SELECT * FROM \"{log}\" WHERE event_id = {}", hash_lit(id));
         let batches = self.sql(&sql).await?;
         let rows = json_rows(&batches)?;
-        let row = rows.into_iter().next().ok_or_else(|| RecordError::NotFound(id.to_hex()))?;
+        let row = rows
+            .into_iter()
+            .next()
+            .ok_or_else(|| RecordError::NotFound(id.to_hex()))?;
         event_row(log, row)
     }
 
@@ -74,7 +73,10 @@ impl Reader<'_> {
 
     /// The latest event of `B`'s log matching `filter` (SQL).
     async fn latest<B: EventBody>(&self, filter: &str) -> Result<Option<Event<B>>, RecordError> {
-        Ok(self.typed::<B>(filter, "created_at DESC, event_id DESC", 1).await?.pop())
+        Ok(self
+            .typed::<B>(filter, "created_at DESC, event_id DESC", 1)
+            .await?
+            .pop())
     }
 
     async fn typed<B: EventBody>(
@@ -227,7 +229,9 @@ impl Reader<'_> {
 
     async fn attempts(&self, search: &Hash) -> Result<Vec<AttemptRef>, RecordError> {
         let filter = format!("search = {}", hash_lit(search));
-        let events = self.typed::<Attempt>(&filter, "step, created_at", 100_000).await?;
+        let events = self
+            .typed::<Attempt>(&filter, "step, created_at", 100_000)
+            .await?;
         Ok(events.into_iter().map(attempt_ref).collect())
     }
 
@@ -253,7 +257,10 @@ impl Reader<'_> {
     fn table(&self, a: Event<Analysis>) -> Result<Table, RecordError> {
         let bytes = self.store.objects().get(&a.body.result_blake3)?;
         let rows = table_rows(&bytes, TABLE_ROWS).map_err(|reason| RecordError::Malformed {
-            what: format!("the result object {} of table `{}`", a.body.result_blake3, a.body.name),
+            what: format!(
+                "the result object {} of table `{}`",
+                a.body.result_blake3, a.body.name
+            ),
             reason,
         })?;
         let query = crate::query::catalog::TABLES
@@ -472,24 +479,47 @@ fn related(detail: &Detail) -> Vec<Link> {
                 "run",
                 Generation::STAGE,
                 g.event_id,
-                format!("{} {}/{}/{} seed {}", run.entrant, g.body.competition, g.body.language, g.body.format, g.body.seed),
+                format!(
+                    "{} {}/{}/{} seed {}",
+                    run.entrant, g.body.competition, g.body.language, g.body.format, g.body.seed
+                ),
             ));
             if let Some(t) = &run.translation {
-                out.push(link("translation", TranslationCheck::STAGE, t.event_id, passed(t.body.passed)));
+                out.push(link(
+                    "translation",
+                    TranslationCheck::STAGE,
+                    t.event_id,
+                    passed(t.body.passed),
+                ));
             }
             if let Some(x) = &run.execution {
-                out.push(link("execution", Execution::STAGE, x.event_id, x.body.outcome.to_string()));
+                out.push(link(
+                    "execution",
+                    Execution::STAGE,
+                    x.event_id,
+                    x.body.outcome.to_string(),
+                ));
             }
             if let Some(gr) = &run.grade {
                 out.push(link("grade", Grade::STAGE, gr.event_id, validity(&gr.body)));
             }
             for a in &run.attempts {
-                out.push(link("attempt", Attempt::STAGE, a.event_id, format!("step {} {}", a.step, a.stage)));
+                out.push(link(
+                    "attempt",
+                    Attempt::STAGE,
+                    a.event_id,
+                    format!("step {} {}", a.step, a.stage),
+                ));
             }
         }
         Detail::Attempt(step) => {
             if let Some(run) = step.run {
-                out.push(link("search", Generation::STAGE, run, "the search's submission".into()));
+                out.push(link(
+                    "search",
+                    Generation::STAGE,
+                    run,
+                    "the search's submission".into(),
+                ));
             }
         }
         Detail::Analysis(_) | Detail::Translation(_) | Detail::Event => {}

@@ -54,7 +54,11 @@ pub struct Records {
 impl Records {
     /// Opens `store` (checking every segment, as every reader does).
     pub async fn open(store: Store, bench: Option<Benchmark>) -> Result<Self, RecordError> {
-        let ctx = crate::query::Session { bench: bench.as_ref() }.open(&store).await?;
+        let ctx = crate::query::Session {
+            bench: bench.as_ref(),
+        }
+        .open(&store)
+        .await?;
         let mut logs = crate::log::stages(&store)?;
         for log in crate::events::LOGS {
             if !logs.iter().any(|l| l == log.stage) {
