@@ -26,6 +26,8 @@ pub(super) struct Reader<'a> {
     pub bench: Option<&'a Benchmark>,
     /// Every log of the session.
     pub logs: &'a [String],
+    /// What the event names and the store lacks (a missing or damaged object).
+    pub problems: std::sync::Mutex<Vec<String>>,
 }
 
 /// The record of the event `found` names.
@@ -41,6 +43,7 @@ pub(super) async fn load(
         store,
         bench,
         logs,
+        problems: std::sync::Mutex::default(),
     };
     let event = r.row(&found.log, &found.event_id).await?;
     let detail = r.detail(&event).await?;
@@ -51,7 +54,13 @@ pub(super) async fn load(
             links.push(link);
         }
     }
-    Ok(Record { event, detail, links })
+    let problems = r.problems.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(Record {
+        event,
+        detail,
+        links,
+        problems,
+    })
 }
 
 impl Reader<'_> {
@@ -255,7 +264,7 @@ impl Reader<'_> {
     }
 
     fn table(&self, a: Event<Analysis>) -> Result<Table, RecordError> {
-        let bytes = self.store.objects().get(&a.body.result_blake3)?;
+        let bytes = self.object(a.body.result_blake3)?.unwrap_or_default();
         let rows = table_rows(&bytes, TABLE_ROWS).map_err(|reason| RecordError::Malformed {
             what: format!(
                 "the result object {} of table `{}`",
@@ -294,8 +303,23 @@ impl Reader<'_> {
         let Some(hash) = hash else {
             return Ok(None);
         };
-        let bytes = self.store.objects().get(&hash)?;
-        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+        let bytes = self.object(hash)?;
+        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    }
+
+    /// An object's bytes; a missing or damaged one is a problem of the record, not a
+    /// failure to show the rest.
+    fn object(&self, hash: Hash) -> Result<Option<Vec<u8>>, RecordError> {
+        use crate::store::ObjectError;
+        match self.store.objects().get(&hash) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e @ (ObjectError::Missing { .. } | ObjectError::Damaged { .. })) => {
+                let mut problems = self.problems.lock().unwrap_or_else(|e| e.into_inner());
+                problems.push(e.to_string());
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The prompt object: JSON `{"system", "user"}`, or (a template's context) plain text.
@@ -605,6 +629,9 @@ fn event_row(log: &str, mut row: Map<String, Value>) -> Result<EventRow, RecordE
 /// The first `limit` rows of a Parquet table, every value as text (null as "").
 fn table_rows(bytes: &[u8], limit: usize) -> Result<Vec<Vec<String>>, String> {
     use arrow::util::display::{ArrayFormatter, FormatOptions};
+    if bytes.is_empty() {
+        return Ok(Vec::new());
+    }
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
         bytes::Bytes::copy_from_slice(bytes),
     )

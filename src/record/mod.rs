@@ -159,6 +159,9 @@ pub struct Record {
     pub event: EventRow,
     pub detail: Detail,
     pub links: Vec<Link>,
+    /// What the event names and the store lacks: a missing or damaged object (the rest
+    /// is shown; `ml2b verify` checks the whole store).
+    pub problems: Vec<String>,
 }
 
 /// What a record knows beyond the event's own fields, by log.

@@ -28,7 +28,14 @@ impl fmt::Display for Record {
             Detail::Translation(texts) => write_texts(f, texts)?,
             Detail::Event => write_fields(f, &e.body)?,
         }
-        write_links(f, self)
+        write_links(f, self)?;
+        if !self.problems.is_empty() {
+            writeln!(f, "\n── problems ──")?;
+            for p in &self.problems {
+                writeln!(f, "  {p}")?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -233,3 +233,24 @@ fn show_lists_the_latest_runs_with_filters() {
     let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&aide)).unwrap();
     assert_eq!(rows.len(), 1, "{rows:?}");
 }
+
+#[test]
+fn a_missing_object_is_named_and_the_rest_is_shown() {
+    let f = fixture();
+    let id = f.run(THE_RUN).to_hex();
+    let code = ml2b::store::Hash::of(LEAKY_CODE.as_bytes());
+    std::fs::remove_file(f.ws.store().objects().path(&code)).unwrap();
+    let out = show(&f, &[&id]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("── prompt: user (kk) ──"), "{text}");
+    assert!(
+        text.contains(&format!("── problems ──\n  object {code} is missing")),
+        "{text}"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("the store lacks 1 object(s) this event names"),
+        "{stderr}"
+    );
+}
