@@ -11,7 +11,7 @@ use super::{
 use crate::competition::Benchmark;
 use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslationCheck};
 use crate::log::event::{COMMON_COLUMNS, from_batch};
-use crate::log::{Event, EventBody, LogError};
+use crate::log::{Event, EventBody};
 use crate::store::{Hash, Store};
 
 /// Rows of an analyze table shown.
@@ -45,8 +45,8 @@ pub(super) async fn load(
         logs,
         problems: std::sync::Mutex::default(),
     };
-    let event = r.row(&found.log, &found.event_id).await?;
-    let detail = r.detail(&event).await?;
+    let (event, batches) = r.row(&found.log, &found.event_id).await?;
+    let detail = r.detail(&event, &batches).await?;
     let mut links = r.upstream(&event).await?;
     links.extend(r.downstream(&event).await?);
     for link in related(&detail) {
@@ -64,8 +64,8 @@ pub(super) async fn load(
 }
 
 impl Reader<'_> {
-    /// The event's row: common columns and body fields.
-    async fn row(&self, log: &str, id: &Hash) -> Result<EventRow, RecordError> {
+    /// The event's row (common columns and body fields), and its batches to decode.
+    async fn row(&self, log: &str, id: &Hash) -> Result<(EventRow, Vec<RecordBatch>), RecordError> {
         let sql = format!("SELECT * FROM \"{log}\" WHERE event_id = {}", hash_lit(id));
         let batches = self.sql(&sql).await?;
         let rows = json_rows(&batches)?;
@@ -73,7 +73,7 @@ impl Reader<'_> {
             .into_iter()
             .next()
             .ok_or_else(|| RecordError::NotFound(id.to_hex()))?;
-        event_row(log, row)
+        Ok((event_row(log, row)?, batches))
     }
 
     async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, RecordError> {
@@ -109,35 +109,33 @@ impl Reader<'_> {
         self.latest::<B>(&format!("event_id = {}", hash_lit(id))).await
     }
 
-    /// What the record knows beyond the fields; a log's event that does not decode as
-    /// today's type (an unknown stage's) is shown by its fields alone.
-    async fn detail(&self, event: &EventRow) -> Result<Detail, RecordError> {
-        let id = &event.event_id;
+    /// What the record knows beyond the fields (`batches`: the event's row); a log's event
+    /// that does not decode as today's type (an unknown stage's) is shown by its fields alone.
+    async fn detail(&self, event: &EventRow, batches: &[RecordBatch]) -> Result<Detail, RecordError> {
         let detail = match event.log.as_str() {
-            Generation::STAGE => match self.event::<Generation>(id).await {
-                Ok(Some(g)) => Some(Detail::Run(Box::new(self.run(g, None, None).await?))),
-                other => undecoded(other)?,
+            Generation::STAGE => match decoded::<Generation>(batches) {
+                Some(g) => Some(Detail::Run(Box::new(self.run(g, None, None).await?))),
+                None => None,
             },
-            Execution::STAGE => match self.event::<Execution>(id).await {
-                Ok(Some(x)) => self.run_of_execution(x, None).await?,
-                other => undecoded(other)?,
+            Execution::STAGE => match decoded::<Execution>(batches) {
+                Some(x) => self.run_of_execution(x, None).await?,
+                None => None,
             },
-            Grade::STAGE => match self.event::<Grade>(id).await {
-                Ok(Some(g)) => self.run_of_grade(g).await?,
-                other => undecoded(other)?,
+            Grade::STAGE => match decoded::<Grade>(batches) {
+                Some(g) => self.run_of_grade(g).await?,
+                None => None,
             },
-            Attempt::STAGE => match self.event::<Attempt>(id).await {
-                Ok(Some(a)) => Some(Detail::Attempt(Box::new(self.step(a).await?))),
-                other => undecoded(other)?,
+            Attempt::STAGE => match decoded::<Attempt>(batches) {
+                Some(a) => Some(Detail::Attempt(Box::new(self.step(a).await?))),
+                None => None,
             },
-            Analysis::STAGE => match self.event::<Analysis>(id).await {
-                Ok(Some(a)) => Some(Detail::Analysis(Box::new(self.table(a)?))),
-                other => undecoded(other)?,
-            },
-            TranslationCheck::STAGE => match self.event::<TranslationCheck>(id).await {
-                Ok(Some(t)) => Some(Detail::Translation(Box::new(self.texts(t)))),
-                other => undecoded(other)?,
-            },
+            Analysis::STAGE => decoded::<Analysis>(batches)
+                .map(|a| self.table(a))
+                .transpose()?
+                .map(|t| Detail::Analysis(Box::new(t))),
+            TranslationCheck::STAGE => {
+                decoded::<TranslationCheck>(batches).map(|t| Detail::Translation(Box::new(self.texts(t))))
+            }
             _ => None,
         };
         Ok(detail.unwrap_or(Detail::Event))
@@ -396,12 +394,11 @@ impl Reader<'_> {
     }
 }
 
-/// A typed read that failed to decode becomes "no detail"; other failures stay errors.
-fn undecoded<T>(read: Result<Option<T>, RecordError>) -> Result<Option<Detail>, RecordError> {
-    match read {
-        Ok(_) | Err(RecordError::Log(LogError::Arrow(_) | LogError::Column(_))) => Ok(None),
-        Err(e) => Err(e),
-    }
+/// The event of `batches` as today's body type; none when it does not decode as one (an
+/// old schema's event with a field it lacks), which the record then shows by its fields.
+fn decoded<B: EventBody>(batches: &[RecordBatch]) -> Option<Event<B>> {
+    let batch = batches.iter().find(|b| b.num_rows() > 0)?;
+    from_batch::<B>(batch).ok()?.into_iter().next()
 }
 
 fn ided<B>(e: Event<B>) -> Ided<B> {
