@@ -9,7 +9,7 @@
 //! DIR/heatmap_<model>_<format>.svg   task × language r per model
 //! DIR/profiles.svg              attainment profile curves per model
 //! DIR/pass_rate_by_tier.svg     pass rate per resource tier and model
-//! DIR/index.html                all of it on one page
+//! DIR/index.html                all of it on one page: the plots, then the tables
 //! DIR/SOURCES.txt               which analyze event (and so which log heads) each table is
 //! ```
 //! Files are written atomically; a report is a pure function of the analyze events, so two
@@ -79,7 +79,7 @@ fn tables(settings: &GlobalSettings, events: &[Event<Analysis>]) -> anyhow::Resu
         let q = catalog::table(&e.body.name).context("analyze event of an unknown table")?;
         out.push(Table {
             name: q.name.to_string(),
-            title: q.title().trim_end_matches('.').to_string(),
+            title: q.title.to_string(),
             description: q.description(),
             batch,
         });
@@ -92,38 +92,58 @@ type Files = BTreeMap<String, Vec<u8>>;
 fn render(bench: &Benchmark, tables: &[Table], events: &[Event<Analysis>]) -> anyhow::Result<Files> {
     let style = Style::default();
     let mut files = Files::new();
-    let mut sections = Vec::new();
-    let by_name = |n: &str| tables.iter().find(|t| t.name == n);
     let mut all: Vec<Table> = Vec::new();
-    if let Some(aup) = by_name("aup") {
+    if let Some(aup) = tables.iter().find(|t| t.name == "aup") {
         all.push(aup_pr(aup)?);
     }
     all.extend(tables.iter().cloned());
+    let mut sections = plots(bench, &all, &mut files)?;
     for t in &all {
         files.insert(t.file_name("md"), report::markdown(t, style)?.into_bytes());
         files.insert(t.file_name("csv"), report::csv(t)?.into_bytes());
         files.insert(t.file_name("tex"), report::latex(t, style)?.into_bytes());
-        let svg = match t.name.as_str() {
-            "pass_rate_by_tier" => Some(tier_bars(t, &mut files)?),
-            "rp_matrix" => {
-                let profiles = profiles(t, &mut files)?;
-                for (heading, svg) in heatmaps(bench, t, &mut files)? {
-                    sections.push(Section {
-                        heading,
-                        svg: Some(svg),
-                        ..Section::default()
-                    });
-                }
-                Some(profiles)
-            }
-            _ => None,
-        };
-        sections.push(Section::for_table(t, svg, style)?);
+        sections.push(Section::for_table(t, None, style)?);
     }
     let html = report::index_html("ML2B results", &sections)?;
     files.insert("index.html".into(), html.into_bytes());
     files.insert("SOURCES.txt".into(), sources(events).into_bytes());
     Ok(files)
+}
+
+/// One section per plot, each under its own heading (a plot is not the table it is drawn
+/// from): the summaries over all models first, then one heat map per model.
+fn plots(bench: &Benchmark, tables: &[Table], files: &mut Files) -> anyhow::Result<Vec<Section>> {
+    let by_name = |n: &str| tables.iter().find(|t| t.name == n);
+    let mut out = Vec::new();
+    if let Some(t) = by_name("rp_matrix") {
+        let svg = profiles(t, files)?;
+        out.push(plot("Performance profiles", PROFILES, svg));
+    }
+    if let Some(t) = by_name("pass_rate_by_tier") {
+        let svg = tier_bars(t, files)?;
+        out.push(plot("Pass rate by resource tier", TIER_BARS, svg));
+    }
+    if let Some(t) = by_name("rp_matrix") {
+        for (heading, svg) in heatmaps(bench, t, files)? {
+            out.push(plot(&heading, HEATMAP, svg));
+        }
+    }
+    Ok(out)
+}
+
+const PROFILES: &str = "For each model, the share of cells (competition × language) with \
+    r ≥ τ: a curve that stays high longer reaches higher scores on more cells (rp_matrix).";
+const TIER_BARS: &str = "Pass rate per model and resource tier (pass_rate_by_tier).";
+const HEATMAP: &str = "r per competition and language: the cell's mean r_p over seeds, \
+    missing seeds counting 0 (rp_matrix).";
+
+fn plot(heading: &str, description: &str, svg: String) -> Section {
+    Section {
+        heading: heading.into(),
+        description: description.into(),
+        svg: Some(svg),
+        ..Section::default()
+    }
 }
 
 /// One line per table: the analyze event it came from and what that event read.

@@ -19,22 +19,31 @@ pub(super) fn show(settings: &GlobalSettings, args: &ShowSettings) -> anyhow::Re
     let bench = optional_bench(&args.root)?;
     super::runtime()?.block_on(async {
         let records = Records::open(settings.store.clone(), bench).await?;
-        match &args.id {
-            None => list(settings, &records.latest_runs(&args.filters).await?),
-            Some(id) => {
-                let record = records.get(id).await?;
-                match args.raw {
-                    Some(kind) => {
-                        let bytes = records.artefact(&record, kind)?;
-                        settings.printer.stdout().write_all(&bytes)?;
-                        Ok(())
-                    }
-                    None => super::print_report(settings, &record),
-                }
-            }
+        let Some(id) = &args.id else {
+            list(settings, &records.latest_runs(&args.filters).await?)?;
+            return Ok(ExitStatus::Success);
+        };
+        let record = records.get(id).await?;
+        if let Some(kind) = args.raw {
+            let bytes = records.artefact(&record, kind)?;
+            settings.printer.stdout().write_all(&bytes)?;
+            return Ok(ExitStatus::Success);
         }
-    })?;
-    Ok(ExitStatus::Success)
+        super::print_report(settings, &record)?;
+        Ok(lacking(settings, &record))
+    })
+}
+
+/// A record whose objects the store lacks is shown, and the command fails.
+fn lacking(settings: &GlobalSettings, record: &crate::record::Record) -> ExitStatus {
+    if record.problems.is_empty() {
+        return ExitStatus::Success;
+    }
+    settings.printer.error(format!(
+        "the store lacks {} object(s) this event names (listed above; `ml2b verify` checks the whole store)",
+        record.problems.len()
+    ));
+    ExitStatus::Failure
 }
 
 fn list(settings: &GlobalSettings, rows: &[RunRow]) -> anyhow::Result<()> {

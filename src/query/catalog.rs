@@ -5,12 +5,19 @@
 //! (`queries/*.sql`) are what the `analyze` stage runs and `ml2b report` renders, in
 //! [`TABLES`] order. A query's identity is the blake3 of its text, which analyze events
 //! record, so editing a file changes every event derived from it.
+//!
+//! That is why each query's title, the heading `ml2b report` gives its table, lives here
+//! and not in the file: a file's leading comment is prose that wraps mid-sentence, and
+//! rewording a heading must not re-derive the table (nor break the events of older
+//! stores, which `ml2b verify --rerun` re-derives from the compiled-in text).
 
 /// A named SQL text.
 #[derive(Clone, Copy, Debug)]
 pub struct Query {
     /// The file stem: the view's or the table's name.
     pub name: &'static str,
+    /// A short, complete heading: what the table is, without a full stop.
+    pub title: &'static str,
     pub sql: &'static str,
 }
 
@@ -18,15 +25,6 @@ impl Query {
     /// The blake3 of the text, as analyze events name it.
     pub fn blake3(&self) -> crate::store::Hash {
         crate::store::Hash::of(self.sql.as_bytes())
-    }
-
-    /// The first comment line: what the table is.
-    pub fn title(&self) -> &'static str {
-        self.sql
-            .lines()
-            .next()
-            .and_then(|l| l.strip_prefix("--"))
-            .map_or(self.name, str::trim)
     }
 
     /// The whole leading comment, without its `--` markers.
@@ -41,17 +39,36 @@ impl Query {
 }
 
 macro_rules! queries {
-    ($dir:literal: $($name:literal),* $(,)?) => {
-        [$(Query { name: $name, sql: include_str!(concat!("../../queries/", $dir, $name, ".sql")) }),*]
+    ($dir:literal: $($name:literal => $title:literal),* $(,)?) => {
+        [$(Query {
+            name: $name,
+            title: $title,
+            sql: include_str!(concat!("../../queries/", $dir, $name, ".sql")),
+        }),*]
     };
 }
 
 /// The views, in registration order.
-pub const VIEWS: [Query; 4] = queries!("views/": "repeated_keys", "runs", "cells", "task_variance");
+pub const VIEWS: [Query; 4] = queries!("views/":
+    "repeated_keys" => "Keys that several events of a log share",
+    "runs" => "Every generated sample with its execution and grade",
+    "cells" => "One row per model, format, competition and language",
+    "task_variance" => "Cross-lingual variance of r per model and task",
+);
 
 /// The tables of the paper, in report order.
-pub const TABLES: [Query; 10] = queries!("": "aup", "pass_rate", "rp_matrix", "pass_rate_by_tier",
-    "variance_by_task", "variance_tiers", "spearman", "failures", "leakage", "cost");
+pub const TABLES: [Query; 10] = queries!("":
+    "aup" => "AUP and pass rate per model and language",
+    "pass_rate" => "Pass rate per model and language",
+    "rp_matrix" => "Task × language matrix of r per model",
+    "pass_rate_by_tier" => "Pass rate per model and resource tier",
+    "variance_by_task" => "Cross-lingual variance of r per task and model",
+    "variance_tiers" => "Variance within and between resource tiers per model",
+    "spearman" => "Spearman correlation of task variance with task characteristics",
+    "failures" => "Failure taxonomy per model and language",
+    "leakage" => "Leakage findings per model",
+    "cost" => "Token usage and cost per model",
+);
 
 /// The table named `name`.
 pub fn table(name: &str) -> Option<&'static Query> {
@@ -84,7 +101,65 @@ mod tests {
     fn every_query_is_documented() {
         for q in TABLES.iter().chain(&VIEWS) {
             assert!(q.sql.starts_with("-- "), "{} has no leading comment", q.name);
-            assert!(q.title().len() > 10, "{}", q.name);
+            assert!(q.description().len() > q.title.len(), "{}", q.name);
         }
+    }
+
+    /// Marks and words after which a heading reads as cut off mid-sentence.
+    const DANGLING_MARKS: &[char] = &['/', ',', '·', '×', ':', ';', '(', '-', '—', '='];
+    const DANGLING_WORDS: &[&str] = &[
+        "a", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "per", "than", "that", "the",
+        "to", "versus", "which", "whose", "with",
+    ];
+
+    /// Why `title` is not a complete heading, if it is not.
+    fn incomplete(title: &str) -> Option<&'static str> {
+        let last = title.rsplit(' ').next().unwrap_or_default().to_lowercase();
+        if !(10..80).contains(&title.chars().count()) {
+            Some("not between 10 and 80 characters")
+        } else if title != title.trim() || title.contains('\n') {
+            Some("not one trimmed line")
+        } else if title.ends_with('.') {
+            Some("ends with a full stop")
+        } else if title.ends_with(DANGLING_MARKS)
+            || DANGLING_WORDS.contains(&last.as_str())
+            || last.ends_with("'s")
+        {
+            Some("ends with a connector")
+        } else if title.matches('(').count() != title.matches(')').count() {
+            Some("leaves a parenthesis open")
+        } else {
+            None
+        }
+    }
+
+    #[test]
+    fn every_title_is_a_complete_heading() {
+        for q in TABLES.iter().chain(&VIEWS) {
+            assert_eq!(incomplete(q.title), None, "{}: {:?}", q.name, q.title);
+        }
+    }
+
+    #[test]
+    fn the_completeness_check_catches_cut_headings() {
+        for cut in [
+            "Pass rate per model and resource tier (high / medium / low): 100 · valid runs /",
+            "AUP per model × language in ml2b's convention, with pass rate: the paper's",
+            "The failure taxonomy per model and language: runs by execute outcome (ok,",
+            "Spearman correlation of each task's cross-lingual variance of r with the task's",
+            "Leakage findings per model and",
+            "Pass rate (per model",
+            "Short",
+        ] {
+            assert!(incomplete(cut).is_some(), "{cut:?}");
+        }
+    }
+
+    #[test]
+    fn titles_are_unique() {
+        let mut titles: Vec<&str> = TABLES.iter().chain(&VIEWS).map(|q| q.title).collect();
+        titles.sort_unstable();
+        titles.dedup();
+        assert_eq!(titles.len(), TABLES.len() + VIEWS.len());
     }
 }

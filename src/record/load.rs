@@ -5,13 +5,13 @@ use datafusion::prelude::SessionContext;
 use serde_json::{Map, Value};
 
 use super::{
-    AttemptRef, Detail, EventRow, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step,
-    Table, Texts, hash_lit, str_lit,
+    AttemptRef, Detail, EventRow, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step, Table,
+    Texts, hash_lit, str_lit,
 };
 use crate::competition::Benchmark;
 use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslationCheck};
 use crate::log::event::{COMMON_COLUMNS, from_batch};
-use crate::log::{Event, EventBody, LogError};
+use crate::log::{Event, EventBody};
 use crate::store::{Hash, Store};
 
 /// Rows of an analyze table shown.
@@ -26,6 +26,8 @@ pub(super) struct Reader<'a> {
     pub bench: Option<&'a Benchmark>,
     /// Every log of the session.
     pub logs: &'a [String],
+    /// What the event names and the store lacks (a missing or damaged object).
+    pub problems: std::sync::Mutex<Vec<String>>,
 }
 
 /// The record of the event `found` names.
@@ -41,9 +43,10 @@ pub(super) async fn load(
         store,
         bench,
         logs,
+        problems: std::sync::Mutex::default(),
     };
-    let event = r.row(&found.log, &found.event_id).await?;
-    let detail = r.detail(&event).await?;
+    let (event, batches) = r.row(&found.log, &found.event_id).await?;
+    let detail = r.detail(&event, &batches).await?;
     let mut links = r.upstream(&event).await?;
     links.extend(r.downstream(&event).await?);
     for link in related(&detail) {
@@ -51,21 +54,26 @@ pub(super) async fn load(
             links.push(link);
         }
     }
+    let problems = r.problems.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(Record {
         event,
         detail,
         links,
+        problems,
     })
 }
 
 impl Reader<'_> {
-    /// The event's row: common columns and body fields.
-    async fn row(&self, log: &str, id: &Hash) -> Result<EventRow, RecordError> {
+    /// The event's row (common columns and body fields), and its batches to decode.
+    async fn row(&self, log: &str, id: &Hash) -> Result<(EventRow, Vec<RecordBatch>), RecordError> {
         let sql = format!("SELECT * FROM \"{log}\" WHERE event_id = {}", hash_lit(id));
         let batches = self.sql(&sql).await?;
         let rows = json_rows(&batches)?;
-        let row = rows.into_iter().next().ok_or_else(|| RecordError::NotFound(id.to_hex()))?;
-        event_row(log, row)
+        let row = rows
+            .into_iter()
+            .next()
+            .ok_or_else(|| RecordError::NotFound(id.to_hex()))?;
+        Ok((event_row(log, row)?, batches))
     }
 
     async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, RecordError> {
@@ -74,7 +82,10 @@ impl Reader<'_> {
 
     /// The latest event of `B`'s log matching `filter` (SQL).
     async fn latest<B: EventBody>(&self, filter: &str) -> Result<Option<Event<B>>, RecordError> {
-        Ok(self.typed::<B>(filter, "created_at DESC, event_id DESC", 1).await?.pop())
+        Ok(self
+            .typed::<B>(filter, "created_at DESC, event_id DESC", 1)
+            .await?
+            .pop())
     }
 
     async fn typed<B: EventBody>(
@@ -98,35 +109,33 @@ impl Reader<'_> {
         self.latest::<B>(&format!("event_id = {}", hash_lit(id))).await
     }
 
-    /// What the record knows beyond the fields; a log's event that does not decode as
-    /// today's type (an unknown stage's) is shown by its fields alone.
-    async fn detail(&self, event: &EventRow) -> Result<Detail, RecordError> {
-        let id = &event.event_id;
+    /// What the record knows beyond the fields (`batches`: the event's row); a log's event
+    /// that does not decode as today's type (an unknown stage's) is shown by its fields alone.
+    async fn detail(&self, event: &EventRow, batches: &[RecordBatch]) -> Result<Detail, RecordError> {
         let detail = match event.log.as_str() {
-            Generation::STAGE => match self.event::<Generation>(id).await {
-                Ok(Some(g)) => Some(Detail::Run(Box::new(self.run(g, None, None).await?))),
-                other => undecoded(other)?,
+            Generation::STAGE => match decoded::<Generation>(batches) {
+                Some(g) => Some(Detail::Run(Box::new(self.run(g, None, None).await?))),
+                None => None,
             },
-            Execution::STAGE => match self.event::<Execution>(id).await {
-                Ok(Some(x)) => self.run_of_execution(x, None).await?,
-                other => undecoded(other)?,
+            Execution::STAGE => match decoded::<Execution>(batches) {
+                Some(x) => self.run_of_execution(x, None).await?,
+                None => None,
             },
-            Grade::STAGE => match self.event::<Grade>(id).await {
-                Ok(Some(g)) => self.run_of_grade(g).await?,
-                other => undecoded(other)?,
+            Grade::STAGE => match decoded::<Grade>(batches) {
+                Some(g) => self.run_of_grade(g).await?,
+                None => None,
             },
-            Attempt::STAGE => match self.event::<Attempt>(id).await {
-                Ok(Some(a)) => Some(Detail::Attempt(Box::new(self.step(a).await?))),
-                other => undecoded(other)?,
+            Attempt::STAGE => match decoded::<Attempt>(batches) {
+                Some(a) => Some(Detail::Attempt(Box::new(self.step(a).await?))),
+                None => None,
             },
-            Analysis::STAGE => match self.event::<Analysis>(id).await {
-                Ok(Some(a)) => Some(Detail::Analysis(Box::new(self.table(a)?))),
-                other => undecoded(other)?,
-            },
-            TranslationCheck::STAGE => match self.event::<TranslationCheck>(id).await {
-                Ok(Some(t)) => Some(Detail::Translation(Box::new(self.texts(t)))),
-                other => undecoded(other)?,
-            },
+            Analysis::STAGE => decoded::<Analysis>(batches)
+                .map(|a| self.table(a))
+                .transpose()?
+                .map(|t| Detail::Analysis(Box::new(t))),
+            TranslationCheck::STAGE => {
+                decoded::<TranslationCheck>(batches).map(|t| Detail::Translation(Box::new(self.texts(t))))
+            }
             _ => None,
         };
         Ok(detail.unwrap_or(Detail::Event))
@@ -227,7 +236,9 @@ impl Reader<'_> {
 
     async fn attempts(&self, search: &Hash) -> Result<Vec<AttemptRef>, RecordError> {
         let filter = format!("search = {}", hash_lit(search));
-        let events = self.typed::<Attempt>(&filter, "step, created_at", 100_000).await?;
+        let events = self
+            .typed::<Attempt>(&filter, "step, created_at", 100_000)
+            .await?;
         Ok(events.into_iter().map(attempt_ref).collect())
     }
 
@@ -251,9 +262,12 @@ impl Reader<'_> {
     }
 
     fn table(&self, a: Event<Analysis>) -> Result<Table, RecordError> {
-        let bytes = self.store.objects().get(&a.body.result_blake3)?;
+        let bytes = self.object(a.body.result_blake3)?.unwrap_or_default();
         let rows = table_rows(&bytes, TABLE_ROWS).map_err(|reason| RecordError::Malformed {
-            what: format!("the result object {} of table `{}`", a.body.result_blake3, a.body.name),
+            what: format!(
+                "the result object {} of table `{}`",
+                a.body.result_blake3, a.body.name
+            ),
             reason,
         })?;
         let query = crate::query::catalog::TABLES
@@ -287,8 +301,23 @@ impl Reader<'_> {
         let Some(hash) = hash else {
             return Ok(None);
         };
-        let bytes = self.store.objects().get(&hash)?;
-        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+        let bytes = self.object(hash)?;
+        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    }
+
+    /// An object's bytes; a missing or damaged one is a problem of the record, not a
+    /// failure to show the rest.
+    fn object(&self, hash: Hash) -> Result<Option<Vec<u8>>, RecordError> {
+        use crate::store::ObjectError;
+        match self.store.objects().get(&hash) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e @ (ObjectError::Missing { .. } | ObjectError::Damaged { .. })) => {
+                let mut problems = self.problems.lock().unwrap_or_else(|e| e.into_inner());
+                problems.push(e.to_string());
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The prompt object: JSON `{"system", "user"}`, or (a template's context) plain text.
@@ -365,12 +394,11 @@ impl Reader<'_> {
     }
 }
 
-/// A typed read that failed to decode becomes "no detail"; other failures stay errors.
-fn undecoded<T>(read: Result<Option<T>, RecordError>) -> Result<Option<Detail>, RecordError> {
-    match read {
-        Ok(_) | Err(RecordError::Log(LogError::Arrow(_) | LogError::Column(_))) => Ok(None),
-        Err(e) => Err(e),
-    }
+/// The event of `batches` as today's body type; none when it does not decode as one (an
+/// old schema's event with a field it lacks), which the record then shows by its fields.
+fn decoded<B: EventBody>(batches: &[RecordBatch]) -> Option<Event<B>> {
+    let batch = batches.iter().find(|b| b.num_rows() > 0)?;
+    from_batch::<B>(batch).ok()?.into_iter().next()
 }
 
 fn ided<B>(e: Event<B>) -> Ided<B> {
@@ -472,24 +500,47 @@ fn related(detail: &Detail) -> Vec<Link> {
                 "run",
                 Generation::STAGE,
                 g.event_id,
-                format!("{} {}/{}/{} seed {}", run.entrant, g.body.competition, g.body.language, g.body.format, g.body.seed),
+                format!(
+                    "{} {}/{}/{} seed {}",
+                    run.entrant, g.body.competition, g.body.language, g.body.format, g.body.seed
+                ),
             ));
             if let Some(t) = &run.translation {
-                out.push(link("translation", TranslationCheck::STAGE, t.event_id, passed(t.body.passed)));
+                out.push(link(
+                    "translation",
+                    TranslationCheck::STAGE,
+                    t.event_id,
+                    passed(t.body.passed),
+                ));
             }
             if let Some(x) = &run.execution {
-                out.push(link("execution", Execution::STAGE, x.event_id, x.body.outcome.to_string()));
+                out.push(link(
+                    "execution",
+                    Execution::STAGE,
+                    x.event_id,
+                    x.body.outcome.to_string(),
+                ));
             }
             if let Some(gr) = &run.grade {
                 out.push(link("grade", Grade::STAGE, gr.event_id, validity(&gr.body)));
             }
             for a in &run.attempts {
-                out.push(link("attempt", Attempt::STAGE, a.event_id, format!("step {} {}", a.step, a.stage)));
+                out.push(link(
+                    "attempt",
+                    Attempt::STAGE,
+                    a.event_id,
+                    format!("step {} {}", a.step, a.stage),
+                ));
             }
         }
         Detail::Attempt(step) => {
             if let Some(run) = step.run {
-                out.push(link("search", Generation::STAGE, run, "the search's submission".into()));
+                out.push(link(
+                    "search",
+                    Generation::STAGE,
+                    run,
+                    "the search's submission".into(),
+                ));
             }
         }
         Detail::Analysis(_) | Detail::Translation(_) | Detail::Event => {}
@@ -575,6 +626,9 @@ fn event_row(log: &str, mut row: Map<String, Value>) -> Result<EventRow, RecordE
 /// The first `limit` rows of a Parquet table, every value as text (null as "").
 fn table_rows(bytes: &[u8], limit: usize) -> Result<Vec<Vec<String>>, String> {
     use arrow::util::display::{ArrayFormatter, FormatOptions};
+    if bytes.is_empty() {
+        return Ok(Vec::new());
+    }
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
         bytes::Bytes::copy_from_slice(bytes),
     )

@@ -54,7 +54,11 @@ pub struct Records {
 impl Records {
     /// Opens `store` (checking every segment, as every reader does).
     pub async fn open(store: Store, bench: Option<Benchmark>) -> Result<Self, RecordError> {
-        let ctx = crate::query::Session { bench: bench.as_ref() }.open(&store).await?;
+        let ctx = crate::query::Session {
+            bench: bench.as_ref(),
+        }
+        .open(&store)
+        .await?;
         let mut logs = crate::log::stages(&store)?;
         for log in crate::events::LOGS {
             if !logs.iter().any(|l| l == log.stage) {
@@ -155,6 +159,9 @@ pub struct Record {
     pub event: EventRow,
     pub detail: Detail,
     pub links: Vec<Link>,
+    /// What the event names and the store lacks: a missing or damaged object (the rest
+    /// is shown; `ml2b verify` checks the whole store).
+    pub problems: Vec<String>,
 }
 
 /// What a record knows beyond the event's own fields, by log.

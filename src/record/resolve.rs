@@ -48,7 +48,11 @@ pub struct Found {
 }
 
 /// The one event `wanted` names in the logs of `ctx` (see the module docs).
-pub(super) async fn resolve(ctx: &SessionContext, logs: &[String], wanted: &str) -> Result<Found, RecordError> {
+pub(super) async fn resolve(
+    ctx: &SessionContext,
+    logs: &[String],
+    wanted: &str,
+) -> Result<Found, RecordError> {
     let prefix = wanted.trim().to_ascii_lowercase();
     if prefix.is_empty() || prefix.len() > 64 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(RecordError::NotHex(wanted.to_string()));
@@ -97,7 +101,8 @@ async fn matches(
 fn read_candidates(b: &RecordBatch, out: &mut Vec<Candidate>) -> Result<usize, RecordError> {
     let text = |name: &str, i: usize| -> Result<String, RecordError> {
         let col = b.column_by_name(name).ok_or_else(|| malformed(name))?;
-        let col = arrow::compute::cast(col, &arrow::datatypes::DataType::Utf8).map_err(|_| malformed(name))?;
+        let col =
+            arrow::compute::cast(col, &arrow::datatypes::DataType::Utf8).map_err(|_| malformed(name))?;
         Ok(col.as_string::<i32>().value(i).to_string())
     };
     let hash = |name: &str, i: usize| -> Result<Hash, RecordError> {
@@ -191,7 +196,10 @@ mod tests {
         let err = decide(
             "0",
             2,
-            vec![cand("grade", 9, 2, "event_id"), cand("generate", 8, 3, "event_id")],
+            vec![
+                cand("grade", 9, 2, "event_id"),
+                cand("generate", 8, 3, "event_id"),
+            ],
         )
         .unwrap_err();
         let text = err.to_string();
@@ -202,7 +210,10 @@ mod tests {
     #[test]
     fn more_matches_than_fetched_is_ambiguous() {
         let err = decide("0", 50, vec![cand("grade", 9, 2, "event_id")]).unwrap_err();
-        assert!(err.to_string().contains("50 events match (the 1 latest shown)"), "{err}");
+        assert!(
+            err.to_string().contains("50 events match (the 1 latest shown)"),
+            "{err}"
+        );
     }
 
     #[test]

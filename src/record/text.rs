@@ -16,7 +16,11 @@ impl fmt::Display for Record {
         let e = &self.event;
         writeln!(f, "{} event {}", e.log, e.event_id)?;
         writeln!(f, "  unit key  {}", e.unit_key)?;
-        writeln!(f, "  created   {} on {} ({} ms)", e.created_at, e.host, e.duration_ms)?;
+        writeln!(
+            f,
+            "  created   {} on {} ({} ms)",
+            e.created_at, e.host, e.duration_ms
+        )?;
         match &self.detail {
             Detail::Run(run) => write_run(f, run)?,
             Detail::Attempt(step) => write_step(f, step)?,
@@ -24,7 +28,14 @@ impl fmt::Display for Record {
             Detail::Translation(texts) => write_texts(f, texts)?,
             Detail::Event => write_fields(f, &e.body)?,
         }
-        write_links(f, self)
+        write_links(f, self)?;
+        if !self.problems.is_empty() {
+            writeln!(f, "\n── problems ──")?;
+            for p in &self.problems {
+                writeln!(f, "  {p}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -48,7 +59,16 @@ fn section(f: &mut fmt::Formatter<'_>, name: &str, text: Option<&str>) -> fmt::R
 fn write_run(f: &mut fmt::Formatter<'_>, run: &Run) -> fmt::Result {
     let g = &run.generation.body;
     writeln!(f, "\nrun {}", run.generation.event_id)?;
-    field(f, "model", format!("{} ({}, {} agent)", run.entrant, serde_name(&g.provider), serde_name(&g.agent)))?;
+    field(
+        f,
+        "model",
+        format!(
+            "{} ({}, {} agent)",
+            run.entrant,
+            serde_name(&g.provider),
+            serde_name(&g.agent)
+        ),
+    )?;
     field(f, "competition", &g.competition)?;
     field(f, "language", &g.language)?;
     field(f, "format", g.format)?;
@@ -56,14 +76,21 @@ fn write_run(f: &mut fmt::Formatter<'_>, run: &Run) -> fmt::Result {
     field(
         f,
         "tokens",
-        format!("{} in, {} out, ${:.4}, {} HTTP attempts", g.input_tokens, g.output_tokens, g.cost_usd, g.attempts),
+        format!(
+            "{} in, {} out, ${:.4}, {} HTTP attempts",
+            g.input_tokens, g.output_tokens, g.cost_usd, g.attempts
+        ),
     )?;
     if let Some(t) = &run.translation {
         let t = &t.body;
         let bleu = t.bleu.map_or("-".into(), |b| format!("{b:.4}"));
         let ac1 = t.ac1.map_or("-".into(), |a| format!("{a:.4}"));
         let verdict = if t.passed { "passed" } else { "failed" };
-        field(f, "translation", format!("{verdict} (BLEU {bleu}, AC1 {ac1}, tier {})", t.tier))?;
+        field(
+            f,
+            "translation",
+            format!("{verdict} (BLEU {bleu}, AC1 {ac1}, tier {})", t.tier),
+        )?;
     }
     write_execution(f, run.execution.as_ref().map(|x| &x.body))?;
     write_grade(f, run.grade.as_ref().map(|g| &g.body))?;
@@ -79,21 +106,34 @@ fn write_run(f: &mut fmt::Formatter<'_>, run: &Run) -> fmt::Result {
         writeln!(f, "\n── aide search ({} attempts) ──", run.attempts.len())?;
         for a in &run.attempts {
             let metric = a.metric.map_or("buggy".into(), |m| format!("metric {m}"));
-            let parent = a.parent.as_deref().map_or(String::new(), |p| format!(" of {}", &p[..8.min(p.len())]));
+            let parent = a
+                .parent
+                .as_deref()
+                .map_or(String::new(), |p| format!(" of {}", &p[..8.min(p.len())]));
             let best = if a.is_best_so_far { " (best so far)" } else { "" };
-            writeln!(f, "  step {:>3} {}{parent}: {metric}{best}  {}", a.step, a.stage, a.event_id)?;
+            writeln!(
+                f,
+                "  step {:>3} {}{parent}: {metric}{best}  {}",
+                a.step, a.stage, a.event_id
+            )?;
         }
     }
     Ok(())
 }
-
 
 fn write_execution(f: &mut fmt::Formatter<'_>, x: Option<&Execution>) -> fmt::Result {
     let Some(x) = x else {
         return field(f, "outcome", "not executed");
     };
     let detail = x.detail.as_deref().map_or(String::new(), |d| format!(": {d}"));
-    field(f, "outcome", format!("{}{detail} ({:.1} s, {} backend)", x.outcome, x.wall_seconds, x.backend))?;
+    field(
+        f,
+        "outcome",
+        format!(
+            "{}{detail} ({:.1} s, {} backend)",
+            x.outcome, x.wall_seconds, x.backend
+        ),
+    )?;
     if x.leakage {
         field(f, "leakage", "flagged by the static checks")?;
     }
@@ -110,12 +150,34 @@ fn write_grade(f: &mut fmt::Formatter<'_>, g: Option<&Grade>) -> fmt::Result {
     } else {
         format!("invalid: {}", g.reason.as_deref().unwrap_or("-"))
     };
-    field(f, "score", format!("{} ({}, {}), {verdict}", num(g.score), g.metric, g.direction))?;
-    if g.valid && let Some(reason) = &g.reason {
+    field(
+        f,
+        "score",
+        format!("{} ({}, {}), {verdict}", num(g.score), g.metric, g.direction),
+    )?;
+    if g.valid
+        && let Some(reason) = &g.reason
+    {
         field(f, "note", reason)?;
     }
-    field(f, "r_p", format!("{} against the reference solution (score {})", num(g.r_p), num(g.baseline_score)))?;
-    field(f, "r_p automl", format!("{} against AutoGluon (score {})", num(g.r_p_automl), num(g.automl_score)))
+    field(
+        f,
+        "r_p",
+        format!(
+            "{} against the reference solution (score {})",
+            num(g.r_p),
+            num(g.baseline_score)
+        ),
+    )?;
+    field(
+        f,
+        "r_p automl",
+        format!(
+            "{} against AutoGluon (score {})",
+            num(g.r_p_automl),
+            num(g.automl_score)
+        ),
+    )
 }
 
 fn write_prompt(f: &mut fmt::Formatter<'_>, prompt: Option<&Prompt>, language: &str) -> fmt::Result {
@@ -148,7 +210,11 @@ fn write_code(f: &mut fmt::Formatter<'_>, code: Option<&str>, findings: Option<&
         }
     }
     for finding in findings.iter().filter(|x| x.line == 0 || x.line > lines.len()) {
-        writeln!(f, "{:>width$} │ ^ line {}, {}: {}", "", finding.line, finding.kind, finding.message)?;
+        writeln!(
+            f,
+            "{:>width$} │ ^ line {}, {}: {}",
+            "", finding.line, finding.kind, finding.message
+        )?;
     }
     Ok(())
 }
@@ -161,14 +227,32 @@ fn write_step(f: &mut fmt::Formatter<'_>, step: &Step) -> fmt::Result {
     field(f, "language", &a.language)?;
     field(f, "format", a.format)?;
     field(f, "seed", a.seed)?;
-    field(f, "node", format!("{} ({}, debug depth {})", a.node, a.stage, a.debug_depth))?;
+    field(
+        f,
+        "node",
+        format!("{} ({}, debug depth {})", a.node, a.stage, a.debug_depth),
+    )?;
     field(f, "parent", a.parent.as_deref().unwrap_or("-"))?;
     let metric = a.metric.map_or("-".into(), |m| m.to_string());
     let direction = if a.maximize { "maximize" } else { "minimize" };
     field(f, "outcome", format!("{} ({:.1} s)", a.outcome, a.exec_seconds))?;
-    field(f, "metric", format!("{metric} ({direction}){}", if a.is_buggy { ", buggy" } else { "" }))?;
+    field(
+        f,
+        "metric",
+        format!(
+            "{metric} ({direction}){}",
+            if a.is_buggy { ", buggy" } else { "" }
+        ),
+    )?;
     field(f, "best", a.is_best_so_far)?;
-    field(f, "tokens", format!("{} in, {} out, ${:.4}", a.input_tokens, a.output_tokens, a.cost_usd))?;
+    field(
+        f,
+        "tokens",
+        format!(
+            "{} in, {} out, ${:.4}",
+            a.input_tokens, a.output_tokens, a.cost_usd
+        ),
+    )?;
     section(f, "plan", Some(&a.plan))?;
     section(f, "analysis", Some(&a.analysis))?;
     write_prompt(f, step.prompt.as_ref(), &a.language)?;
@@ -192,10 +276,20 @@ fn write_table(f: &mut fmt::Formatter<'_>, table: &Table) -> fmt::Result {
         .columns
         .iter()
         .enumerate()
-        .map(|(i, c)| table.rows.iter().map(|r| r.get(i).map_or(0, |v| v.chars().count())).fold(c.chars().count(), usize::max))
+        .map(|(i, c)| {
+            table
+                .rows
+                .iter()
+                .map(|r| r.get(i).map_or(0, |v| v.chars().count()))
+                .fold(c.chars().count(), usize::max)
+        })
         .collect();
     let line = |cells: Vec<&str>| {
-        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
         padded.join(" | ").trim_end().to_string()
     };
     let _ = writeln!(grid, "{}", line(a.columns.iter().map(String::as_str).collect()));
@@ -204,7 +298,11 @@ fn write_table(f: &mut fmt::Formatter<'_>, table: &Table) -> fmt::Result {
     }
     let shown = table.rows.len() as u64;
     if shown < a.rows {
-        let _ = writeln!(grid, "… {} more rows (`ml2b show --raw result` writes the table)", a.rows - shown);
+        let _ = writeln!(
+            grid,
+            "… {} more rows (`ml2b show --raw result` writes the table)",
+            a.rows - shown
+        );
     }
     section(f, "table", Some(&grid))?;
     section(f, "SQL", table.query.as_deref())
@@ -216,23 +314,48 @@ fn write_texts(f: &mut fmt::Formatter<'_>, texts: &Texts) -> fmt::Result {
     field(f, "tier", &t.tier)?;
     field(f, "translation", &t.translation)?;
     let num = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.4}"));
-    field(f, "BLEU", format!("{} (gate {}, {})", num(t.bleu), t.min_bleu, t.bleu_signature))?;
+    field(
+        f,
+        "BLEU",
+        format!("{} (gate {}, {})", num(t.bleu), t.min_bleu, t.bleu_signature),
+    )?;
     field(f, "chrF", format!("{} ({})", num(t.chrf), t.chrf_signature))?;
-    field(f, "AC1", format!("{} (gate {}, 95% CI {} – {})", num(t.ac1), t.min_ac1, num(t.ac1_ci_low), num(t.ac1_ci_high)))?;
+    field(
+        f,
+        "AC1",
+        format!(
+            "{} (gate {}, 95% CI {} – {})",
+            num(t.ac1),
+            t.min_ac1,
+            num(t.ac1_ci_low),
+            num(t.ac1_ci_high)
+        ),
+    )?;
     field(f, "passed", t.passed)?;
     for reason in &t.reasons {
         field(f, "reason", reason)?;
     }
     let missing = "(not shown: the benchmark root does not hold the text this check read)";
     section(f, "English", Some(texts.english.as_deref().unwrap_or(missing)))?;
-    section(f, &format!("text ({})", t.language), Some(texts.text.as_deref().unwrap_or(missing)))?;
+    section(
+        f,
+        &format!("text ({})", t.language),
+        Some(texts.text.as_deref().unwrap_or(missing)),
+    )?;
     if t.back_blake3.is_some() {
-        section(f, "back-translation", Some(texts.back.as_deref().unwrap_or(missing)))?;
+        section(
+            f,
+            "back-translation",
+            Some(texts.back.as_deref().unwrap_or(missing)),
+        )?;
     }
     Ok(())
 }
 
-fn write_fields(f: &mut fmt::Formatter<'_>, body: &serde_json::Map<String, serde_json::Value>) -> fmt::Result {
+fn write_fields(
+    f: &mut fmt::Formatter<'_>,
+    body: &serde_json::Map<String, serde_json::Value>,
+) -> fmt::Result {
     writeln!(f)?;
     for (name, value) in body {
         let text = match value {
@@ -250,7 +373,11 @@ fn write_links(f: &mut fmt::Formatter<'_>, record: &Record) -> fmt::Result {
     }
     writeln!(f, "\n── related events ──")?;
     for l in &record.links {
-        writeln!(f, "  {:<11} {:<18} {}  {}", l.relation, l.log, l.event_id, l.label)?;
+        writeln!(
+            f,
+            "  {:<11} {:<18} {}  {}",
+            l.relation, l.log, l.event_id, l.label
+        )?;
     }
     Ok(())
 }

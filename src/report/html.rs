@@ -3,7 +3,21 @@
 //! The index is one self-contained page: inline CSS, no scripts, no external resources.
 //! Plots are embedded as `<img src="<file>.svg">` and downloads are links, both plain
 //! relative paths checked by [`index_html`], so the report folder can be moved, zipped or
-//! served from anywhere. Section anchors are `#s1`, `#s2`, ... in input order.
+//! served from anywhere.
+//!
+//! The layout puts what a reader scans first on top and keeps long data out of the way:
+//!
+//! ```text
+//! <h1>title</h1>
+//! <nav>  Plots   a · b · c          one wrapped line per group, not one line per entry
+//!        Tables  d · e · f
+//! #s1 …  every section with a plot, in input order
+//! #sN …  every other section, in input order; a table of more than COLLAPSE_ROWS rows
+//!        sits in a closed <details> whose <summary> says how many rows it has
+//! ```
+//!
+//! `<details>` opens and closes without a script. Section anchors are `#s1`, `#s2`, ... in
+//! page order.
 
 use std::fmt::Write as _;
 
@@ -12,12 +26,20 @@ use super::{ReportError, Style, Table};
 
 const NULL: &str = "—";
 
+/// Tables with more rows than this start collapsed: past a screenful they push the rest of
+/// the page out of sight.
+pub const COLLAPSE_ROWS: usize = 15;
+
 const CSS: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1f2328;background:#fff}
 main{max-width:1200px;margin:0 auto;padding:24px}
 h1{font-size:28px;margin:0 0 16px}
 h2{font-size:21px;margin:32px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
-nav ol{columns:2;margin:0 0 16px}
+nav{font-size:14px;line-height:1.6;margin:0 0 16px}
+nav div{display:flex;gap:12px}
+nav b{flex:none;width:4em}
+nav ol{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:0 16px}
+summary{cursor:pointer;color:#0969da;margin:8px 0}
 figure{margin:12px 0}
 img{max-width:100%;height:auto;border:1px solid #d0d7de}
 table.data{border-collapse:collapse;margin:12px 0;font-size:14px}
@@ -40,6 +62,8 @@ pub struct Section {
     pub svg: Option<String>,
     /// A table fragment from [`html_table`], inserted verbatim.
     pub table_html: Option<String>,
+    /// How many rows `table_html` has: past [`COLLAPSE_ROWS`] it starts collapsed.
+    pub table_rows: usize,
     /// Relative paths of downloadable files (`pass_rate.md`, ...), shown by name.
     pub links: Vec<String>,
 }
@@ -53,6 +77,7 @@ impl Section {
             description: table.description.clone(),
             svg,
             table_html: Some(html_table(table, style)?),
+            table_rows: table.batch.num_rows(),
             links: ["md", "csv", "tex"].map(|ext| table.file_name(ext)).to_vec(),
         })
     }
@@ -82,47 +107,62 @@ pub fn html_table(table: &Table, style: Style) -> Result<String, ReportError> {
     Ok(out)
 }
 
-/// Renders the report's landing page: a title, a table of contents and the sections.
+/// Renders the report's landing page: a title, a table of contents, the sections with a
+/// plot, then the others.
 pub fn index_html(title: &str, sections: &[Section]) -> Result<String, ReportError> {
     for section in sections {
         check_paths(section)?;
     }
+    let (plots, tables): (Vec<&Section>, Vec<&Section>) = sections.iter().partition(|s| s.svg.is_some());
     let title = escape(title);
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n"
     );
-    out += &contents(sections);
-    for (i, section) in sections.iter().enumerate() {
+    out += &contents(&plots, &tables);
+    for (i, section) in plots.iter().chain(&tables).enumerate() {
         out += &render_section(i + 1, section);
     }
     out += "</main>\n</body>\n</html>\n";
     Ok(out)
 }
 
-fn contents(sections: &[Section]) -> String {
-    if sections.is_empty() {
+/// The table of contents: one wrapped list per group, numbered on from the one before.
+fn contents(plots: &[&Section], tables: &[&Section]) -> String {
+    if plots.is_empty() && tables.is_empty() {
         return "<p>This report has no sections.</p>\n".into();
     }
-    let mut out = String::from("<nav><ol>\n");
-    for (i, s) in sections.iter().enumerate() {
-        let _ = writeln!(out, "<li><a href=\"#s{}\">{}</a></li>", i + 1, escape(&s.heading));
+    let mut out = String::from("<nav>\n");
+    let mut first = 1;
+    for (group, sections) in [("Plots", plots), ("Tables", tables)] {
+        if sections.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "<div><b>{group}</b><ol>");
+        for (i, s) in sections.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<li><a href=\"#s{}\">{}</a></li>",
+                first + i,
+                escape(&s.heading)
+            );
+        }
+        out += "</ol></div>\n";
+        first += sections.len();
     }
-    out + "</ol></nav>\n"
+    out + "</nav>\n"
 }
 
 fn render_section(number: usize, section: &Section) -> String {
     let heading = escape(&section.heading);
     let mut out = format!("<section id=\"s{number}\">\n<h2>{heading}</h2>\n");
-    if !section.description.is_empty() {
-        let _ = writeln!(out, "<p>{}</p>", escape(&section.description));
-    }
+    out += &paragraphs(&section.description);
     if let Some(svg) = &section.svg {
         let _ = writeln!(out, "<figure><img src=\"{svg}\" alt=\"{heading}\"></figure>");
     }
     if let Some(table) = &section.table_html {
-        out += table;
+        out += &collapsible(table, section.table_rows);
     }
     if !section.links.is_empty() {
         let links: Vec<String> = section
@@ -133,6 +173,23 @@ fn render_section(number: usize, section: &Section) -> String {
         let _ = writeln!(out, "<p class=\"files\">Download: {}</p>", links.join(" "));
     }
     out + "</section>\n"
+}
+
+/// One `<p>` per blank-line-separated paragraph of `text`.
+fn paragraphs(text: &str) -> String {
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("<p>{}</p>\n", escape(p)))
+        .collect()
+}
+
+/// `table` as is, or closed under a summary when it has more than [`COLLAPSE_ROWS`] rows.
+fn collapsible(table: &str, rows: usize) -> String {
+    if rows <= COLLAPSE_ROWS {
+        return table.to_string();
+    }
+    format!("<details>\n<summary>Show the table ({rows} rows)</summary>\n{table}</details>\n")
 }
 
 /// Only plain relative paths may appear in `src` and `href`: this keeps the page
@@ -175,8 +232,24 @@ fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, Int64Array};
+    use arrow::record_batch::RecordBatch;
+
     use super::*;
     use crate::report::test_support::sample_table;
+
+    /// A table `<name> table` of `rows` integers, with a two-paragraph description.
+    fn numbers(name: &str, rows: usize) -> Table {
+        let n: ArrayRef = Arc::new(Int64Array::from_iter_values(0..rows as i64));
+        Table {
+            name: name.into(),
+            title: format!("{name} table"),
+            description: "First paragraph,\nwrapped.\n\nSecond.".into(),
+            batch: RecordBatch::try_from_iter([("n", n)]).unwrap(),
+        }
+    }
 
     #[test]
     fn table_escapes_text_and_marks_numbers_and_nulls() {
@@ -219,6 +292,49 @@ mod tests {
             assert!(!html.contains(external), "found {external}");
         }
         assert_eq!(html, index_html("ml2b & friends", &sections).unwrap());
+    }
+
+    #[test]
+    fn plots_come_first_and_long_tables_start_collapsed() {
+        let style = Style::default();
+        let short = Section::for_table(&numbers("short", COLLAPSE_ROWS), None, style).unwrap();
+        let long = Section::for_table(&numbers("long", COLLAPSE_ROWS + 1), None, style).unwrap();
+        assert_eq!((short.table_rows, long.table_rows), (15, 16));
+        let plot = Section {
+            heading: "Profiles".into(),
+            svg: Some("profiles.svg".into()),
+            ..Section::default()
+        };
+        let html = index_html("r", &[short, long, plot]).unwrap();
+        let at = |needle: &str| {
+            html.find(needle)
+                .unwrap_or_else(|| panic!("no {needle:?} in {html}"))
+        };
+
+        let toc = "<nav>\n<div><b>Plots</b><ol><li><a href=\"#s1\">Profiles</a></li></ol></div>\n\
+                   <div><b>Tables</b><ol><li><a href=\"#s2\">short table</a></li>\
+                   <li><a href=\"#s3\">long table</a></li></ol></div>\n</nav>\n";
+        assert!(html.contains(toc), "{html}");
+        assert!(at("<section id=\"s1\">\n<h2>Profiles</h2>") < at("<table"));
+        assert!(at("<section id=\"s2\">\n<h2>short table</h2>") < at("<h2>long table</h2>"));
+
+        assert_eq!(html.matches("<details").count(), 1, "{html}");
+        assert!(at("<h2>long table</h2>") < at("<details>"));
+        assert!(
+            html[at("<details>")..].starts_with(
+                "<details>\n<summary>Show the table (16 rows)</summary>\n<table class=\"data\">"
+            )
+        );
+        assert!(html.contains("<p>First paragraph,\nwrapped.</p>\n<p>Second.</p>\n"));
+    }
+
+    #[test]
+    fn a_report_without_plots_has_no_plot_group() {
+        let section = Section::for_table(&sample_table(), None, Style::default()).unwrap();
+        let html = index_html("r", &[section]).unwrap();
+        assert!(!html.contains("<b>Plots</b>"));
+        assert!(html.contains("<div><b>Tables</b><ol><li><a href=\"#s1\">"));
+        assert!(!html.contains("<details"));
     }
 
     #[test]

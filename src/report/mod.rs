@@ -43,7 +43,7 @@ pub use bars::bars_svg;
 pub use delimited::csv;
 pub use error::ReportError;
 pub use heatmap::heatmap_svg;
-pub use html::{Section, html_table, index_html};
+pub use html::{COLLAPSE_ROWS, Section, html_table, index_html};
 pub use latex::latex;
 pub use markdown::markdown;
 pub use plots::{Plot, float_column, heatmaps, plots_of, profiles, series_names, text_column, tier_bars};

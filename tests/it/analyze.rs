@@ -158,7 +158,7 @@ fn grade(x: &Execution, r: Option<f64>) -> Grade {
 }
 
 /// The fixture store: generate, execute and grade logs, the regrade in a later segment.
-fn fixture() -> Workspace {
+pub(crate) fn fixture() -> Workspace {
     let ws = Workspace::new();
     let store = ws.store();
     let (mut gens, mut execs, mut grades) = (Vec::new(), Vec::new(), Vec::new());

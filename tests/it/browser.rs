@@ -1,4 +1,5 @@
-//! Renders a full report page in headless Chromium and checks the screenshot.
+//! Renders report pages in headless Chromium: a screenshot of a full page, and the DOM of
+//! the page `ml2b report` writes.
 //!
 //! These are the only tests that see the report as a browser does: they fail if an `<img>`
 //! does not load, if an SVG is malformed, if the page renders blank, or if a heading, the
@@ -275,4 +276,136 @@ fn report_page_renders_in_headless_chromium() {
             "{what} colour {colour:?} on only {count} pixels: plot not drawn?"
         );
     }
+}
+
+/// `ml2b report` of the analyze fixture, written into `dir`: its `index.html`.
+fn real_report(dir: &Path) -> PathBuf {
+    let ws = crate::analyze::fixture();
+    let out = ws
+        .ml2b()
+        .args(["report", "--root", env!("CARGO_MANIFEST_DIR"), "--out"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    dir.join("index.html")
+}
+
+/// The headings the report of the analyze fixture must show, in page order: its plots
+/// (models m1 and m2, both modular), then the paper's layout of AUP and every table of
+/// the catalog, each under its full title.
+fn expected_headings() -> Vec<String> {
+    let plots = [
+        "Performance profiles",
+        "Pass rate by resource tier",
+        "Heat map: m1 (modular)",
+        "Heat map: m2 (modular)",
+    ];
+    let tables = ml2b::query::catalog::TABLES.iter().map(|q| q.title);
+    plots
+        .into_iter()
+        .chain(["AUP / PR per model and language"])
+        .chain(tables)
+        .map(String::from)
+        .collect()
+}
+
+/// Text as a browser serializes it back to plain text.
+fn unescape(html: &str) -> String {
+    html.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&")
+}
+
+/// Every piece of `text` between `open` and the next `close`, in order.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(open) {
+        rest = &rest[start + open.len()..];
+        let end = rest
+            .find(close)
+            .unwrap_or_else(|| panic!("{open} without {close}"));
+        out.push(&rest[..end]);
+        rest = &rest[end + close.len()..];
+    }
+    out
+}
+
+/// The page's sections as (anchor, heading, the section's HTML), in page order.
+fn sections_of(dom: &str) -> Vec<(String, String, &str)> {
+    between(dom, "<section id=\"", "</section>")
+        .into_iter()
+        .map(|section| {
+            let (id, body) = section.split_once('"').unwrap();
+            let heading = between(body, "<h2>", "</h2>");
+            assert_eq!(heading.len(), 1, "section {id}: {heading:?}");
+            (id.to_string(), unescape(heading[0]), body)
+        })
+        .collect()
+}
+
+#[test]
+fn the_report_shows_full_headings_plots_first_and_long_tables_collapsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = real_report(&dir.path().join("report"));
+    let dom = dump_dom(
+        &chromium(),
+        page.to_str().unwrap(),
+        &dir.path().join("chromium-profile"),
+    );
+
+    let sections = sections_of(&dom);
+    let headings: Vec<String> = sections.iter().map(|s| s.1.clone()).collect();
+    assert_eq!(headings, expected_headings(), "the page's <h2>s");
+    let nav = between(&dom, "<nav>", "</nav>");
+    assert_eq!(nav.len(), 1, "{dom}");
+    let toc: Vec<(String, String)> = between(nav[0], "<a href=\"#", "</a>")
+        .into_iter()
+        .map(|a| {
+            let (anchor, text) = a.split_once("\">").unwrap();
+            (anchor.to_string(), unescape(text))
+        })
+        .collect();
+    let targets: Vec<(String, String)> = sections.iter().map(|s| (s.0.clone(), s.1.clone())).collect();
+    assert_eq!(
+        toc, targets,
+        "every entry of the contents names its section in full"
+    );
+
+    let is_plot = |body: &str| body.contains("<img ");
+    let plots = sections.iter().take_while(|s| is_plot(s.2)).count();
+    assert_eq!(plots, 4, "the plots come first: {headings:?}");
+    assert!(
+        sections[plots..]
+            .iter()
+            .all(|s| !is_plot(s.2) && s.2.contains("<table"))
+    );
+
+    for (_, heading, body) in &sections[plots..] {
+        let rows = body.matches("<tr>").count() - 1;
+        let collapsed = body.contains("<details>") && !body.contains("<details open");
+        assert_eq!(
+            collapsed,
+            rows > ml2b::report::COLLAPSE_ROWS,
+            "{heading}: {rows} rows"
+        );
+        if collapsed {
+            let details = between(body, "<details>", "</details>")[0];
+            assert!(
+                details.contains("<table"),
+                "{heading}: the table is not in <details>"
+            );
+            assert!(details.contains(&format!("<summary>Show the table ({rows} rows)</summary>")));
+        }
+    }
+    let matrix = ml2b::query::catalog::table("rp_matrix").unwrap().title;
+    let long = sections.iter().find(|s| s.1 == matrix).unwrap();
+    assert!(
+        long.2.contains("<details>"),
+        "rp_matrix (18 rows) is not collapsed"
+    );
 }

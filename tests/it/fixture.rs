@@ -88,11 +88,19 @@ enum End {
 }
 
 const RUNS: [(&str, &str, [End; 3]); 4] = [
-    ("gpt-x", "ames-housing", [End::Valid(0.95), End::Valid(0.9), End::Valid(0.8)]),
+    (
+        "gpt-x",
+        "ames-housing",
+        [End::Valid(0.95), End::Valid(0.9), End::Valid(0.8)],
+    ),
     (
         "gpt-x",
         "concrete-strength",
-        [End::Valid(1.0), End::Failed(Outcome::RuntimeError), End::Valid(0.7)],
+        [
+            End::Valid(1.0),
+            End::Failed(Outcome::RuntimeError),
+            End::Valid(0.7),
+        ],
     ),
     (
         "qwen-y",
@@ -172,10 +180,16 @@ impl Writer {
     }
 
     /// An event at the next tick of the fixture's clock, on host `fixture`.
-    fn event<B: EventBody>(&mut self, params: &impl serde::Serialize, upstream: Vec<Hash>, body: B) -> Event<B> {
+    fn event<B: EventBody>(
+        &mut self,
+        params: &impl serde::Serialize,
+        upstream: Vec<Hash>,
+        body: B,
+    ) -> Event<B> {
         self.clock += 1;
         let provenance = Provenance {
-            created_at: Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap() + chrono::Duration::seconds(self.clock),
+            created_at: Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap()
+                + chrono::Duration::seconds(self.clock),
             host: "fixture".into(),
             duration_ms: 1500,
         };
@@ -201,7 +215,10 @@ impl Writer {
         let code = if special {
             LEAKY_CODE.to_string()
         } else {
-            format!("def train(data):\n    return {:?}\n\ndef prepare_val(train_output, X_val):\n    return X_val\n\ndef predict(train_output, prepare_val_output):\n    return [0.0] * len(prepare_val_output)\n", format!("{model}/{competition}/{language}"))
+            format!(
+                "def train(data):\n    return {:?}\n\ndef prepare_val(train_output, X_val):\n    return X_val\n\ndef predict(train_output, prepare_val_output):\n    return [0.0] * len(prepare_val_output)\n",
+                format!("{model}/{competition}/{language}")
+            )
         };
         let task = task_text(competition, language);
         let prompt = serde_json::json!({"system": "You are an expert data scientist.", "user": task});
@@ -210,7 +227,9 @@ impl Writer {
         g.code_blake3 = self.put(code.as_bytes());
         g.code_bytes = code.len() as u64;
         g.prompt_blake3 = Some(self.put(prompt.to_string().as_bytes()));
-        g.request_blake3 = Some(Hash::of(format!("request {model} {competition} {language}").as_bytes()));
+        g.request_blake3 = Some(Hash::of(
+            format!("request {model} {competition} {language}").as_bytes(),
+        ));
         g.response_blake3 = Some(self.put(completion(&answer).as_bytes()));
         let ge = self.event(&(model, competition, language, "generate"), vec![], g.clone());
         let id = ge.id;
@@ -245,10 +264,21 @@ impl Writer {
     /// The aide search of (model, competition, language): three attempts, the last chosen.
     fn aide_search(&mut self, model: &str, competition: &str, language: &str) -> (Hash, Vec<Hash>) {
         let mut g = generation(model, competition, language, Agent::Aide);
-        let search_key = unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &(model, competition, language, "aide")).unwrap();
+        let search_key = unit_key(
+            Generation::STAGE,
+            Generation::SCHEMA_VERSION,
+            &[],
+            &(model, competition, language, "aide"),
+        )
+        .unwrap();
         let steps = [
             ("draft", None, None, "Start from the mean price."),
-            ("debug", Some(0), Some(0.21), "The draft raised; fix the column names."),
+            (
+                "debug",
+                Some(0),
+                Some(0.21),
+                "The draft raised; fix the column names.",
+            ),
             ("improve", Some(1), Some(0.18), "Log-transform the target."),
         ];
         let mut nodes: Vec<String> = Vec::new();
@@ -270,16 +300,28 @@ impl Writer {
                 debug_depth: u32::from(stage == "debug"),
                 plan: plan.into(),
                 code_blake3: self.put(code.as_bytes()),
-                prompt_blake3: self.put(serde_json::json!({"system": "aide", "user": plan}).to_string().as_bytes()),
+                prompt_blake3: self.put(
+                    serde_json::json!({"system": "aide", "user": plan})
+                        .to_string()
+                        .as_bytes(),
+                ),
                 request_blake3: Hash::of(format!("aide request {step}").as_bytes()),
                 response_blake3: self.put(completion(&format!("{plan}\n```python\n{code}```")).as_bytes()),
                 http_attempts: 1,
                 input_tokens: 800,
                 output_tokens: 200,
                 cost_usd: 0.002,
-                outcome: if metric.is_some() { Outcome::Ok } else { Outcome::RuntimeError },
+                outcome: if metric.is_some() {
+                    Outcome::Ok
+                } else {
+                    Outcome::RuntimeError
+                },
                 exec_seconds: 2.5,
-                term_out: if metric.is_some() { "validation rmsle 0.2\n".into() } else { "KeyError: 'SalePrice'\n".into() },
+                term_out: if metric.is_some() {
+                    "validation rmsle 0.2\n".into()
+                } else {
+                    "KeyError: 'SalePrice'\n".into()
+                },
                 exc_type: metric.is_none().then(|| "KeyError".to_string()),
                 metric,
                 maximize: false,
@@ -301,7 +343,8 @@ impl Writer {
         commit(&self.store, journal);
         self.clock += 1;
         let provenance = Provenance {
-            created_at: Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap() + chrono::Duration::seconds(self.clock),
+            created_at: Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap()
+                + chrono::Duration::seconds(self.clock),
             host: "fixture".into(),
             duration_ms: 30_000,
         };
@@ -376,7 +419,11 @@ fn execution(g: &Generation, end: End) -> Execution {
 fn grade(x: &Execution, end: End) -> Grade {
     let (valid, r_p, reason) = match end {
         End::Valid(r) => (true, Some(r), None),
-        End::Invalid => (false, Some(0.0), Some("predictions hold NaN in 3 rows".to_string())),
+        End::Invalid => (
+            false,
+            Some(0.0),
+            Some("predictions hold NaN in 3 rows".to_string()),
+        ),
         _ => (false, Some(0.0), Some(format!("the run ended {}", x.outcome))),
     };
     Grade {

@@ -33,22 +33,41 @@ fn stdout(out: &std::process::Output) -> String {
 
 /// The event ids of a log, from SQL.
 fn ids(f: &Fixture, sql: &str) -> Vec<String> {
-    let out = f.ws.ml2b().args(["--json", "query", "--root", ROOT, sql]).output().unwrap();
+    let out =
+        f.ws.ml2b()
+            .args(["--json", "query", "--root", ROOT, sql])
+            .output()
+            .unwrap();
     let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
-    rows.iter().map(|r| r["event_id"].as_str().unwrap().to_string()).collect()
+    rows.iter()
+        .map(|r| r["event_id"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// (log, event id, unit key) of every event of the pipeline's logs.
 fn every_event(f: &Fixture) -> Vec<(String, String, String)> {
-    let logs = ["translate_validate", "generate", "journal", "execute", "grade", "analyze"];
+    let logs = [
+        "translate_validate",
+        "generate",
+        "journal",
+        "execute",
+        "grade",
+        "analyze",
+    ];
     let union: Vec<String> = logs
         .iter()
         .map(|l| format!("SELECT '{l}' AS log, event_id, unit_key FROM {l}"))
         .collect();
-    let out = f.ws.ml2b().args(["--json", "query", &union.join(" UNION ALL ")]).output().unwrap();
+    let out =
+        f.ws.ml2b()
+            .args(["--json", "query", &union.join(" UNION ALL ")])
+            .output()
+            .unwrap();
     let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
     let text = |r: &serde_json::Value, k: &str| r[k].as_str().unwrap().to_string();
-    rows.iter().map(|r| (text(r, "log"), text(r, "event_id"), text(r, "unit_key"))).collect()
+    rows.iter()
+        .map(|r| (text(r, "log"), text(r, "event_id"), text(r, "unit_key")))
+        .collect()
 }
 
 #[test]
@@ -59,7 +78,10 @@ fn show_prints_a_whole_run() {
     // The finding is marked under its line, in the code as the model wrote it.
     let line = LEAKY_CODE.lines().nth(LEAKY_LINE - 1).unwrap();
     let marked = format!("{LEAKY_LINE} │ {line}\n   │ ^ leakage_preprocessing_on_validation");
-    assert!(text.contains(&marked), "no finding under line {LEAKY_LINE}:\n{text}");
+    assert!(
+        text.contains(&marked),
+        "no finding under line {LEAKY_LINE}:\n{text}"
+    );
     assert_snapshot!(text);
 }
 
@@ -67,14 +89,20 @@ fn show_prints_a_whole_run() {
 fn an_execute_or_grade_event_shows_its_run() {
     let f = fixture();
     let id = f.run(THE_RUN).to_hex();
-    let grade = &ids(&f, &format!(
-        "SELECT g.event_id FROM grade g JOIN execute x ON array_element(g.upstream, 1) = x.event_id \
+    let grade = &ids(
+        &f,
+        &format!(
+            "SELECT g.event_id FROM grade g JOIN execute x ON array_element(g.upstream, 1) = x.event_id \
          WHERE array_element(x.upstream, 1) = '{id}'"
-    ))[0];
+        ),
+    )[0];
     let text = stdout(&show(&f, &[grade]));
     assert!(text.starts_with(&format!("grade event {grade}")), "{text}");
     assert!(text.contains(&format!("\nrun {id}\n")), "{text}");
-    assert!(text.contains("r_p         0.9 against the reference solution"), "{text}");
+    assert!(
+        text.contains("r_p         0.9 against the reference solution"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -94,7 +122,10 @@ fn show_prints_an_analyze_table() {
 #[test]
 fn show_prints_a_translation_check_with_its_texts() {
     let f = fixture();
-    let id = &ids(&f, "SELECT event_id FROM translate_validate WHERE competition = 'ames-housing' AND language = 'kk'")[0];
+    let id = &ids(
+        &f,
+        "SELECT event_id FROM translate_validate WHERE competition = 'ames-housing' AND language = 'kk'",
+    )[0];
     let text = stdout(&show(&f, &[id]));
     let kazakh = std::fs::read_to_string(format!("{ROOT}/data/ames-housing/tasks/kk.toml")).unwrap();
     assert!(text.contains(kazakh.trim_end()), "{text}");
@@ -121,14 +152,20 @@ fn unknown_and_ambiguous_prefixes_are_input_errors() {
         .collect::<Vec<_>>();
     assert!(matching.len() > 2, "{matching:?}");
     let shown = matching.len().min(10);
-    let more = if matching.len() > 10 { " (the 10 latest shown)" } else { "" };
+    let more = if matching.len() > 10 {
+        " (the 10 latest shown)"
+    } else {
+        ""
+    };
     let head = format!("error: `a` is ambiguous: {} events match{more}\n", matching.len());
     assert!(stderr.starts_with(&head), "{stderr}");
     let listed: Vec<&str> = stderr.lines().skip(1).collect();
     assert_eq!(listed.len(), shown, "{stderr}");
     for line in listed {
         assert!(
-            matching.iter().any(|(log, id, _)| line.starts_with(&format!("  {log:<18} event {id}"))),
+            matching
+                .iter()
+                .any(|(log, id, _)| line.starts_with(&format!("  {log:<18} event {id}"))),
             "not a matching event: {line}"
         );
     }
@@ -140,15 +177,25 @@ fn raw_writes_one_artefact_and_json_the_whole_record() {
     let f = fixture();
     let id = f.run(THE_RUN).to_hex();
     assert_eq!(stdout(&show(&f, &[&id, "--raw", "code"])), LEAKY_CODE);
-    let prompt: serde_json::Value = serde_json::from_str(&stdout(&show(&f, &[&id, "--raw", "prompt"]))).unwrap();
+    let prompt: serde_json::Value =
+        serde_json::from_str(&stdout(&show(&f, &[&id, "--raw", "prompt"]))).unwrap();
     assert!(prompt["user"].as_str().unwrap().contains("Эймс"), "{prompt}");
     let predictions = show(&f, &[&id, "--raw", "predictions"]);
     assert!(predictions.status.success());
     assert!(predictions.stdout.starts_with(b"PAR1") && predictions.stdout.ends_with(b"PAR1"));
     let missing = show(&f, &[&id, "--raw", "term-out"]);
-    assert_eq!(missing.status.code(), Some(2), "{}", String::from_utf8_lossy(&missing.stderr));
+    assert_eq!(
+        missing.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
 
-    let out = f.ws.ml2b().args(["--json", "show", &id, "--root", ROOT]).output().unwrap();
+    let out =
+        f.ws.ml2b()
+            .args(["--json", "show", &id, "--root", ROOT])
+            .output()
+            .unwrap();
     let record: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(record["event"]["log"], "generate");
     assert_eq!(record["detail"]["kind"], "run");
@@ -156,7 +203,13 @@ fn raw_writes_one_artefact_and_json_the_whole_record() {
     assert_eq!(run["generation"]["language"], "kk");
     assert_eq!(run["grade"]["r_p"], 0.9);
     assert_eq!(run["findings"][0]["line"], LEAKY_LINE);
-    assert!(record["links"].as_array().unwrap().iter().any(|l| l["relation"] == "downstream" && l["log"] == "execute"));
+    assert!(
+        record["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["relation"] == "downstream" && l["log"] == "execute")
+    );
 }
 
 #[test]
@@ -164,11 +217,40 @@ fn show_lists_the_latest_runs_with_filters() {
     let f = fixture();
     assert_snapshot!("list", snapshot(&f, &["--limit", "5"]));
     assert_snapshot!("list_kk", snapshot(&f, &["--language", "kk"]));
-    let out = f.ws.ml2b().args(["--json", "show", "--root", ROOT, "--outcome", "timeout"]).output().unwrap();
+    let out =
+        f.ws.ml2b()
+            .args(["--json", "show", "--root", ROOT, "--outcome", "timeout"])
+            .output()
+            .unwrap();
     let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(rows[0]["model"], "qwen-y");
-    let aide = f.ws.ml2b().args(["--json", "show", "--root", ROOT, "--model", "gpt-x+aide"]).output().unwrap();
+    let aide =
+        f.ws.ml2b()
+            .args(["--json", "show", "--root", ROOT, "--model", "gpt-x+aide"])
+            .output()
+            .unwrap();
     let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&aide)).unwrap();
     assert_eq!(rows.len(), 1, "{rows:?}");
+}
+
+#[test]
+fn a_missing_object_is_named_and_the_rest_is_shown() {
+    let f = fixture();
+    let id = f.run(THE_RUN).to_hex();
+    let code = ml2b::store::Hash::of(LEAKY_CODE.as_bytes());
+    std::fs::remove_file(f.ws.store().objects().path(&code)).unwrap();
+    let out = show(&f, &[&id]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("── prompt: user (kk) ──"), "{text}");
+    assert!(
+        text.contains(&format!("── problems ──\n  object {code} is missing")),
+        "{text}"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("the store lacks 1 object(s) this event names"),
+        "{stderr}"
+    );
 }
