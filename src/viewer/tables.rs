@@ -30,7 +30,7 @@ pub(super) async fn index() -> Html<String> {
             body,
             "<li><a href=\"/tables/{name}\">{name}</a>: {title}</li>",
             name = q.name,
-            title = escape(q.title())
+            title = escape(q.title)
         );
     }
     body += "</ul>\n<p>Plots: <a href=\"/tables/rp_matrix\">heat maps and profiles</a> \
@@ -85,7 +85,7 @@ async fn compute(viewer: &Viewer, index: usize) -> Result<Arc<Table>, ViewError>
     let (schema, batches) = crate::query::run(viewer.ctx(), q.sql).await?;
     Ok(Arc::new(Table {
         name: q.name.to_string(),
-        title: q.title().trim_end_matches('.').to_string(),
+        title: q.title.to_string(),
         description: q.description(),
         batch: arrow::compute::concat_batches(&schema, &batches)?,
     }))
