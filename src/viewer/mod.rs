@@ -5,7 +5,8 @@
 //! every page is SQL on it, rendered as HTML on the server: no script runs in the page.
 //! The session lists the committed segments once, so the viewer shows the store as it was
 //! when it started (restart it to see later events); what it computes from that snapshot
-//! (the filter choices, the tables of `queries/`) is kept for its lifetime.
+//! (the `runs` view, the filter choices, the tables of `queries/`) is kept for its lifetime,
+//! and what the first page needs is computed in the background as soon as it listens.
 //!
 //! ```text
 //! GET /                   the runs (the `runs` view), filtered and sorted by the query
@@ -145,10 +146,21 @@ impl Viewer {
     }
 }
 
-/// Serves `viewer` on `listener` until the process ends.
+/// Serves `viewer` on `listener` until the process ends. The run list's data (the `runs`
+/// view and the filter choices) is computed at once, in the background: by the time a
+/// browser asks for the first page it is ready, or being computed (the request waits for
+/// that computation; it never starts a second one).
 pub async fn serve(listener: tokio::net::TcpListener, viewer: Viewer) -> std::io::Result<()> {
     let loopback = listener.local_addr()?.ip().is_loopback();
+    tokio::spawn(prepare(viewer.clone()));
     axum::serve(listener, router(viewer, loopback)).await
+}
+
+/// Computes what the first page needs; a failure is only logged (the page says why).
+async fn prepare(viewer: Viewer) {
+    if let Err(e) = list::facets(&viewer).await {
+        tracing::warn!("cannot prepare the run list: {}", crate::error_chain(&e));
+    }
 }
 
 fn router(viewer: Viewer, loopback: bool) -> Router {
