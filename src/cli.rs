@@ -470,9 +470,13 @@ pub struct ShowArgs {
     pub id: Option<String>,
     #[command(flatten)]
     pub root: RootArgs,
-    /// Write this artefact's bytes to stdout instead of the record.
-    #[arg(long, value_enum, value_name = "KIND", requires = "id")]
-    pub raw: Option<RawArtefact>,
+    /// Write this artefact's bytes to stdout instead of the record: a generation's or
+    /// attempt's prompt (JSON) and response (JSON), the code, the predictions (Parquet),
+    /// the sandbox's stdout and stderr tails, an aide attempt's term-out, an analyze
+    /// event's result (Parquet) and query (SQL), a translation check's english, text and
+    /// back(-translation).
+    #[arg(long, value_name = "KIND", requires = "id", value_parser = raw_artefact())]
+    pub raw: Option<crate::record::Artefact>,
     /// List only this entrant's runs (`<model>+aide` for an aide search).
     #[arg(long, value_name = "MODEL", conflicts_with = "id")]
     pub model: Option<String>,
@@ -490,53 +494,12 @@ pub struct ShowArgs {
     pub limit: usize,
 }
 
-/// An artefact `ml2b show --raw` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RawArtefact {
-    /// A generation's or attempt's prompt object (JSON `{"system", "user"}`).
-    Prompt,
-    /// The recorded response object (JSON).
-    Response,
-    /// The solution's code.
-    Code,
-    /// The predictions (Parquet).
-    Predictions,
-    /// The sandbox's stdout tail.
-    Stdout,
-    /// The sandbox's stderr tail.
-    Stderr,
-    /// An aide attempt's run output.
-    TermOut,
-    /// An analyze event's table (Parquet).
-    Result,
-    /// An analyze event's SQL.
-    Query,
-    /// A translation check's English text.
-    English,
-    /// A translation check's translated text.
-    Text,
-    /// A translation check's back-translation.
-    Back,
-}
-
-impl From<RawArtefact> for crate::record::Artefact {
-    fn from(a: RawArtefact) -> Self {
-        use crate::record::Artefact as A;
-        match a {
-            RawArtefact::Prompt => A::Prompt,
-            RawArtefact::Response => A::Response,
-            RawArtefact::Code => A::Code,
-            RawArtefact::Predictions => A::Predictions,
-            RawArtefact::Stdout => A::Stdout,
-            RawArtefact::Stderr => A::Stderr,
-            RawArtefact::TermOut => A::TermOut,
-            RawArtefact::Result => A::Result,
-            RawArtefact::Query => A::Query,
-            RawArtefact::English => A::English,
-            RawArtefact::Text => A::Text,
-            RawArtefact::Back => A::Back,
-        }
-    }
+/// The names `--raw` takes, parsed into the record's artefacts (which know no clap).
+fn raw_artefact() -> impl clap::builder::TypedValueParser<Value = crate::record::Artefact> {
+    use crate::record::Artefact;
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Artefact::ALL.map(Artefact::name))
+        .map(|name| Artefact::from_name(&name).expect("clap accepts only the artefacts' names"))
 }
 
 #[derive(Debug, Args)]

@@ -933,7 +933,7 @@ impl ShowSettings {
         Self {
             id: id.clone(),
             root: root.root.clone(),
-            raw: raw.map(Into::into),
+            raw: *raw,
             filters: crate::record::Filters {
                 model: model.clone(),
                 language: language.clone(),

@@ -116,8 +116,7 @@ impl Records {
 }
 
 pub use list::{Filters, RunRow};
-pub use raw::name as artefact_name;
-pub use resolve::{Candidate, Found};
+pub use resolve::{Candidate, Found, is_id_prefix};
 
 /// One event as its log holds it: the common columns and the body's fields (JSON).
 #[derive(Clone, Debug, Serialize)]
@@ -285,6 +284,47 @@ pub enum Artefact {
     English,
     Text,
     Back,
+}
+
+impl Artefact {
+    /// Every artefact, in `--raw`'s order.
+    pub const ALL: [Artefact; 12] = [
+        Self::Prompt,
+        Self::Response,
+        Self::Code,
+        Self::Predictions,
+        Self::Stdout,
+        Self::Stderr,
+        Self::TermOut,
+        Self::Result,
+        Self::Query,
+        Self::English,
+        Self::Text,
+        Self::Back,
+    ];
+
+    /// The name `--raw` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Prompt => "prompt",
+            Self::Response => "response",
+            Self::Code => "code",
+            Self::Predictions => "predictions",
+            Self::Stdout => "stdout",
+            Self::Stderr => "stderr",
+            Self::TermOut => "term-out",
+            Self::Result => "result",
+            Self::Query => "query",
+            Self::English => "english",
+            Self::Text => "text",
+            Self::Back => "back",
+        }
+    }
+
+    /// The artefact named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.name() == name)
+    }
 }
 
 /// Why a record could not be read.

@@ -14,26 +14,8 @@ pub(super) fn artefact(store: &Store, record: &Record, kind: Artefact) -> Result
         Some(Source::Text(text)) => Ok(text.into_bytes()),
         None => Err(RecordError::NoArtefact {
             log: record.event.log.clone(),
-            kind: name(kind).into(),
+            kind: kind.name().into(),
         }),
-    }
-}
-
-/// The name `--raw` takes.
-pub fn name(kind: Artefact) -> &'static str {
-    match kind {
-        Artefact::Prompt => "prompt",
-        Artefact::Response => "response",
-        Artefact::Code => "code",
-        Artefact::Predictions => "predictions",
-        Artefact::Stdout => "stdout",
-        Artefact::Stderr => "stderr",
-        Artefact::TermOut => "term-out",
-        Artefact::Result => "result",
-        Artefact::Query => "query",
-        Artefact::English => "english",
-        Artefact::Text => "text",
-        Artefact::Back => "back",
     }
 }
 

@@ -54,7 +54,7 @@ pub(super) async fn resolve(
     wanted: &str,
 ) -> Result<Found, RecordError> {
     let prefix = wanted.trim().to_ascii_lowercase();
-    if prefix.is_empty() || prefix.len() > 64 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !is_id_prefix(&prefix) {
         return Err(RecordError::NotHex(wanted.to_string()));
     }
     let (count, candidates) = matches(ctx, logs, &prefix).await?;
@@ -132,6 +132,12 @@ fn malformed(column: &str) -> RecordError {
         what: format!("the `{column}` column of a log"),
         reason: "not the type every log has".into(),
     }
+}
+
+/// Whether `value` can name an event: 1 to 64 hex digits (an id, a unit key or a prefix
+/// of one).
+pub fn is_id_prefix(value: &str) -> bool {
+    (1..=64).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// One event, one unit key's events (the latest wins), or an ambiguity.

@@ -44,6 +44,20 @@ fn field(f: &mut fmt::Formatter<'_>, name: &str, value: impl fmt::Display) -> fm
     writeln!(f, "  {name:<12}{value}")
 }
 
+/// Where a sample stands in the grid: competition, language, format, seed.
+fn coordinates(
+    f: &mut fmt::Formatter<'_>,
+    competition: &str,
+    language: &str,
+    format: crate::sandbox::Format,
+    seed: u32,
+) -> fmt::Result {
+    field(f, "competition", competition)?;
+    field(f, "language", language)?;
+    field(f, "format", format)?;
+    field(f, "seed", seed)
+}
+
 /// A text under its rule; nothing when absent.
 fn section(f: &mut fmt::Formatter<'_>, name: &str, text: Option<&str>) -> fmt::Result {
     let Some(text) = text else {
@@ -69,10 +83,7 @@ fn write_run(f: &mut fmt::Formatter<'_>, run: &Run) -> fmt::Result {
             serde_name(&g.agent)
         ),
     )?;
-    field(f, "competition", &g.competition)?;
-    field(f, "language", &g.language)?;
-    field(f, "format", g.format)?;
-    field(f, "seed", g.seed)?;
+    coordinates(f, &g.competition, &g.language, g.format, g.seed)?;
     field(
         f,
         "tokens",
@@ -223,10 +234,7 @@ fn write_step(f: &mut fmt::Formatter<'_>, step: &Step) -> fmt::Result {
     let a = &step.attempt.body;
     writeln!(f, "\naide attempt {} of search {}", a.step, a.search)?;
     field(f, "model", &a.model)?;
-    field(f, "competition", &a.competition)?;
-    field(f, "language", &a.language)?;
-    field(f, "format", a.format)?;
-    field(f, "seed", a.seed)?;
+    coordinates(f, &a.competition, &a.language, a.format, a.seed)?;
     field(
         f,
         "node",

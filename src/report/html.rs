@@ -215,7 +215,8 @@ fn is_relative_file(path: &str) -> bool {
 }
 
 /// Escapes text for HTML element content and double-quoted attributes.
-fn escape(text: &str) -> String {
+/// `text` safe in element content and in a quoted attribute value.
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -43,6 +43,7 @@ pub use bars::bars_svg;
 pub use delimited::csv;
 pub use error::ReportError;
 pub use heatmap::heatmap_svg;
+pub(crate) use html::escape as html_escape;
 pub use html::{COLLAPSE_ROWS, Section, html_table, index_html};
 pub use latex::latex;
 pub use markdown::markdown;

@@ -64,21 +64,8 @@ table.matrix td a{display:block;color:#1f2328;text-decoration:none}
 img.plot{max-width:100%;border:1px solid #d0d7de;margin:8px 0}
 ";
 
-/// `text` safe in element content and in a quoted attribute value.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// `text` safe in element content and in a quoted attribute value (the report's escaping).
+pub(crate) use crate::report::html_escape as escape;
 
 /// `path` with `params` as its query string (empty values left out), HTML-escaped for an
 /// `href` attribute.

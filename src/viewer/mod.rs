@@ -70,7 +70,7 @@ use tokio::sync::OnceCell;
 
 use crate::competition::Benchmark;
 use crate::query::catalog;
-use crate::record::{RecordError, Records};
+use crate::record::{RecordError, Records, is_id_prefix as is_hex_id};
 use crate::store::Store;
 
 pub use error::ViewError;
@@ -257,11 +257,6 @@ fn is_loopback_name(host: &str) -> bool {
         None => host.split(':').next().unwrap_or(""),
     };
     name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Whether `value` is 1 to 64 hex digits (an id, a unit key or a prefix of one).
-fn is_hex_id(value: &str) -> bool {
-    (1..=64).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ use super::listing::listing;
 use super::{ViewError, Viewer};
 use crate::events::{Execution, Generation, Grade};
 use crate::log::EventBody;
+use crate::manifest::serde_name;
 use crate::record::{Detail, EventRow, Found, Ided, Record, RecordError, Run};
 use crate::store::Hash;
 
@@ -118,8 +119,8 @@ fn summary(run: &Run) -> String {
             format!(
                 "{} ({}, {} agent)",
                 escape(&run.entrant),
-                escape(&provider(g)),
-                escape(&agent(g))
+                escape(&serde_name(&g.provider)),
+                escape(&serde_name(&g.agent))
             ),
         ),
         (
@@ -289,20 +290,4 @@ fn search(run: &Run, event: &EventRow) -> String {
         );
     }
     out + "</ul>\n"
-}
-
-fn provider(g: &Generation) -> String {
-    json_name(&g.provider)
-}
-
-fn agent(g: &Generation) -> String {
-    json_name(&g.agent)
-}
-
-/// A closed set's value as its logs spell it (`openai`, `one-shot`).
-fn json_name<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }

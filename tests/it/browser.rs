@@ -311,7 +311,7 @@ fn expected_headings() -> Vec<String> {
 }
 
 /// Text as a browser serializes it back to plain text.
-fn unescape(html: &str) -> String {
+pub(crate) fn unescape(html: &str) -> String {
     html.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
@@ -321,7 +321,7 @@ fn unescape(html: &str) -> String {
 }
 
 /// Every piece of `text` between `open` and the next `close`, in order.
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Vec<&'a str> {
+pub(crate) fn between<'a>(text: &'a str, open: &str, close: &str) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find(open) {

@@ -14,7 +14,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::browser::{chromium, dump_dom, screenshot};
+use crate::browser::{between, chromium, dump_dom, screenshot, unescape};
 use crate::common::Workspace;
 use crate::fixture::{LEAKY_CODE, LEAKY_LINE, ROOT, THE_RUN, fixture};
 
@@ -106,31 +106,6 @@ fn http(address: &str, method: &str, target: &str, host: &str) -> Response {
         headers: head.to_ascii_lowercase(),
         body: body.to_string(),
     }
-}
-
-/// Text as a browser serializes it back to plain text.
-fn unescape(html: &str) -> String {
-    html.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&nbsp;", "\u{a0}")
-        .replace("&amp;", "&")
-}
-
-/// Every piece of `text` between `open` and the next `close`, in order.
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find(open) {
-        rest = &rest[start + open.len()..];
-        let end = rest
-            .find(close)
-            .unwrap_or_else(|| panic!("{open} without {close}"));
-        out.push(&rest[..end]);
-        rest = &rest[end + close.len()..];
-    }
-    out
 }
 
 /// The text of an HTML fragment: tags dropped, entities decoded.
