@@ -36,6 +36,13 @@
 //! score = 0.12; expected = [0.10, 0.16]
 //! [baseline.autogluon]           # the algorithmic baseline's (model `autogluon`), optional
 //! score = 0.13; expected = [0.11, 0.17]
+//! [mle_bench]                    # only for a competition imported from MLE-bench
+//! grader = "auc-roc"             # config.yaml's grader.name, as MLE-bench spells it
+//! revision = "783b15a…"          # the checkout's git revision ("" when it is not a git checkout)
+//! leaderboard = "mle-bench/leaderboard.csv"   # relative to data/<id>/; its blake3 below
+//! leaderboard_blake3 = "…"
+//! [mle_bench.program]            # only when ml2b runs MLE-bench's own grader (metric "program")
+//! "mle-bench/grader/grade.py" = "…"           # file relative to data/<id>/ → blake3
 //! ```
 //! Invariants checked on load, each failure naming the file and the field: the id is the
 //! file stem; the metric is known and its direction agrees with the manifest's (an original
@@ -78,6 +85,29 @@ pub struct CompetitionManifest {
     /// How an imported competition differs from its original (one line per fix).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub import_notes: Vec<String>,
+    /// An MLE-bench competition's grader name, revision, leaderboard and grading program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mle_bench: Option<MleBench>,
+}
+
+/// `[mle_bench]`: where an MLE-bench competition came from and how MLE-bench ranks it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MleBench {
+    /// `config.yaml`'s `grader.name`, as MLE-bench spells it (`auc-roc`, `MAP@5`, …).
+    pub grader: String,
+    /// The MLE-bench checkout's git revision; empty when it was not a git checkout.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub revision: String,
+    /// The Kaggle leaderboard (a `score` column, best first), relative to `data/<id>/`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub leaderboard: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub leaderboard_blake3: String,
+    /// The grading program's files (relative to `data/<id>/`) → blake3, when the metric is
+    /// `program`: MLE-bench's own `grade.py` (and the modules it imports), run in the sandbox.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub program: BTreeMap<String, String>,
 }
 
 /// What the data is.
@@ -339,7 +369,32 @@ impl CompetitionManifest {
         self.check_metric().map_err(|(f, m)| bad(f, m))?;
         self.check_source_and_split().map_err(|(f, m)| bad(f, m))?;
         self.check_files().map_err(|(f, m)| bad(f, m))?;
+        self.check_mle_bench().map_err(|(f, m)| bad(f, m))?;
         self.check_gates_and_baseline().map_err(|(f, m)| bad(f, m))
+    }
+
+    fn check_mle_bench(&self) -> Result<(), (&'static str, String)> {
+        let Some(m) = &self.mle_bench else {
+            return Ok(());
+        };
+        if m.grader.trim().is_empty() {
+            return Err(("mle_bench.grader", "is empty".into()));
+        }
+        if m.leaderboard.is_empty() != m.leaderboard_blake3.is_empty() {
+            return Err((
+                "mle_bench.leaderboard_blake3",
+                "a leaderboard needs its blake3, and a blake3 its leaderboard".into(),
+            ));
+        }
+        if !m.leaderboard.is_empty() {
+            check_relative(&m.leaderboard).map_err(|e| ("mle_bench.leaderboard", e))?;
+            check_hash(&m.leaderboard_blake3).map_err(|e| ("mle_bench.leaderboard_blake3", e))?;
+        }
+        for (name, hash) in &m.program {
+            check_relative(name).map_err(|e| ("mle_bench.program", format!("`{name}`: {e}")))?;
+            check_hash(hash).map_err(|e| ("mle_bench.program", format!("`{name}`: {e}")))?;
+        }
+        Ok(())
     }
 
     fn check_metric(&self) -> Result<(), (&'static str, String)> {

@@ -294,6 +294,7 @@ impl Entry<'_> {
             gates: Gates::default(),
             baseline: None,
             import_notes: notes,
+            mle_bench: None,
         };
         manifest
             .check(&self.json.with_file_name(format!("{}.toml", self.id)))

@@ -207,6 +207,7 @@ fn draft(
         gates: Gates::default(),
         baseline: None,
         import_notes: vec!["split: given by the MLE-bench preparation, not rebuilt".into()],
+        mle_bench: None,
     };
     manifest
         .check(&folder.join(format!("{id}.toml")))
