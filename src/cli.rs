@@ -150,7 +150,7 @@ pub struct GradeFileArgs {
 pub enum ImportFormat {
     /// The original release: competitions/competitions.json, tasks/<Language>.csv, data/<id>/.
     Ml2b,
-    /// MLE-bench prepared folders: <id>/prepared/{public,private}/ and description.md.
+    /// MLE-bench: the prepared data <id>/prepared/{public,private}/ and (--repo) its checkout.
     MleBench,
 }
 
@@ -167,8 +167,18 @@ pub struct ImportArgs {
     /// Only these competitions (default: every one found).
     #[arg(long = "only", value_name = "ID")]
     pub only: Vec<String>,
-    /// mle-bench: the metric (a key of `ml2b score --metric`); default: from each folder's
-    /// config.yaml `grader.name` where it is a known metric.
+    /// mle-bench: the MLE-bench checkout (`mlebench/competitions/<id>/{config.yaml,
+    /// description.md,leaderboard.csv,grade.py}`, `experiments/splits/`); DIR then holds
+    /// `<id>/prepared/{public,private}` as `mlebench prepare` writes them.
+    #[arg(long, value_name = "CHECKOUT")]
+    pub repo: Option<PathBuf>,
+    /// mle-bench: only the competitions of a split: `lite` (MLE-bench's low-complexity
+    /// split), a split name of the checkout's experiments/splits/, or a file of ids.
+    #[arg(long, value_name = "FILE|lite")]
+    pub split: Option<String>,
+    /// mle-bench: the metric (a key of `ml2b score --metric`) of the one competition
+    /// imported, overriding its grader; default: config.yaml's `grader.name`, graded
+    /// natively where one of ml2b's metrics computes it, else by MLE-bench's own grade.py.
     #[arg(long, value_name = "M")]
     pub metric: Option<String>,
     /// Licence to record for the imported data (the source rarely says).

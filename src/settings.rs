@@ -757,6 +757,8 @@ pub struct ImportSettings {
     pub only: Vec<String>,
     pub metric: Option<String>,
     pub licence: String,
+    pub repo: Option<PathBuf>,
+    pub split: Option<String>,
 }
 
 impl ImportSettings {
@@ -768,6 +770,8 @@ impl ImportSettings {
             only,
             metric,
             licence,
+            repo,
+            split,
         } = args;
         Self {
             root: root.root.clone(),
@@ -779,6 +783,8 @@ impl ImportSettings {
             only: only.clone(),
             metric: metric.clone(),
             licence: licence.clone(),
+            repo: repo.clone(),
+            split: split.clone(),
         }
     }
 }

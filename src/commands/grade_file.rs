@@ -17,7 +17,7 @@ use super::{ExitStatus, InputError};
 use crate::competition::spec::Spec;
 use crate::competition::{Benchmark, Competition, Side};
 use crate::metrics::aup::run_ratio;
-use crate::metrics::grading::{Score, score_files_with};
+use crate::metrics::grading::Score;
 use crate::sandbox::{Job, Outcome, Run, assets};
 use crate::settings::{GlobalSettings, GradeFileSettings};
 
@@ -122,8 +122,7 @@ impl Report {
     /// are invalid (the outcome then is `bad_predictions`).
     fn grade(&mut self, c: &Competition, predictions: &Path) -> anyhow::Result<()> {
         let m = &c.manifest;
-        let answers = c.file(Side::Private, "answers.csv");
-        match score_files_with(&m.metric.name, &answers, predictions, &c.grade_options())? {
+        match crate::stages::grade::score_file(c, predictions)? {
             Score::Valid { score, .. } => {
                 self.score = Some(score);
                 if let Some(b) = &m.baseline {

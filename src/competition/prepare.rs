@@ -320,7 +320,10 @@ fn sample_submission(
     test: &[usize],
     ids: &[u64],
 ) -> Result<Vec<u8>, PrepareError> {
-    let metric = m.metric();
+    let metric = m.metric().ok_or_else(|| PrepareError::Refused {
+        path: PathBuf::from(&m.source.file),
+        message: "a program-graded competition has a given split, never a holdout".into(),
+    })?;
     let train_labels = || -> Vec<&str> { train.iter().map(|&r| &table.rows[r][targets[0]]).collect() };
     let (header, values): (Vec<String>, Vec<String>) = match metric.input_kind() {
         InputKind::Values | InputKind::WeightedValues | InputKind::MultiValues => {

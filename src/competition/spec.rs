@@ -35,23 +35,37 @@ pub struct Spec {
 
 impl Spec {
     /// The contract of a competition.
+    /// A program-graded competition returns what its sample submission holds
+    /// (`[mle_bench] submission`).
     pub fn of(m: &CompetitionManifest) -> Self {
-        let metric = m.metric();
-        let kind = match metric.input_kind() {
-            InputKind::Values | InputKind::WeightedValues | InputKind::MultiValues => Kind::Values,
-            InputKind::Labels => Kind::Labels,
-            InputKind::Probabilities => Kind::Probabilities,
-            InputKind::LabelLists => Kind::Ranked,
-        };
-        let k = match metric {
-            Metric::Map(MapForm::Kaggle { k }) => Some(k),
-            _ => None,
+        let (kind, k) = match m.metric() {
+            Some(metric) => (Self::kind(metric), Self::list_length(metric)),
+            None => match m.mle_bench.as_ref().map(|b| b.submission.as_str()) {
+                Some("labels") => (Kind::Labels, None),
+                _ => (Kind::Values, None),
+            },
         };
         Self {
             id: m.columns.id.clone(),
             targets: m.columns.targets.clone(),
             kind,
             k,
+        }
+    }
+
+    fn kind(metric: Metric) -> Kind {
+        match metric.input_kind() {
+            InputKind::Values | InputKind::WeightedValues | InputKind::MultiValues => Kind::Values,
+            InputKind::Labels => Kind::Labels,
+            InputKind::Probabilities => Kind::Probabilities,
+            InputKind::LabelLists => Kind::Ranked,
+        }
+    }
+
+    fn list_length(metric: Metric) -> Option<usize> {
+        match metric {
+            Metric::Map(MapForm::Kaggle { k }) => Some(k),
+            _ => None,
         }
     }
 

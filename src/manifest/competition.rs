@@ -41,9 +41,13 @@
 //! revision = "783b15a…"          # the checkout's git revision ("" when it is not a git checkout)
 //! leaderboard = "mle-bench/leaderboard.csv"   # relative to data/<id>/; its blake3 below
 //! leaderboard_blake3 = "…"
+//! submission = "values"         # program only: what the sample submission's columns hold (values | labels)
 //! [mle_bench.program]            # only when ml2b runs MLE-bench's own grader (metric "program")
-//! "mle-bench/grader/grade.py" = "…"           # file relative to data/<id>/ → blake3
+//! "mle-bench/grader/mlebench/competitions/<id>/grade.py" = "…"   # relative to data/<id>/ → blake3
 //! ```
+//! A competition graded by MLE-bench's own `grade.py` has `metric.name = "program"`: no
+//! metric of the registry, its direction read from the leaderboard, its `[mle_bench]`
+//! program and leaderboard required (see `competition::program`).
 //! Invariants checked on load, each failure naming the file and the field: the id is the
 //! file stem; the metric is known and its direction agrees with the manifest's (an original
 //! release's wrong direction is fixed on import, never accepted here); a weight column is
@@ -104,11 +108,18 @@ pub struct MleBench {
     pub leaderboard: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub leaderboard_blake3: String,
+    /// A program-graded competition: what the sample submission's target columns hold
+    /// (`values` or `labels`), which is what the solution must return.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub submission: String,
     /// The grading program's files (relative to `data/<id>/`) → blake3, when the metric is
     /// `program`: MLE-bench's own `grade.py` (and the modules it imports), run in the sandbox.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub program: BTreeMap<String, String>,
 }
+
+/// The metric name of a competition graded by its own program (`[mle_bench.program]`).
+pub const PROGRAM: &str = "program";
 
 /// What the data is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -338,9 +349,15 @@ impl CompetitionManifest {
         Ok(manifest)
     }
 
-    /// The parsed metric (checked on load).
-    pub fn metric(&self) -> Metric {
-        self.metric.name.parse().expect("checked on load")
+    /// The parsed metric (checked on load); `None` for a competition graded by its own
+    /// program ([`PROGRAM`]).
+    pub fn metric(&self) -> Option<Metric> {
+        self.metric.name.parse().ok()
+    }
+
+    /// Whether MLE-bench's own grading program grades this competition.
+    pub fn is_program_graded(&self) -> bool {
+        self.metric.name == PROGRAM
     }
 
     /// Every file the grader alone may read, relative to `data/<id>/`.
@@ -373,6 +390,36 @@ impl CompetitionManifest {
         self.check_gates_and_baseline().map_err(|(f, m)| bad(f, m))
     }
 
+    /// A program-graded competition: its program and leaderboard, one id and some targets.
+    fn check_program(&self) -> Result<(), (&'static str, String)> {
+        let program = self.mle_bench.as_ref().filter(|m| !m.program.is_empty());
+        let Some(m) = program else {
+            return Err((
+                "metric.name",
+                "`program` needs the [mle_bench.program] files that grade".into(),
+            ));
+        };
+        if m.leaderboard.is_empty() {
+            return Err((
+                "mle_bench.leaderboard",
+                "a program-graded competition reads its direction from the leaderboard".into(),
+            ));
+        }
+        if !matches!(m.submission.as_str(), "values" | "labels") {
+            return Err((
+                "mle_bench.submission",
+                format!("`{}` is neither `values` nor `labels`", m.submission),
+            ));
+        }
+        if self.columns.id.is_empty() || self.columns.targets.is_empty() {
+            return Err(("columns", "needs the id and the target columns".into()));
+        }
+        if self.columns.weight.is_some() {
+            return Err(("columns.weight", "a grading program takes no weight column".into()));
+        }
+        Ok(())
+    }
+
     fn check_mle_bench(&self) -> Result<(), (&'static str, String)> {
         let Some(m) = &self.mle_bench else {
             return Ok(());
@@ -398,6 +445,9 @@ impl CompetitionManifest {
     }
 
     fn check_metric(&self) -> Result<(), (&'static str, String)> {
+        if self.is_program_graded() {
+            return self.check_program();
+        }
         let metric: Metric = self
             .metric
             .name
@@ -624,7 +674,7 @@ rows = 10
         assert_eq!(m.columns.id, "id");
         assert_eq!(m.split.seed, 42);
         assert_eq!(m.gates.min_bleu, 0.35);
-        assert_eq!(m.metric(), Metric::RocAuc);
+        assert_eq!(m.metric(), Some(Metric::RocAuc));
     }
 
     #[test]

@@ -7,6 +7,8 @@ use super::error::SandboxError;
 
 /// `stages/execute/harness.py`.
 pub const HARNESS: &str = include_str!("../../stages/execute/harness.py");
+/// `stages/grade/mle_bench_program.py`: runs MLE-bench's own grade.py in the sandbox.
+pub const MLE_BENCH_PROGRAM: &str = include_str!("../../stages/grade/mle_bench_program.py");
 /// `stages/execute/requirements.txt`.
 pub const REQUIREMENTS: &str = include_str!("../../stages/execute/requirements.txt");
 

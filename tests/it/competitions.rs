@@ -644,5 +644,9 @@ fn import_of_mle_bench_folders_keeps_the_given_split() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("pass --metric"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("MLE-bench's own grade.py") && stderr(&out).contains("pass --repo"),
+        "{}",
+        stderr(&out)
+    );
 }

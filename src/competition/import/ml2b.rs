@@ -303,6 +303,7 @@ impl Entry<'_> {
             manifest,
             texts,
             copies: vec![(train, format!("source/{train_name}"))],
+            generated: Vec::new(),
         })
     }
 

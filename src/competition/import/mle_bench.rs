@@ -1,83 +1,169 @@
-//! Import of MLE-bench-style prepared competitions.
+//! Import of MLE-bench competitions: the data `mlebench prepare` wrote, and the checkout's
+//! `config.yaml`, `description.md`, `leaderboard.csv` and `grade.py`.
 //!
-//! Layout read: `DIR/<id>/prepared/public/` (or `DIR/<id>/public/`) with `train.csv`,
-//! `test.csv`, `sample_submission.csv` and `description.md` (or `DIR/<id>/description.md`),
-//! and `DIR/<id>/prepared/private/` (or `DIR/<id>/private/`) with the answers, `test.csv`
-//! (or `answers.csv`). A folder is a competition when it has both sides.
+//! Layout read:
+//! * `DATA_DIR/<id>/prepared/public/` (or `DATA_DIR/<id>/public/`): `train.csv`, `test.csv`,
+//!   the sample submission, and whatever else the preparation put there (folders too: all of
+//!   it is copied, checksummed, under `data/<id>/public/`);
+//! * `DATA_DIR/<id>/prepared/private/` (or `…/private/`): the answers;
+//! * with `--repo CHECKOUT`: `CHECKOUT/mlebench/competitions/<id>/{config.yaml,
+//!   description.md, leaderboard.csv, grade.py, *.py}`, `CHECKOUT/mlebench/competitions/
+//!   utils.py`, `CHECKOUT/mlebench/metrics.py` and `CHECKOUT/experiments/splits/<name>.txt`;
+//!   without it, `DATA_DIR/<id>/config.yaml` and a `description.md` beside the data (the
+//!   older layout), or `--metric` for one competition.
 //!
-//! The split is given (`split.rule = "given"`): public files are copied as they are, the
-//! answers become `private/answers.csv`, and every file's checksum is recorded. The id column
-//! is the first column of `sample_submission.csv`, the targets its other columns. The metric
-//! comes from `--metric`, else from `config.yaml`'s `grader.name` where that is a metric
-//! ml2b knows. The English task text is `description.md`; the data card lists the public
-//! files and their columns. Only English exists (`translation = "none"`).
+//! `config.yaml` names the grader, the answers file and the sample submission (paths
+//! relative to `DATA_DIR`). Columns are resolved by name, never by position: the id is the
+//! sample submission's first column; the predicted columns are its others, each found by
+//! name in the answers and in `train.csv` (the harness reads the targets from it). For a
+//! probability metric over class columns the target is the one column `train.csv` has and
+//! `test.csv` lacks, and MLE-bench's one-hot answers are turned into that label column
+//! (each row checked to be exactly one-hot). The private answers ml2b keeps are the id and
+//! target columns only (the answers of some preparations carry every feature), written
+//! verbatim.
+//!
+//! Grading ([`crate::metrics::grading::mle_bench`]): a grader that one of ml2b's exact
+//! metrics computes is graded natively; any other is graded by the checkout's own
+//! `grade.py`, run in the sandbox as a grading program (`competition::program`), its files
+//! and the checkout's revision recorded in `[mle_bench]`. The leaderboard is copied to
+//! `data/<id>/mle-bench/leaderboard.csv` with its blake3 (medals: `metrics::medals`).
+//! `--split lite` (MLE-bench's low-complexity split), `--split NAME` (a file of
+//! `experiments/splits/`) or `--split FILE` selects competitions; `--only` too. `--metric`
+//! overrides the grader of exactly one competition.
+//!
+//! Refused, with the reason: a folder with no `train.csv`/`test.csv` (its data needs a
+//! custom loader), JSONL answers, a grading program without a checkout or leaderboard, and
+//! any column the rules above cannot find.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{Draft, ImportError, csv_header, task_type};
+use super::mle_config::Config;
+use super::{Draft, ImportError, csv_header};
 use crate::manifest::competition::{
-    Characteristics, Columns, Domain, Files, Gates, MetricSpec, Source, Split, SplitRule, Translation,
-    Visibility, check_id,
+    Characteristics, Columns, Domain, Files, Gates, MetricSpec, MleBench, PROGRAM, Source, Split,
+    SplitRule, TaskType, Translation, Visibility, check_id,
 };
 use crate::manifest::{CompetitionManifest, TaskText};
-use crate::metrics::grading::{InputKind, Metric};
+use crate::metrics::grading::mle_bench::{MleGrader, mle_bench_grader};
+use crate::metrics::grading::{Direction, InputKind, Metric};
 
-/// Reads every competition folder under `dir` (or those in `only`).
-pub fn read(
-    dir: &Path,
-    only: &[String],
-    metric: Option<&str>,
-    licence: &str,
-) -> Result<Vec<Draft>, ImportError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| ImportError::Read {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut folders: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    folders.sort();
+/// What `ml2b import mle-bench` was asked.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'a> {
+    pub only: &'a [String],
+    /// Overrides the grader of the one competition imported.
+    pub metric: Option<&'a str>,
+    pub licence: &'a str,
+    /// The MLE-bench checkout.
+    pub repo: Option<&'a Path>,
+    /// `lite`, a split name of the checkout, or a file of ids.
+    pub split: Option<&'a str>,
+}
+
+/// Where the leaderboard goes, relative to `data/<id>/`.
+pub const LEADERBOARD: &str = "mle-bench/leaderboard.csv";
+/// Where the grading program's files go, relative to `data/<id>/`.
+pub const GRADER_DIR: &str = "mle-bench/grader";
+
+/// Reads every selected competition under `dir`.
+pub fn read(dir: &Path, opts: &Options) -> Result<Vec<Draft>, ImportError> {
+    let ids = select(dir, opts)?;
+    if opts.metric.is_some() && ids.len() != 1 {
+        return Err(ImportError::invalid(
+            dir,
+            format!(
+                "--metric overrides the grader of one competition, and {} are selected; \
+                 name it with --only",
+                ids.len()
+            ),
+        ));
+    }
     let mut drafts = Vec::new();
     let mut problems = Vec::new();
-    for folder in folders {
-        let id = folder
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
-        let Some((public, private)) = sides(&folder) else {
-            continue;
-        };
-        if !only.is_empty() && !only.contains(&id) {
-            continue;
-        }
-        match draft(&id, &folder, &public, &private, metric, licence) {
+    for (id, folder) in ids {
+        match draft(dir, &id, &folder, opts) {
             Ok(d) => drafts.push(d),
             Err(e) => problems.push(format!("{id}: {e}")),
-        }
-    }
-    for id in only {
-        if !drafts.iter().any(|d| d.manifest.id == *id)
-            && !problems.iter().any(|p| p.starts_with(&format!("{id}:")))
-        {
-            problems.push(format!(
-                "{id}: no prepared competition folder under {}",
-                dir.display()
-            ));
         }
     }
     if !problems.is_empty() {
         return Err(ImportError::Several(problems));
     }
-    if drafts.is_empty() {
-        return Err(ImportError::invalid(
-            dir,
-            "holds no competition folder with public/ and private/",
-        ));
-    }
     Ok(drafts)
+}
+
+/// The selected competitions: (id, folder), sorted by id.
+fn select(dir: &Path, opts: &Options) -> Result<Vec<(String, PathBuf)>, ImportError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ImportError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut found: BTreeMap<String, PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && sides(p).is_some())
+        .filter_map(|p| Some((p.file_name()?.to_str()?.to_string(), p)))
+        .collect();
+    let mut wanted: Vec<String> = opts.only.to_vec();
+    if let Some(split) = opts.split {
+        let listed = split_ids(split, opts.repo)?;
+        wanted = if wanted.is_empty() {
+            listed
+        } else {
+            wanted.into_iter().filter(|id| listed.contains(id)).collect()
+        };
+    }
+    if wanted.is_empty() && opts.only.is_empty() && opts.split.is_none() {
+        if found.is_empty() {
+            return Err(ImportError::invalid(
+                dir,
+                "holds no competition folder with public/ and private/ (as `mlebench prepare` writes them)",
+            ));
+        }
+        return Ok(found.into_iter().collect());
+    }
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|id| !found.contains_key(*id))
+        .map(|id| format!("{id}: no prepared folder {id}/prepared/{{public,private}} under {}", dir.display()))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ImportError::Several(missing));
+    }
+    found.retain(|id, _| wanted.contains(id));
+    Ok(found.into_iter().collect())
+}
+
+/// The ids of a split: `lite` is MLE-bench's low-complexity split (`low.txt`), a bare name
+/// is `experiments/splits/<name>.txt` of the checkout, anything else a file.
+fn split_ids(split: &str, repo: Option<&Path>) -> Result<Vec<String>, ImportError> {
+    let named = |name: &str| repo.map(|r| r.join("experiments/splits").join(format!("{name}.txt")));
+    let path = match split {
+        "lite" => named("low"),
+        s if !s.contains(['/', '.']) => named(s),
+        s => Some(PathBuf::from(s)),
+    }
+    .ok_or_else(|| {
+        ImportError::invalid(
+            Path::new(split),
+            "a named split is read from the checkout: pass --repo MLEBENCH_CHECKOUT",
+        )
+    })?;
+    let text = std::fs::read_to_string(&path).map_err(|source| ImportError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let ids: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    if ids.is_empty() {
+        return Err(ImportError::invalid(&path, "lists no competition"));
+    }
+    Ok(ids)
 }
 
 fn sides(folder: &Path) -> Option<(PathBuf, PathBuf)> {
@@ -87,113 +173,220 @@ fn sides(folder: &Path) -> Option<(PathBuf, PathBuf)> {
         .find(|(p, q)| p.is_dir() && q.is_dir())
 }
 
-fn draft(
-    id: &str,
-    folder: &Path,
-    public: &Path,
-    private: &Path,
-    metric: Option<&str>,
-    licence: &str,
-) -> Result<Draft, String> {
-    check_id(id)?;
-    let metric = match metric {
-        Some(m) => m.parse::<Metric>().map_err(|e| e.to_string())?,
-        None => config_metric(folder)?,
-    };
-    let sample = public.join("sample_submission.csv");
-    let header = csv_header(&sample).map_err(|e| e.to_string())?;
-    let (id_col, targets) = header
-        .split_first()
-        .ok_or("sample_submission.csv has no columns")?;
-    let answers = ["test.csv", "answers.csv"]
-        .map(|n| private.join(n))
-        .into_iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| format!("{} has neither test.csv nor answers.csv", private.display()))?;
-    let answer_header = csv_header(&answers).map_err(|e| e.to_string())?;
-    let mut targets = targets.to_vec();
-    if metric.input_kind() == InputKind::Probabilities {
-        // One column per class in the submission; the answers hold the label column.
-        targets = answer_header
-            .iter()
-            .filter(|h| *h != id_col)
-            .take(1)
-            .cloned()
-            .collect();
-    }
-    for t in targets.iter().chain([id_col]) {
-        if !answer_header.contains(t) {
-            return Err(format!("{} has no column `{t}`", answers.display()));
-        }
-    }
-    let description_path = [public.join("description.md"), folder.join("description.md")]
-        .into_iter()
-        .find(|p| p.is_file())
-        .ok_or("no description.md")?;
-    let description = std::fs::read_to_string(&description_path)
-        .map_err(|e| format!("{}: {e}", description_path.display()))?;
+/// Where one competition's files are.
+struct Sources {
+    id: String,
+    folder: PathBuf,
+    public: PathBuf,
+    /// `mlebench/competitions/<id>/` of the checkout.
+    checkout: Option<PathBuf>,
+    config: Option<Config>,
+    sample: PathBuf,
+    answers: PathBuf,
+}
 
+impl Sources {
+    fn find(dir: &Path, id: &str, folder: &Path, repo: Option<&Path>) -> Result<Self, String> {
+        let (public, private) = sides(folder).ok_or("no public/ and private/ folders")?;
+        let checkout = repo.map(|r| r.join("mlebench/competitions").join(id));
+        if let Some(c) = checkout.as_ref().filter(|c| !c.is_dir()) {
+            return Err(format!(
+                "the checkout has no {} (is --repo an MLE-bench checkout, and `{id}` one of its competitions?)",
+                c.display()
+            ));
+        }
+        let config_path = checkout
+            .as_ref()
+            .map(|c| c.join("config.yaml"))
+            .unwrap_or_else(|| folder.join("config.yaml"));
+        let config = match config_path.is_file() {
+            true => Some(Config::read(&config_path).map_err(|e| e.to_string())?),
+            false => None,
+        };
+        let named = |rel: Option<&String>| rel.map(|r| dir.join(r)).filter(|p| p.is_file());
+        let sample = named(config.as_ref().and_then(|c| c.sample_submission.as_ref()))
+            .or_else(|| first_file(&public, &["sample_submission.csv", "sampleSubmission.csv"]))
+            .ok_or_else(|| format!("{} has no sample submission", public.display()))?;
+        let answers = named(config.as_ref().and_then(|c| c.answers.as_ref()))
+            .or_else(|| first_file(&private, &["test.csv", "answers.csv"]))
+            .ok_or_else(|| format!("{} has neither test.csv nor answers.csv", private.display()))?;
+        Ok(Self {
+            id: id.to_string(),
+            folder: folder.to_path_buf(),
+            public,
+            checkout,
+            config,
+            sample,
+            answers,
+        })
+    }
+
+    fn description(&self) -> Result<String, String> {
+        let candidates = [
+            self.checkout.as_ref().map(|c| c.join("description.md")),
+            Some(self.public.join("description.md")),
+            Some(self.folder.join("description.md")),
+        ];
+        let path = candidates
+            .into_iter()
+            .flatten()
+            .find(|p| p.is_file())
+            .ok_or("no description.md (in the checkout or beside the data)")?;
+        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+fn first_file(dir: &Path, names: &[&str]) -> Option<PathBuf> {
+    names.iter().map(|n| dir.join(n)).find(|p| p.is_file())
+}
+
+/// How the competition is graded, and what the importer noted about it.
+enum Grading {
+    Native(Metric),
+    Program { why: String },
+}
+
+fn grading(src: &Sources, opts: &Options) -> Result<(Grading, Option<String>, Vec<String>), String> {
+    let grader = src.config.as_ref().and_then(|c| c.grader.clone());
+    if let Some(m) = opts.metric {
+        let metric: Metric = m.parse().map_err(|e: crate::metrics::grading::UnknownMetric| e.to_string())?;
+        let note = format!(
+            "grading: --metric {metric} (MLE-bench's grader: {})",
+            grader.as_deref().unwrap_or("none recorded")
+        );
+        return Ok((Grading::Native(metric), grader, vec![note]));
+    }
+    let Some(name) = grader else {
+        return Err(match &src.checkout {
+            Some(c) => format!("{} has no grader.name", c.join("config.yaml").display()),
+            None => format!(
+                "no config.yaml at {}: pass --repo MLEBENCH_CHECKOUT (or --metric for one competition)",
+                src.folder.join("config.yaml").display()
+            ),
+        });
+    };
+    Ok(match mle_bench_grader(&name) {
+        MleGrader::Native { metric, note } => {
+            let mut notes = vec![format!("grading: MLE-bench's `{name}` is ml2b's `{metric}`")];
+            notes.extend(note.map(|n| format!("grading: {n}")));
+            (Grading::Native(metric), Some(name), notes)
+        }
+        MleGrader::Program { why } => {
+            let note = format!("grading: MLE-bench's own grade.py in the sandbox (`{name}`: {why})");
+            (Grading::Program { why: why.to_string() }, Some(name), vec![note])
+        }
+    })
+}
+
+fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, String> {
+    check_id(id)?;
+    let src = Sources::find(dir, id, folder, opts.repo)?;
+    let (grading, grader, mut notes) = grading(&src, opts)?;
     let mut copies = Vec::new();
+    let mut generated = Vec::new();
     let mut files = Files::default();
-    let mut public_files: Vec<PathBuf> = std::fs::read_dir(public)
-        .map_err(|e| format!("{}: {e}", public.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "description.md"))
-        .collect();
-    public_files.sort();
-    for path in &public_files {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or("a file name is not UTF-8")?
-            .to_string();
-        files.public.insert(name.clone(), hash(path)?);
-        copies.push((path.clone(), format!("public/{name}")));
+    let public_files = public_files(&src.public)?;
+    for (rel, path) in &public_files {
+        files.public.insert(rel.clone(), hash(path)?);
+        copies.push((path.clone(), format!("public/{rel}")));
     }
     for required in ["train.csv", "test.csv"] {
         if !files.public.contains_key(required) {
-            return Err(format!("{} has no {required}", public.display()));
+            return Err(format!(
+                "{} has no {required}: ml2b's harness reads train.csv and test.csv, so this \
+                 competition's data needs a custom loader",
+                src.public.display()
+            ));
         }
     }
-    files.private.insert("answers.csv".into(), hash(&answers)?);
-    copies.push((answers.clone(), "private/answers.csv".into()));
-
-    let task = task_type(&metric, &answers, &targets[0]).map_err(|e| e.to_string())?;
-    let title = description
-        .lines()
-        .find_map(|l| l.strip_prefix("# "))
-        .map_or_else(|| id.to_string(), |t| t.trim().to_string());
+    if src.answers.extension().is_some_and(|e| e != "csv") {
+        return Err(format!(
+            "{}: answers that are not CSV need a custom grader",
+            src.answers.display()
+        ));
+    }
+    let train = csv_header(&src.public.join("train.csv")).map_err(|e| e.to_string())?;
+    let test = csv_header(&src.public.join("test.csv")).map_err(|e| e.to_string())?;
+    let sample = csv_header(&src.sample).map_err(|e| e.to_string())?;
+    let answers = read_csv(&src.answers)?;
+    let shape = Shape {
+        train: &train,
+        test: &test,
+        sample: &sample,
+        sample_path: &src.sample,
+        answers: &answers,
+    };
+    let (metric_spec, columns, task, mle) = match &grading {
+        Grading::Native(metric) => {
+            let (columns, kept) = shape.native_columns(*metric, &mut notes)?;
+            files.private.insert("answers.csv".into(), blake3_hex(&kept));
+            generated.push(("private/answers.csv".to_string(), kept.clone()));
+            let task = native_task(*metric, &kept)?;
+            let spec = MetricSpec {
+                name: metric.to_string(),
+                direction: metric.direction(),
+            };
+            (spec, columns, task, MleBench::default())
+        }
+        Grading::Program { .. } => {
+            let (columns, submission) = shape.program_columns(&src)?;
+            files.private.insert("answers.csv".into(), hash(&src.answers)?);
+            copies.push((src.answers.clone(), "private/answers.csv".into()));
+            let mut mle = MleBench {
+                submission: submission.to_string(),
+                ..MleBench::default()
+            };
+            program_files(&src, &mut mle, &mut copies)?;
+            let task = match (submission, columns.targets.len()) {
+                ("labels", _) => TaskType::Multiclass,
+                (_, 1) => TaskType::Regression,
+                _ => TaskType::MultiTargetRegression,
+            };
+            let spec = MetricSpec {
+                name: PROGRAM.into(),
+                direction: Direction::Maximize, // replaced by the leaderboard's below
+            };
+            (spec, columns, task, mle)
+        }
+    };
+    let mut manifest_mle = mle;
+    manifest_mle.grader = grader.unwrap_or_else(|| format!("--metric {}", metric_spec.name));
+    manifest_mle.revision = opts.repo.map(revision).unwrap_or_default();
+    let mut metric_spec = metric_spec;
+    leaderboard(&src, &mut manifest_mle, &mut metric_spec, &mut copies, &mut notes)?;
+    let description = src.description()?;
+    let title = src
+        .config
+        .as_ref()
+        .and_then(|c| c.name.clone())
+        .or_else(|| description.lines().find_map(|l| l.strip_prefix("# ")).map(str::trim).map(String::from))
+        .unwrap_or_else(|| id.to_string());
     let text = TaskText {
         title: title.clone(),
-        domain: format!("Kaggle competition `{id}`, imported from an MLE-bench prepared folder."),
-        metric: metric.to_string(),
+        domain: format!("Kaggle competition `{id}`, as MLE-bench prepares it."),
+        metric: manifest_mle.grader.clone(),
         description: description.trim().to_string(),
         data_card: data_card(&public_files)?,
     };
-    let weight = (metric.input_kind() == InputKind::WeightedValues).then(|| "weight".to_string());
+    notes.insert(0, "split: given by the MLE-bench preparation, not rebuilt".into());
+    if let Grading::Program { why } = &grading {
+        tracing::debug!("{id}: graded by its program: {why}");
+    }
     let manifest = CompetitionManifest {
         id: id.to_string(),
         title,
-        domain: Domain::Tabular,
+        domain: domain(&public_files),
         task,
         visibility: Visibility::Public,
         translation: Translation::None,
         languages: vec!["en".into()],
-        metric: MetricSpec {
-            name: metric.to_string(),
-            direction: metric.direction(),
-        },
-        columns: Columns {
-            id: id_col.clone(),
-            targets,
-            weight,
-        },
+        metric: metric_spec,
+        columns,
         source: Source {
             file: String::new(),
             blake3: String::new(),
-            origin: format!("MLE-bench prepared folder {}", folder.display()),
-            licence: licence.to_string(),
+            origin: format!("MLE-bench prepared folder {}", src.folder.display()),
+            licence: opts.licence.to_string(),
             citation: String::new(),
         },
         split: Split {
@@ -206,57 +399,469 @@ fn draft(
         characteristics: Characteristics::default(),
         gates: Gates::default(),
         baseline: None,
-        import_notes: vec!["split: given by the MLE-bench preparation, not rebuilt".into()],
-        mle_bench: None,
+        import_notes: notes,
+        mle_bench: Some(manifest_mle),
     };
     manifest
-        .check(&folder.join(format!("{id}.toml")))
+        .check(&src.folder.join(format!("{id}.toml")))
         .map_err(|e| e.to_string())?;
     Ok(Draft {
         manifest,
         texts: vec![("en".into(), text)],
         copies,
+        generated,
     })
+}
+
+/// Every file under `public/` (recursively, `description.md` at the top excepted): (path
+/// relative to `public/`, path), sorted.
+fn public_files(public: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(public).min_depth(1).sort_by_file_name() {
+        let entry = entry.map_err(|e| format!("{}: {e}", public.display()))?;
+        if !entry.file_type().is_file() {
+            if entry.file_type().is_symlink() {
+                return Err(format!("{}: a symbolic link is not copied", entry.path().display()));
+            }
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(public)
+            .expect("under public")
+            .to_str()
+            .ok_or_else(|| format!("{}: a file name is not UTF-8", entry.path().display()))?
+            .to_string();
+        if rel != "description.md" {
+            out.push((rel, entry.path().to_path_buf()));
+        }
+    }
+    Ok(out)
+}
+
+/// A CSV read whole: its header and records, as written.
+struct Csv {
+    path: PathBuf,
+    header: Vec<String>,
+    rows: Vec<csv::StringRecord>,
+}
+
+impl Csv {
+    fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+}
+
+fn read_csv(path: &Path) -> Result<Csv, String> {
+    let mut reader = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let header = reader
+        .headers()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .iter()
+        .map(String::from)
+        .collect();
+    let mut rows = Vec::new();
+    for (i, r) in reader.records().enumerate() {
+        rows.push(r.map_err(|e| format!("{}: row {}: {e}", path.display(), i + 2))?);
+    }
+    Ok(Csv {
+        path: path.to_path_buf(),
+        header,
+        rows,
+    })
+}
+
+/// The headers the columns are resolved from.
+struct Shape<'a> {
+    train: &'a [String],
+    test: &'a [String],
+    sample: &'a [String],
+    sample_path: &'a Path,
+    answers: &'a Csv,
+}
+
+impl Shape<'_> {
+    fn id(&self) -> Result<&str, String> {
+        let id = self
+            .sample
+            .first()
+            .ok_or_else(|| format!("{} has no columns", self.sample_path.display()))?;
+        if self.answers.column(id).is_none() {
+            return Err(format!(
+                "{} has no id column `{id}` (the first column of {})",
+                self.answers.path.display(),
+                self.sample_path.display()
+            ));
+        }
+        Ok(id)
+    }
+
+    /// The columns `train.csv` has and `test.csv` lacks: what is to be predicted.
+    fn train_only(&self) -> Vec<&String> {
+        self.train.iter().filter(|c| !self.test.contains(c)).collect()
+    }
+
+    /// A predicted column must be in the answers (to grade) and in train.csv (to learn).
+    fn require(&self, column: &str, in_answers: bool) -> Result<(), String> {
+        if in_answers && self.answers.column(column).is_none() {
+            return Err(format!(
+                "{} has no column `{column}` (predicted in {})",
+                self.answers.path.display(),
+                self.sample_path.display()
+            ));
+        }
+        if !self.train.iter().any(|c| c == column) {
+            return Err(format!(
+                "train.csv has no column `{column}` that {} predicts: this competition's data \
+                 needs a custom loader",
+                self.sample_path.display()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Columns for a native metric, and the private answers to keep (id and targets).
+    fn native_columns(&self, metric: Metric, notes: &mut Vec<String>) -> Result<(Columns, Vec<u8>), String> {
+        let id = self.id()?.to_string();
+        let predicted = &self.sample[1..];
+        if predicted.is_empty() {
+            return Err(format!("{} has no column besides the id", self.sample_path.display()));
+        }
+        if metric.input_kind() == InputKind::WeightedValues {
+            return Err(format!("`{metric}` needs a weight column, which MLE-bench's answers do not name"));
+        }
+        let classes = metric.input_kind() == InputKind::Probabilities && predicted.len() > 1;
+        let (targets, kept) = if classes {
+            self.class_answers(&id, predicted, notes)?
+        } else {
+            for t in predicted {
+                self.require(t, true)?;
+            }
+            let targets = predicted.to_vec();
+            let kept = self.keep(&id, &targets, notes)?;
+            (targets, kept)
+        };
+        let columns = Columns {
+            id,
+            targets,
+            weight: None,
+        };
+        Ok((columns, kept))
+    }
+
+    /// A probability metric over class columns: the label column of train.csv, and the
+    /// answers as that column (MLE-bench's one-hot answers turned into labels).
+    fn class_answers(
+        &self,
+        id: &str,
+        classes: &[String],
+        notes: &mut Vec<String>,
+    ) -> Result<(Vec<String>, Vec<u8>), String> {
+        let label = match self.train_only().as_slice() {
+            [one] => (*one).clone(),
+            others => {
+                return Err(format!(
+                    "the label column is the one column train.csv has and test.csv lacks, and \
+                     there are {} ({})",
+                    others.len(),
+                    others.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        };
+        if self.answers.column(&label).is_some() {
+            let kept = self.keep(id, std::slice::from_ref(&label), notes)?;
+            return Ok((vec![label], kept));
+        }
+        let kept = self.one_hot_to_labels(id, classes, &label)?;
+        notes.push(format!(
+            "answers: MLE-bench's one-hot class columns ({}) of {} became the label column `{label}`",
+            classes.len(),
+            file_name(&self.answers.path)
+        ));
+        Ok((vec![label], kept))
+    }
+
+    fn one_hot_to_labels(&self, id: &str, classes: &[String], label: &str) -> Result<Vec<u8>, String> {
+        let a = self.answers;
+        let id_col = a.column(id).expect("checked");
+        let cols: Vec<usize> = classes
+            .iter()
+            .map(|c| {
+                a.column(c).ok_or_else(|| {
+                    format!(
+                        "{} has neither the label column `{label}` nor the class column `{c}`",
+                        a.path.display()
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record([id, label]).expect("memory");
+        for (i, row) in a.rows.iter().enumerate() {
+            let mut hot = None;
+            for (k, &c) in cols.iter().enumerate() {
+                match row[c].trim().parse::<f64>() {
+                    Ok(v) if v == 1.0 && hot.is_none() => hot = Some(k),
+                    Ok(v) if v == 0.0 => {}
+                    _ => {
+                        return Err(format!(
+                            "{}: row {} is not one-hot (column `{}` holds `{}`)",
+                            a.path.display(),
+                            i + 2,
+                            classes[k],
+                            &row[c]
+                        ));
+                    }
+                }
+            }
+            let k = hot.ok_or_else(|| format!("{}: row {} has no class set", a.path.display(), i + 2))?;
+            w.write_record([&row[id_col], classes[k].as_str()]).expect("memory");
+        }
+        Ok(w.into_inner().expect("memory"))
+    }
+
+    /// The answers' id and `targets` columns, verbatim.
+    fn keep(&self, id: &str, targets: &[String], notes: &mut Vec<String>) -> Result<Vec<u8>, String> {
+        let a = self.answers;
+        let cols: Vec<usize> = std::iter::once(id)
+            .chain(targets.iter().map(String::as_str))
+            .map(|c| a.column(c).expect("checked"))
+            .collect();
+        let dropped = a.header.len() - cols.len();
+        if dropped > 0 {
+            notes.push(format!(
+                "answers: kept the columns {} of {} ({dropped} other columns are not graded)",
+                std::iter::once(id)
+                    .chain(targets.iter().map(String::as_str))
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                file_name(&a.path)
+            ));
+        }
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(cols.iter().map(|&c| a.header[c].as_str()))
+            .expect("memory");
+        for row in &a.rows {
+            w.write_record(cols.iter().map(|&c| &row[c])).expect("memory");
+        }
+        Ok(w.into_inner().expect("memory"))
+    }
+
+    /// Columns for a grading program (the sample submission's), and what they hold.
+    fn program_columns(&self, src: &Sources) -> Result<(Columns, &'static str), String> {
+        let id = self
+            .sample
+            .first()
+            .ok_or_else(|| format!("{} has no columns", self.sample_path.display()))?
+            .clone();
+        let targets = self.sample[1..].to_vec();
+        if targets.is_empty() {
+            return Err(format!("{} has no column besides the id", self.sample_path.display()));
+        }
+        for t in &targets {
+            self.require(t, false)?;
+        }
+        let sample = read_csv(&src.sample)?;
+        let numeric = sample
+            .rows
+            .iter()
+            .all(|r| (1..r.len()).all(|c| r[c].trim().parse::<f64>().is_ok()));
+        let columns = Columns {
+            id,
+            targets,
+            weight: None,
+        };
+        Ok((columns, if numeric { "values" } else { "labels" }))
+    }
+}
+
+fn native_task(metric: Metric, answers: &[u8]) -> Result<TaskType, String> {
+    Ok(match metric.input_kind() {
+        InputKind::Values | InputKind::WeightedValues => TaskType::Regression,
+        InputKind::MultiValues => TaskType::MultiTargetRegression,
+        InputKind::LabelLists if !matches!(metric, Metric::Map(_)) => TaskType::Multilabel,
+        _ => {
+            let mut r = csv::Reader::from_reader(answers);
+            let mut seen = std::collections::BTreeSet::new();
+            for rec in r.records() {
+                let rec = rec.map_err(|e| e.to_string())?;
+                seen.insert(rec[1].to_string());
+            }
+            if seen.len() == 2 {
+                TaskType::Binary
+            } else {
+                TaskType::Multiclass
+            }
+        }
+    })
+}
+
+/// The grading program: the competition's Python files, the checkout's shared helpers.
+fn program_files(src: &Sources, mle: &mut MleBench, copies: &mut Vec<(PathBuf, String)>) -> Result<(), String> {
+    let checkout = src.checkout.as_ref().ok_or(
+        "this grader is run as MLE-bench's own grade.py, which is read from the checkout: pass --repo",
+    )?;
+    if !checkout.join("grade.py").is_file() {
+        return Err(format!("{} has no grade.py", checkout.display()));
+    }
+    let mlebench = checkout.parent().and_then(Path::parent).expect("<repo>/mlebench/competitions/<id>");
+    let mut wanted: Vec<(PathBuf, String)> = Vec::new();
+    let mut own: Vec<PathBuf> = std::fs::read_dir(checkout)
+        .map_err(|e| format!("{}: {e}", checkout.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py") && p.file_name().is_some_and(|n| n != "prepare.py"))
+        .collect();
+    own.sort();
+    for p in own {
+        let name = file_name(&p);
+        wanted.push((p, format!("mlebench/competitions/{}/{name}", src.id)));
+    }
+    for shared in ["competitions/utils.py", "metrics.py"] {
+        let p = mlebench.join(shared);
+        if p.is_file() {
+            wanted.push((p, format!("mlebench/{shared}")));
+        }
+    }
+    for (path, rel) in wanted {
+        let dest = format!("{GRADER_DIR}/{rel}");
+        mle.program.insert(dest.clone(), hash(&path)?);
+        copies.push((path, dest));
+    }
+    Ok(())
+}
+
+/// The leaderboard: copied with its blake3; a program's direction is read from it as
+/// MLE-bench does (the first score below the last: lower is better).
+fn leaderboard(
+    src: &Sources,
+    mle: &mut MleBench,
+    metric: &mut MetricSpec,
+    copies: &mut Vec<(PathBuf, String)>,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    let path = src.checkout.as_ref().map(|c| c.join("leaderboard.csv"));
+    let program = metric.name == PROGRAM;
+    let Some(path) = path.filter(|p| p.is_file()) else {
+        if program {
+            return Err("a grading program's direction is read from leaderboard.csv, and there is none".into());
+        }
+        notes.push("medals: no leaderboard.csv in the checkout, so no medals".into());
+        return Ok(());
+    };
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.starts_with(b"version https://git-lfs") {
+        return Err(format!(
+            "{} is a Git LFS pointer, not the leaderboard: run `git lfs pull` in the checkout",
+            path.display()
+        ));
+    }
+    let board = read_csv(&path)?;
+    let col = board
+        .column("score")
+        .ok_or_else(|| format!("{} has no `score` column", path.display()))?;
+    let scores: Vec<f64> = board
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r[col].trim().is_empty())
+        .map(|(i, r)| {
+            r[col]
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| format!("{}: row {}: score `{}` is not a number", path.display(), i + 2, &r[col]))
+        })
+        .collect::<Result<_, _>>()?;
+    let (Some(first), Some(last)) = (scores.first(), scores.last()) else {
+        return Err(format!("{} has no scores", path.display()));
+    };
+    let direction = if first < last {
+        Direction::Minimize
+    } else {
+        Direction::Maximize
+    };
+    if program {
+        metric.direction = direction;
+    } else if direction != metric.direction && first != last {
+        notes.push(format!(
+            "medals: the leaderboard ranks {} first, which `{}` does not; MLE-bench's rule (the \
+             leaderboard's order) decides medals",
+            if first < last { "the lowest score" } else { "the highest score" },
+            metric.name
+        ));
+    }
+    mle.leaderboard = LEADERBOARD.into();
+    mle.leaderboard_blake3 = blake3_hex(&bytes);
+    copies.push((path, LEADERBOARD.into()));
+    notes.push(format!("medals: a leaderboard of {} teams", board.rows.len()));
+    Ok(())
+}
+
+/// The checkout's git revision: HEAD's commit, read from `.git` without running git.
+fn revision(repo: &Path) -> String {
+    let git = repo.join(".git");
+    let Ok(head) = std::fs::read_to_string(git.join("HEAD")) else {
+        return String::new();
+    };
+    let head = head.trim();
+    let Some(reference) = head.strip_prefix("ref: ") else {
+        return head.to_string();
+    };
+    if let Ok(r) = std::fs::read_to_string(git.join(reference)) {
+        return r.trim().to_string();
+    }
+    std::fs::read_to_string(git.join("packed-refs"))
+        .ok()
+        .and_then(|packed| {
+            packed
+                .lines()
+                .find(|l| l.ends_with(reference))
+                .and_then(|l| l.split_whitespace().next())
+                .map(String::from)
+        })
+        .unwrap_or_default()
+}
+
+/// Images among the public files make an image competition; else tabular (MLE-bench's text
+/// competitions keep their text in train.csv, which the data card shows).
+fn domain(public: &[(String, PathBuf)]) -> Domain {
+    let image = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        [".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".dcm"]
+            .iter()
+            .any(|e| n.ends_with(e))
+    };
+    if public.iter().any(|(rel, _)| image(rel)) {
+        Domain::Image
+    } else {
+        Domain::Tabular
+    }
 }
 
 fn hash(path: &Path) -> Result<String, String> {
     crate::store::hash_file_hex(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// `config.yaml`'s `grader:` → `name:` value, when it is a metric ml2b knows.
-fn config_metric(folder: &Path) -> Result<Metric, String> {
-    let path = folder.join("config.yaml");
-    let text = std::fs::read_to_string(&path).map_err(|_| {
-        format!(
-            "no --metric given and no {} to read the grader from",
-            path.display()
-        )
-    })?;
-    let mut in_grader = false;
-    for line in text.lines() {
-        if !line.starts_with(' ') {
-            in_grader = line.trim_end() == "grader:";
-        } else if in_grader && let Some(name) = line.trim().strip_prefix("name:") {
-            let name = name.trim().trim_matches(['"', '\'']);
-            return name.parse().map_err(|_| {
-                format!(
-                    "{}: grader `{name}` is not a metric ml2b knows; pass --metric",
-                    path.display()
-                )
-            });
-        }
-    }
-    Err(format!("{} has no grader.name; pass --metric", path.display()))
+fn blake3_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
 }
 
-fn data_card(public_files: &[PathBuf]) -> Result<String, String> {
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn data_card(public_files: &[(String, PathBuf)]) -> Result<String, String> {
     let mut card = String::from("## Files\n");
-    for path in public_files {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if name.ends_with(".csv") {
+    let shown = 50;
+    for (rel, path) in public_files.iter().take(shown) {
+        if rel.ends_with(".csv") {
             let header = csv_header(path).map_err(|e| e.to_string())?;
             card.push_str(&format!(
-                "\n- `{name}`: columns {}",
+                "\n- `{rel}`: columns {}",
                 header
                     .iter()
                     .map(|h| format!("`{h}`"))
@@ -264,8 +869,11 @@ fn data_card(public_files: &[PathBuf]) -> Result<String, String> {
                     .join(", ")
             ));
         } else {
-            card.push_str(&format!("\n- `{name}`"));
+            card.push_str(&format!("\n- `{rel}`"));
         }
+    }
+    if public_files.len() > shown {
+        card.push_str(&format!("\n- … and {} more files", public_files.len() - shown));
     }
     card.push('\n');
     Ok(card)

@@ -10,6 +10,7 @@
 
 pub mod ml2b;
 pub mod mle_bench;
+pub mod mle_config;
 
 use std::path::{Path, PathBuf};
 
@@ -68,6 +69,9 @@ pub struct Draft {
     pub texts: Vec<(String, TaskText)>,
     /// (source path, destination relative to `data/<id>/`).
     pub copies: Vec<(PathBuf, String)>,
+    /// (destination relative to `data/<id>/`, bytes): files the import writes itself (the
+    /// graded columns of an answers file, labels made of one-hot columns).
+    pub generated: Vec<(String, Vec<u8>)>,
 }
 
 /// What was installed.
@@ -76,6 +80,9 @@ pub struct Imported {
     pub id: String,
     pub languages: Vec<String>,
     pub metric: String,
+    /// How its submissions are graded: `native` (one of ml2b's metrics) or `program`
+    /// (MLE-bench's own grade.py in the sandbox).
+    pub grading: &'static str,
     pub notes: Vec<String>,
 }
 
@@ -104,6 +111,11 @@ pub fn install(root: &Path, drafts: Vec<Draft>) -> Result<Vec<Imported>, ImportE
             id: d.manifest.id.clone(),
             languages: d.texts.iter().map(|(c, _)| c.clone()).collect(),
             metric: d.manifest.metric.name.clone(),
+            grading: if d.manifest.is_program_graded() {
+                "program"
+            } else {
+                "native"
+            },
             notes: d.manifest.import_notes.clone(),
         })
         .collect())
@@ -136,6 +148,13 @@ fn stage(staging: &Path, d: &Draft) -> Result<(), ImportError> {
         std::fs::copy(from, &dest).map_err(|source| ImportError::Read {
             path: from.clone(),
             source,
+        })?;
+    }
+    for (to, bytes) in &d.generated {
+        let dest = dir.join(to);
+        prepare::write_atomic(&dest, bytes).map_err(|e| ImportError::Prepare {
+            id: id.clone(),
+            source: e,
         })?;
     }
     for (code, text) in &d.texts {

@@ -25,6 +25,7 @@ mod invalid;
 pub mod kappa;
 pub mod labels;
 mod metric_error;
+pub mod mle_bench;
 pub mod probabilistic;
 pub mod ranking;
 pub mod registry;

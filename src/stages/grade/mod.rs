@@ -266,6 +266,26 @@ fn in_range(c: &Competition, role: BaselineRole, score: f64) -> Option<bool> {
     Some(inside)
 }
 
+/// Scores a predictions (or submission) file on `c`'s private answers: with its metric, or
+/// with its grading program in the sandbox (`competition::program`).
+pub fn score_file(c: &Competition, predictions: &std::path::Path) -> Result<Score, ScoreFileError> {
+    let m = &c.manifest;
+    if m.is_program_graded() {
+        return Ok(crate::competition::program::score_locally(c, predictions)?);
+    }
+    let answers = c.file(Side::Private, "answers.csv");
+    Ok(score_files_with(&m.metric.name, &answers, predictions, &c.grade_options())?)
+}
+
+/// Why a file could not be scored (as opposed to a submission found invalid).
+#[derive(Debug, thiserror::Error)]
+pub enum ScoreFileError {
+    #[error(transparent)]
+    Grade(#[from] crate::metrics::grading::GradeError),
+    #[error(transparent)]
+    Program(#[from] crate::competition::program::ProgramError),
+}
+
 /// The score of an execution's predictions: `Err(reason)` when the run is not `ok` or its
 /// predictions fail the grader's checks.
 pub fn score_execution(
@@ -281,9 +301,7 @@ pub fn score_execution(
     };
     let predictions = store.objects().path(&hash);
     store.objects().verify(&hash).map_err(LogError::from)?;
-    let answers = c.file(Side::Private, "answers.csv");
-    let m = &c.manifest;
-    let score = score_files_with(&m.metric.name, &answers, &predictions, &c.grade_options())
+    let score = score_file(c, &predictions)
         .map_err(|e| StageError::failed(format!("grading {}", x.competition), e))?;
     Ok(match score {
         Score::Valid { score, .. } => Ok(score),

@@ -127,6 +127,14 @@ impl Trials {
             label: format!("validation run of {}", c.id()),
             message: m,
         };
+        if c.manifest.is_program_graded() {
+            return Err(fail(format!(
+                "aide scores its trials on a validation split with one of ml2b's metrics, and `{}` \
+                 is graded by MLE-bench's own program (which reads the competition's own answers \
+                 layout): use the one-shot agent",
+                c.id()
+            )));
+        }
         let ran = {
             let _permit = self.jobs.acquire().await.map_err(|e| fail(e.to_string()))?;
             self.runner

@@ -1,0 +1,483 @@
+//! `ml2b import mle-bench DATA_DIR --repo CHECKOUT`: MLE-bench's layouts, written here by
+//! hand in their exact shapes (a checkout's `mlebench/competitions/<id>/{config.yaml,
+//! description.md,leaderboard.csv,grade.py}` and `experiments/splits/`, and the data
+//! `mlebench prepare` writes under `<id>/prepared/{public,private}`); the grading program
+//! runs in the real sandbox.
+
+use std::path::{Path, PathBuf};
+
+use ml2b::competition::{Benchmark, Side};
+use serde_json::Value;
+
+use crate::common::Workspace;
+use crate::competitions::write;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn empty_root() -> Workspace {
+    let ws = Workspace::new();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(ws.dir.path().join("manifests")).unwrap();
+    std::fs::copy(
+        root.join("manifests/languages.toml"),
+        ws.dir.path().join("manifests/languages.toml"),
+    )
+    .unwrap();
+    ws
+}
+
+/// A checkout and a data directory side by side.
+struct Mle {
+    _dir: tempfile::TempDir,
+    repo: PathBuf,
+    data: PathBuf,
+}
+
+impl Mle {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("mle-bench");
+        let data = dir.path().join("data");
+        write(
+            &repo.join("mlebench/competitions/utils.py"),
+            "def select_id(df, col):\n    return df.sort_values(col).reset_index(drop=True)\n",
+        );
+        write(&repo.join("experiments/splits/low.txt"), "spooky-lite\ntpsmay-lite\n");
+        write(&repo.join(".git/HEAD"), "ref: refs/heads/main\n");
+        write(
+            &repo.join(".git/refs/heads/main"),
+            "783b15a0000000000000000000000000000000aa\n",
+        );
+        Self {
+            _dir: dir,
+            repo,
+            data,
+        }
+    }
+
+    /// One competition: its checkout folder and its prepared data.
+    fn competition(&self, id: &str, grader: &str, files: &[(&str, String)]) {
+        let answers = if files.iter().any(|(n, _)| *n == "private/answers.csv") {
+            "answers.csv"
+        } else {
+            "test.csv"
+        };
+        let config = format!(
+            "id: {id}\nname: {id} (lite)\ncompetition_type: simple\nawards_medals: false\n\
+             prizes:\n  - position: 1\n    value: 100\n\
+             description: mlebench/competitions/{id}/description.md\n\n\
+             dataset:\n  answers: {id}/prepared/private/{answers}\n  \
+             sample_submission: {id}/prepared/public/sample_submission.csv\n\n\
+             grader:\n  name: {grader}\n  grade_fn: mlebench.competitions.{id}.grade:grade\n\n\
+             preparer: mlebench.competitions.{id}.prepare:prepare\n"
+        );
+        let comp = self.repo.join("mlebench/competitions").join(id);
+        write(&comp.join("config.yaml"), &config);
+        write(&comp.join("description.md"), &format!("# {id}\n\nPredict it.\n"));
+        write(&comp.join("prepare.py"), "raise SystemExit('never run by ml2b')\n");
+        for (name, text) in files {
+            let path = match name.strip_prefix("checkout/") {
+                Some(rel) => comp.join(rel),
+                None => self.data.join(id).join("prepared").join(name),
+            };
+            write(&path, text);
+        }
+    }
+
+    fn import(&self, ws: &Workspace, extra: &[&str]) -> std::process::Output {
+        ws.ml2b()
+            .args(["--json", "import", "mle-bench"])
+            .arg(&self.data)
+            .arg("--repo")
+            .arg(&self.repo)
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+}
+
+/// A leaderboard of `n` teams, best first (descending when `higher_better`).
+fn leaderboard(n: usize, higher_better: bool) -> String {
+    let mut s = String::from("scoreNullable,teamId,teamName,submissionDate,score\n");
+    for i in 0..n {
+        let score = if higher_better {
+            0.99 - i as f64 * 0.0005
+        } else {
+            0.1 + i as f64 * 0.01
+        };
+        s.push_str(&format!("{score},{i},team {i},2020-01-01,{score}\n"));
+    }
+    s
+}
+
+/// spooky-style: text, three authors, MLE-bench's one-hot answers, multi-class log loss.
+fn spooky(m: &Mle) {
+    let authors = ["EAP", "HPL", "MWS"];
+    let (mut train, mut test, mut sample, mut answers) = (
+        String::from("id,text,author\n"),
+        String::from("id,text\n"),
+        String::from("id,EAP,HPL,MWS\n"),
+        String::from("id,EAP,HPL,MWS\n"),
+    );
+    for i in 0..40 {
+        let a = authors[i % 3];
+        let text = format!("\"words of {a}, line {i}\"");
+        if i < 28 {
+            train.push_str(&format!("id{i:03},{text},{a}\n"));
+        } else {
+            test.push_str(&format!("id{i:03},{text}\n"));
+            sample.push_str(&format!("id{i:03},0.403493538995863,0.287808366106543,0.308698094897594\n"));
+            let hot: Vec<&str> = authors.iter().map(|x| if *x == a { "1" } else { "0" }).collect();
+            answers.push_str(&format!("id{i:03},{}\n", hot.join(",")));
+        }
+    }
+    m.competition(
+        "spooky-lite",
+        "multi-class-log-loss",
+        &[
+            ("public/train.csv", train),
+            ("public/test.csv", test),
+            ("public/sample_submission.csv", sample),
+            ("private/test.csv", answers),
+            ("checkout/leaderboard.csv", leaderboard(150, false)),
+        ],
+    );
+}
+
+/// tabular-playground-may-2022-style: the answers are the whole test rows (features first).
+fn tpsmay(m: &Mle) {
+    let (mut train, mut test, mut sample, mut answers) = (
+        String::from("id,f_00,f_01,target\n"),
+        String::from("id,f_00,f_01\n"),
+        String::from("id,target\n"),
+        String::from("id,f_00,f_01,target\n"),
+    );
+    for i in 0..60 {
+        let (f0, f1, y) = (i as f64 * 0.37 % 5.0, (i * 7 % 11) as f64, (i * 3 % 5 < 2) as u8);
+        if i < 40 {
+            train.push_str(&format!("{i},{f0},{f1},{y}\n"));
+        } else {
+            test.push_str(&format!("{i},{f0},{f1}\n"));
+            sample.push_str(&format!("{i},0.5\n"));
+            answers.push_str(&format!("{i},{f0},{f1},{y}\n"));
+        }
+    }
+    m.competition(
+        "tpsmay-lite",
+        "auc-roc",
+        &[
+            ("public/train.csv", train),
+            ("public/test.csv", test),
+            ("public/sample_submission.csv", sample),
+            ("private/test.csv", answers),
+            ("checkout/leaderboard.csv", leaderboard(500, true)),
+        ],
+    );
+}
+
+/// nomad2018-style: two targets, column-wise RMSLE, a geometry folder per row in public/.
+fn nomad(m: &Mle) {
+    let (mut train, mut test, mut sample, mut answers) = (
+        String::from("id,spacegroup,formation_energy_ev_natom,bandgap_energy_ev\n"),
+        String::from("id,spacegroup\n"),
+        String::from("id,formation_energy_ev_natom,bandgap_energy_ev\n"),
+        String::from("id,spacegroup,formation_energy_ev_natom,bandgap_energy_ev\n"),
+    );
+    let mut files = Vec::new();
+    for i in 1..=30 {
+        let (a, b) = (0.1 + i as f64 * 0.01, 1.5 + i as f64 * 0.1);
+        if i <= 20 {
+            train.push_str(&format!("{i},{},{a},{b}\n", 12 + i % 3));
+            files.push((format!("public/train/{i}/geometry.xyz"), format!("lattice_vector {i} 0 0\n")));
+        } else {
+            test.push_str(&format!("{i},{}\n", 12 + i % 3));
+            sample.push_str(&format!("{i},0.1779,1.8892\n"));
+            answers.push_str(&format!("{i},{},{a},{b}\n", 12 + i % 3));
+            files.push((format!("public/test/{i}/geometry.xyz"), format!("lattice_vector {i} 1 0\n")));
+        }
+    }
+    let mut all: Vec<(&str, String)> = vec![
+        ("public/train.csv", train),
+        ("public/test.csv", test),
+        ("public/sample_submission.csv", sample),
+        ("private/test.csv", answers),
+    ];
+    all.extend(files.iter().map(|(n, t)| (n.as_str(), t.clone())));
+    m.competition("nomad-lite", "mean-column-wise-rmsle", &all);
+}
+
+/// A grader no ml2b metric computes: the checkout's own grade.py (a mean absolute error
+/// over `value` that needs the competition's helper module and the shared utils).
+fn program(m: &Mle, id: &str, grade_py: &str) {
+    let (mut train, mut test, mut sample, mut answers) = (
+        String::from("id,x,value\n"),
+        String::from("id,x\n"),
+        String::from("id,value\n"),
+        String::from("id,value\n"),
+    );
+    for i in 0..30 {
+        let x = i as f64;
+        if i < 20 {
+            train.push_str(&format!("{i},{x},{}\n", 2.0 * x + 1.0));
+        } else {
+            test.push_str(&format!("{i},{x}\n"));
+            sample.push_str(&format!("{i},0\n"));
+            answers.push_str(&format!("{i},{}\n", 2.0 * x + 1.0));
+        }
+    }
+    m.competition(
+        id,
+        "average-custom-distance",
+        &[
+            ("public/train.csv", train),
+            ("public/test.csv", test),
+            ("public/sample_submission.csv", sample),
+            ("private/answers.csv", answers),
+            ("checkout/leaderboard.csv", leaderboard(40, false)),
+            ("checkout/grade.py", grade_py.to_string()),
+            ("checkout/scale.py", "SCALE = 1.0\n".to_string()),
+        ],
+    );
+}
+
+const GRADE_PY: &str = "\
+import numpy as np
+import pandas as pd
+
+from mlebench.competitions.utils import select_id
+from mlebench.grade_helpers import InvalidSubmissionError
+
+from .scale import SCALE
+
+
+def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
+    if len(submission) != len(answers):
+        raise InvalidSubmissionError(f'expected {len(answers)} rows, got {len(submission)}')
+    s, a = select_id(submission, 'id'), select_id(answers, 'id')
+    return float(np.mean(np.abs(s['value'] - a['value']))) * SCALE
+";
+
+fn imported(out: &std::process::Output) -> Vec<Value> {
+    assert!(out.status.success(), "{}", stderr(out));
+    serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+}
+
+#[test]
+fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
+    let m = Mle::new();
+    spooky(&m);
+    tpsmay(&m);
+    nomad(&m);
+    program(&m, "custom-lite", GRADE_PY);
+    let ws = empty_root();
+    let report = imported(&m.import(&ws, &[]));
+    let grading: Vec<(&str, &str, &str)> = report
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap(),
+                c["grading"].as_str().unwrap(),
+                c["metric"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        grading,
+        [
+            ("custom-lite", "program", "program"),
+            ("nomad-lite", "native", "rmsle_multi"),
+            ("spooky-lite", "native", "log_loss"),
+            ("tpsmay-lite", "native", "roc_auc"),
+        ]
+    );
+    let bench = Benchmark::load(ws.dir.path()).unwrap();
+    let get = |id: &str| bench.select(&[id.to_string()]).unwrap()[0];
+
+    // One-hot answers became the label column train.csv has and test.csv lacks.
+    let spooky = get("spooky-lite");
+    assert_eq!(spooky.manifest.columns.targets, ["author"]);
+    let answers = std::fs::read_to_string(spooky.file(Side::Private, "answers.csv")).unwrap();
+    assert!(answers.starts_with("id,author\nid028,HPL\nid029,MWS\nid030,EAP\n"), "{answers}");
+    assert!(spooky.manifest.import_notes.iter().any(|n| n.contains("one-hot")));
+    let mle = spooky.manifest.mle_bench.as_ref().unwrap();
+    assert_eq!(mle.grader, "multi-class-log-loss");
+    assert_eq!(mle.revision, "783b15a0000000000000000000000000000000aa");
+    assert_eq!(mle.leaderboard, "mle-bench/leaderboard.csv");
+    assert_eq!(
+        mle.leaderboard_blake3,
+        blake3::hash(leaderboard(150, false).as_bytes()).to_hex().to_string()
+    );
+
+    // The target is the sample submission's column found by name, not the first feature.
+    let tps = get("tpsmay-lite");
+    assert_eq!(tps.manifest.columns.targets, ["target"]);
+    let answers = std::fs::read_to_string(tps.file(Side::Private, "answers.csv")).unwrap();
+    assert!(answers.starts_with("id,target\n40,"), "{answers}");
+
+    // Every folder of public/ is copied and checksummed.
+    let nomad = get("nomad-lite");
+    assert_eq!(
+        nomad.manifest.columns.targets,
+        ["formation_energy_ev_natom", "bandgap_energy_ev"]
+    );
+    for rel in ["train/3/geometry.xyz", "test/25/geometry.xyz"] {
+        assert!(nomad.manifest.files.public.contains_key(rel), "{rel}");
+        assert!(nomad.file(Side::Public, rel).is_file(), "{rel}");
+    }
+    assert!(nomad.manifest.import_notes.iter().any(|n| n.contains("no leaderboard")));
+
+    // The program: its files and a direction read from the leaderboard.
+    let custom = get("custom-lite");
+    let program: Vec<&String> = custom.manifest.mle_bench.as_ref().unwrap().program.keys().collect();
+    assert_eq!(
+        program,
+        [
+            "mle-bench/grader/mlebench/competitions/custom-lite/grade.py",
+            "mle-bench/grader/mlebench/competitions/custom-lite/scale.py",
+            "mle-bench/grader/mlebench/competitions/utils.py",
+        ]
+    );
+    assert_eq!(
+        custom.manifest.metric.direction,
+        ml2b::metrics::grading::Direction::Minimize
+    );
+    let prepared = ws.ml2b().args(["prepare", "--check"]).output().unwrap();
+    assert!(prepared.status.success(), "{}", stderr(&prepared));
+}
+
+#[test]
+fn a_split_or_only_selects_and_metric_overrides_one() {
+    let m = Mle::new();
+    spooky(&m);
+    tpsmay(&m);
+    nomad(&m);
+    let ws = empty_root();
+    let lite = imported(&m.import(&ws, &["--split", "lite"]));
+    let ids: Vec<&str> = lite.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["spooky-lite", "tpsmay-lite"]);
+
+    let ws = empty_root();
+    let out = m.import(&ws, &["--metric", "rmse"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--metric overrides the grader of one competition"), "{}", stderr(&out));
+    let one = imported(&m.import(&ws, &["--only", "nomad-lite", "--metric", "rmse_multi"]));
+    assert_eq!(one[0]["metric"], "rmse_multi");
+    assert!(one[0]["notes"].to_string().contains("--metric rmse_multi (MLE-bench's grader: mean-column-wise-rmsle)"));
+}
+
+#[test]
+fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
+    let m = Mle::new();
+    tpsmay(&m);
+    // One-hot answers with a row that is not one-hot.
+    spooky(&m);
+    let answers = m.data.join("spooky-lite/prepared/private/test.csv");
+    let text = std::fs::read_to_string(&answers).unwrap().replacen("1,0,0", "1,1,0", 1);
+    std::fs::write(&answers, text).unwrap();
+    // A competition whose data is images with no train.csv.
+    m.competition(
+        "images-lite",
+        "accuracy",
+        &[
+            ("public/train/0.png", "png".into()),
+            ("public/sample_submission.csv", "id,label\n0,1\n".into()),
+            ("private/test.csv", "id,label\n0,1\n".into()),
+        ],
+    );
+    let ws = empty_root();
+    let out = m.import(&ws, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("2 of the competitions cannot be imported"), "{err}");
+    assert!(err.contains("images-lite") && err.contains("custom loader"), "{err}");
+    assert!(err.contains("spooky-lite") && err.contains("test.csv: row") && err.contains("not one-hot"), "{err}");
+    let manifests: Vec<_> = std::fs::read_dir(ws.dir.path().join("manifests"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(manifests, ["languages.toml"], "nothing is written");
+    assert!(!ws.dir.path().join("data").exists());
+
+    // Without the checkout there is no config to read the grader from.
+    let out = ws
+        .ml2b()
+        .args(["import", "mle-bench"])
+        .arg(&m.data)
+        .args(["--only", "tpsmay-lite"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("pass --repo MLEBENCH_CHECKOUT"), "{}", stderr(&out));
+}
+
+fn solution(ws: &Workspace, body: &str) -> PathBuf {
+    let path = ws.dir.path().join("solution.py");
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn grade_file(ws: &Workspace, id: &str, code: &Path) -> Value {
+    let out = ws
+        .ml2b()
+        .args(["--json", "grade-file"])
+        .arg(code)
+        .args(["--competition", id, "--format", "mono"])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)))
+}
+
+const LINEAR: &str = "\
+import numpy as np
+
+def train_and_predict(data, X_val):
+    slope, intercept = np.polyfit(data['x'], data['value'], 1)
+    return X_val['x'] * slope + intercept + OFFSET
+";
+
+#[test]
+fn a_grading_program_scores_in_the_sandbox_and_is_contained() {
+    let m = Mle::new();
+    program(&m, "custom-lite", GRADE_PY);
+    let hostile = "\
+import os, socket
+import pandas as pd
+
+def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
+    notes = []
+    try:
+        socket.create_connection(('1.1.1.1', 80), timeout=3)
+        notes.append('network reached')
+    except OSError as e:
+        notes.append(f'no network ({e.errno})')
+    for path in ['/data/answers.csv', '/tmp/../data/leak.txt', '/sandbox/x']:
+        try:
+            open(path, 'w').write('x')
+            notes.append(f'wrote {path}')
+        except OSError as e:
+            notes.append(f'cannot write {path}')
+    raise RuntimeError('; '.join(notes))
+";
+    program(&m, "hostile-lite", hostile);
+    let ws = empty_root();
+    imported(&m.import(&ws, &[]));
+
+    let exact = grade_file(&ws, "custom-lite", &solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}")));
+    assert_eq!(exact["outcome"], "ok", "{exact}");
+    assert!(exact["score"].as_f64().unwrap() < 1e-9, "{exact}");
+    let off = grade_file(&ws, "custom-lite", &solution(&ws, &format!("OFFSET = 0.25\n{LINEAR}")));
+    assert!((off["score"].as_f64().unwrap() - 0.25).abs() < 1e-9, "{off}");
+
+    let report = grade_file(&ws, "hostile-lite", &solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}")));
+    let reason = report["invalid_reason"].as_str().unwrap_or_default();
+    assert_eq!(report["outcome"], "bad_predictions", "{report}");
+    assert!(reason.starts_with("grade.py raised RuntimeError: no network"), "{reason}");
+    for path in ["/data/answers.csv", "/tmp/../data/leak.txt", "/sandbox/x"] {
+        assert!(reason.contains(&format!("cannot write {path}")), "{reason}");
+    }
+    let bench = Benchmark::load(ws.dir.path()).unwrap();
+    let c = bench.select(&["hostile-lite".to_string()]).unwrap()[0];
+    c.verify_files(Side::Private).unwrap();
+}
