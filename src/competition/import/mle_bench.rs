@@ -243,7 +243,8 @@ fn first_file(dir: &Path, names: &[&str]) -> Option<PathBuf> {
 /// How the competition is graded, and what the importer noted about it.
 enum Grading {
     Native(Metric),
-    Program { why: String },
+    /// MLE-bench's own grade.py (the reason is in the notes).
+    Program,
 }
 
 fn grading(src: &Sources, opts: &Options) -> Result<(Grading, Option<String>, Vec<String>), String> {
@@ -273,7 +274,7 @@ fn grading(src: &Sources, opts: &Options) -> Result<(Grading, Option<String>, Ve
         }
         MleGrader::Program { why } => {
             let note = format!("grading: MLE-bench's own grade.py in the sandbox (`{name}`: {why})");
-            (Grading::Program { why: why.to_string() }, Some(name), vec![note])
+            (Grading::Program, Some(name), vec![note])
         }
     })
 }
@@ -281,107 +282,34 @@ fn grading(src: &Sources, opts: &Options) -> Result<(Grading, Option<String>, Ve
 fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, String> {
     check_id(id)?;
     let src = Sources::find(dir, id, folder, opts.repo)?;
-    let (grading, grader, mut notes) = grading(&src, opts)?;
-    let mut copies = Vec::new();
-    let mut generated = Vec::new();
-    let mut files = Files::default();
-    let public_files = public_files(&src.public)?;
-    for (rel, path) in &public_files {
-        files.public.insert(rel.clone(), hash(path)?);
-        copies.push((path.clone(), format!("public/{rel}")));
-    }
-    for required in ["train.csv", "test.csv"] {
-        if !files.public.contains_key(required) {
-            return Err(format!(
-                "{} has no {required}: ml2b's harness reads train.csv and test.csv, so this \
-                 competition's data needs a custom loader",
-                src.public.display()
-            ));
-        }
-    }
-    if src.answers.extension().is_some_and(|e| e != "csv") {
-        return Err(format!(
-            "{}: answers that are not CSV need a custom grader",
-            src.answers.display()
-        ));
-    }
-    let train = csv_header(&src.public.join("train.csv")).map_err(|e| e.to_string())?;
-    let test = csv_header(&src.public.join("test.csv")).map_err(|e| e.to_string())?;
-    let sample = csv_header(&src.sample).map_err(|e| e.to_string())?;
-    let answers = read_csv(&src.answers)?;
-    let shape = Shape {
-        train: &train,
-        test: &test,
-        sample: &sample,
-        sample_path: &src.sample,
-        answers: &answers,
+    let (grading, grader, notes) = grading(&src, opts)?;
+    let mut parts = Parts {
+        notes,
+        ..Parts::default()
     };
-    let (metric_spec, columns, task, mle) = match &grading {
-        Grading::Native(metric) => {
-            let (columns, kept) = shape.native_columns(*metric, &mut notes)?;
-            files.private.insert("answers.csv".into(), blake3_hex(&kept));
-            generated.push(("private/answers.csv".to_string(), kept.clone()));
-            let task = native_task(*metric, &kept)?;
-            let spec = MetricSpec {
-                name: metric.to_string(),
-                direction: metric.direction(),
-            };
-            (spec, columns, task, MleBench::default())
-        }
-        Grading::Program { .. } => {
-            let (columns, submission) = shape.program_columns(&src)?;
-            files.private.insert("answers.csv".into(), hash(&src.answers)?);
-            copies.push((src.answers.clone(), "private/answers.csv".into()));
-            let mut mle = MleBench {
-                submission: submission.to_string(),
-                ..MleBench::default()
-            };
-            program_files(&src, &mut mle, &mut copies)?;
-            let task = match (submission, columns.targets.len()) {
-                ("labels", _) => TaskType::Multiclass,
-                (_, 1) => TaskType::Regression,
-                _ => TaskType::MultiTargetRegression,
-            };
-            let spec = MetricSpec {
-                name: PROGRAM.into(),
-                direction: Direction::Maximize, // replaced by the leaderboard's below
-            };
-            (spec, columns, task, mle)
-        }
+    let public = parts.copy_public(&src)?;
+    let shape = Headers::read(&src)?;
+    let mut graded = match grading {
+        Grading::Native(metric) => shape.view(&src).native(metric, &mut parts)?,
+        Grading::Program => shape.view(&src).program(&src, &mut parts)?,
     };
-    let mut manifest_mle = mle;
-    manifest_mle.grader = grader.unwrap_or_else(|| format!("--metric {}", metric_spec.name));
-    manifest_mle.revision = opts.repo.map(revision).unwrap_or_default();
-    let mut metric_spec = metric_spec;
-    leaderboard(&src, &mut manifest_mle, &mut metric_spec, &mut copies, &mut notes)?;
-    let description = src.description()?;
-    let title = src
-        .config
-        .as_ref()
-        .and_then(|c| c.name.clone())
-        .or_else(|| description.lines().find_map(|l| l.strip_prefix("# ")).map(str::trim).map(String::from))
-        .unwrap_or_else(|| id.to_string());
-    let text = TaskText {
-        title: title.clone(),
-        domain: format!("Kaggle competition `{id}`, as MLE-bench prepares it."),
-        metric: manifest_mle.grader.clone(),
-        description: description.trim().to_string(),
-        data_card: data_card(&public_files)?,
-    };
-    notes.insert(0, "split: given by the MLE-bench preparation, not rebuilt".into());
-    if let Grading::Program { why } = &grading {
-        tracing::debug!("{id}: graded by its program: {why}");
-    }
+    graded.mle.grader = grader.unwrap_or_else(|| format!("--metric {}", graded.metric.name));
+    graded.mle.revision = opts.repo.map(revision).unwrap_or_default();
+    leaderboard(&src, &mut graded, &mut parts)?;
+    let text = task_text(&src, &graded.mle.grader, &public)?;
+    parts
+        .notes
+        .insert(0, "split: given by the MLE-bench preparation, not rebuilt".into());
     let manifest = CompetitionManifest {
         id: id.to_string(),
-        title,
-        domain: domain(&public_files),
-        task,
+        title: text.title.clone(),
+        domain: domain(&public),
+        task: graded.task,
         visibility: Visibility::Public,
         translation: Translation::None,
         languages: vec!["en".into()],
-        metric: metric_spec,
-        columns,
+        metric: graded.metric,
+        columns: graded.columns,
         source: Source {
             file: String::new(),
             blake3: String::new(),
@@ -395,12 +323,12 @@ fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, S
             seed: 42,
             stratify: false,
         },
-        files,
+        files: parts.files,
         characteristics: Characteristics::default(),
         gates: Gates::default(),
         baseline: None,
-        import_notes: notes,
-        mle_bench: Some(manifest_mle),
+        import_notes: parts.notes,
+        mle_bench: Some(graded.mle),
     };
     manifest
         .check(&src.folder.join(format!("{id}.toml")))
@@ -408,8 +336,69 @@ fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, S
     Ok(Draft {
         manifest,
         texts: vec![("en".into(), text)],
-        copies,
-        generated,
+        copies: parts.copies,
+        generated: parts.generated,
+    })
+}
+
+/// What a draft gathers: the files to copy or write, their checksums, the notes.
+#[derive(Default)]
+struct Parts {
+    files: Files,
+    copies: Vec<(PathBuf, String)>,
+    generated: Vec<(String, Vec<u8>)>,
+    notes: Vec<String>,
+}
+
+impl Parts {
+    /// Every public file, copied as it is; `train.csv` and `test.csv` are required.
+    fn copy_public(&mut self, src: &Sources) -> Result<Vec<(String, PathBuf)>, String> {
+        let public = public_files(&src.public)?;
+        for (rel, path) in &public {
+            self.files.public.insert(rel.clone(), hash(path)?);
+            self.copies.push((path.clone(), format!("public/{rel}")));
+        }
+        for required in ["train.csv", "test.csv"] {
+            if !self.files.public.contains_key(required) {
+                return Err(format!(
+                    "{} has no {required}: ml2b's harness reads train.csv and test.csv, so this \
+                     competition's data needs a custom loader",
+                    src.public.display()
+                ));
+            }
+        }
+        Ok(public)
+    }
+}
+
+/// What grading resolved to.
+struct Graded {
+    metric: MetricSpec,
+    columns: Columns,
+    task: TaskType,
+    mle: MleBench,
+}
+
+/// The English task text: the checkout's description, the config's name as the title.
+fn task_text(src: &Sources, grader: &str, public: &[(String, PathBuf)]) -> Result<TaskText, String> {
+    let description = src.description()?;
+    let title = src
+        .config
+        .as_ref()
+        .and_then(|c| c.name.clone())
+        .or_else(|| {
+            description
+                .lines()
+                .find_map(|l| l.strip_prefix("# "))
+                .map(|t| t.trim().to_string())
+        })
+        .unwrap_or_else(|| src.id.clone());
+    Ok(TaskText {
+        title,
+        domain: format!("Kaggle competition `{}`, as MLE-bench prepares it.", src.id),
+        metric: grader.to_string(),
+        description: description.trim().to_string(),
+        data_card: data_card(public)?,
     })
 }
 
@@ -471,6 +460,42 @@ fn read_csv(path: &Path) -> Result<Csv, String> {
     })
 }
 
+/// The files the columns are resolved from, read once.
+struct Headers {
+    train: Vec<String>,
+    test: Vec<String>,
+    sample: Vec<String>,
+    answers: Csv,
+}
+
+impl Headers {
+    fn read(src: &Sources) -> Result<Self, String> {
+        if src.answers.extension().is_some_and(|e| e != "csv") {
+            return Err(format!(
+                "{}: answers that are not CSV need a custom grader",
+                src.answers.display()
+            ));
+        }
+        let header = |p: &Path| csv_header(p).map_err(|e| e.to_string());
+        Ok(Self {
+            train: header(&src.public.join("train.csv"))?,
+            test: header(&src.public.join("test.csv"))?,
+            sample: header(&src.sample)?,
+            answers: read_csv(&src.answers)?,
+        })
+    }
+
+    fn view<'a>(&'a self, src: &'a Sources) -> Shape<'a> {
+        Shape {
+            train: &self.train,
+            test: &self.test,
+            sample: &self.sample,
+            sample_path: &src.sample,
+            answers: &self.answers,
+        }
+    }
+}
+
 /// The headers the columns are resolved from.
 struct Shape<'a> {
     train: &'a [String],
@@ -518,6 +543,52 @@ impl Shape<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// A native metric: its columns, and the answers' graded columns as the private file.
+    fn native(&self, metric: Metric, parts: &mut Parts) -> Result<Graded, String> {
+        let (columns, kept) = self.native_columns(metric, &mut parts.notes)?;
+        let task = native_task(metric, &kept)?;
+        parts.files.private.insert("answers.csv".into(), blake3_hex(&kept));
+        parts.generated.push(("private/answers.csv".into(), kept));
+        Ok(Graded {
+            metric: MetricSpec {
+                name: metric.to_string(),
+                direction: metric.direction(),
+            },
+            columns,
+            task,
+            mle: MleBench::default(),
+        })
+    }
+
+    /// A grading program: the sample submission's columns, the answers as they are, the
+    /// program's files; the direction is the leaderboard's (see [`leaderboard`]).
+    fn program(&self, src: &Sources, parts: &mut Parts) -> Result<Graded, String> {
+        let (columns, submission) = self.program_columns(src)?;
+        parts.files.private.insert("answers.csv".into(), hash(&src.answers)?);
+        parts
+            .copies
+            .push((src.answers.clone(), "private/answers.csv".into()));
+        let mut mle = MleBench {
+            submission: submission.to_string(),
+            ..MleBench::default()
+        };
+        program_files(src, &mut mle, &mut parts.copies)?;
+        let task = match (submission, columns.targets.len()) {
+            ("labels", _) => TaskType::Multiclass,
+            (_, 1) => TaskType::Regression,
+            _ => TaskType::MultiTargetRegression,
+        };
+        Ok(Graded {
+            metric: MetricSpec {
+                name: PROGRAM.into(),
+                direction: Direction::Maximize,
+            },
+            columns,
+            task,
+            mle,
+        })
     }
 
     /// Columns for a native metric, and the private answers to keep (id and targets).
@@ -734,13 +805,9 @@ fn program_files(src: &Sources, mle: &mut MleBench, copies: &mut Vec<(PathBuf, S
 
 /// The leaderboard: copied with its blake3; a program's direction is read from it as
 /// MLE-bench does (the first score below the last: lower is better).
-fn leaderboard(
-    src: &Sources,
-    mle: &mut MleBench,
-    metric: &mut MetricSpec,
-    copies: &mut Vec<(PathBuf, String)>,
-    notes: &mut Vec<String>,
-) -> Result<(), String> {
+fn leaderboard(src: &Sources, graded: &mut Graded, parts: &mut Parts) -> Result<(), String> {
+    let (mle, metric) = (&mut graded.mle, &mut graded.metric);
+    let (copies, notes) = (&mut parts.copies, &mut parts.notes);
     let path = src.checkout.as_ref().map(|c| c.join("leaderboard.csv"));
     let program = metric.name == PROGRAM;
     let Some(path) = path.filter(|p| p.is_file()) else {
