@@ -132,6 +132,9 @@ fn select(dir: &Path, opts: &Options) -> Result<Vec<(String, PathBuf)>, ImportEr
         return Err(ImportError::Several(missing));
     }
     found.retain(|id, _| wanted.contains(id));
+    if found.is_empty() {
+        return Err(ImportError::invalid(dir, "the selection (--only, --split) names no competition"));
+    }
     Ok(found.into_iter().collect())
 }
 
