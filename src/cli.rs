@@ -624,20 +624,30 @@ pub struct AgreementArgs {
     pub weights: String,
 }
 
+/// Columns are resolved by name: a predictions column that is neither the id nor a target or
+/// class column (pandas' `Unnamed: 0`, say) is ignored with a warning (on stderr, and in the
+/// `warnings` list of `--json`). Ids are compared by value: an integer-valued float id such
+/// as `311.0` is the id `311`. An error names the file at fault (answers or predictions).
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
     /// The metric, e.g. roc_auc, log_loss, rmse, f1_macro, qwk, map@3, rmse_multi.
     #[arg(long, value_name = "M")]
     pub metric: String,
-    /// Answers (CSV or Parquet): the id column plus the target column(s).
+    /// Answers (CSV or Parquet): the id column plus the target column(s), and any other
+    /// columns when --target names the targets.
     #[arg(long, value_name = "FILE")]
     pub answers: PathBuf,
     /// Predictions (CSV or Parquet): the id column plus targets or class probabilities.
     #[arg(long, value_name = "FILE")]
     pub predictions: PathBuf,
-    /// The id column in both files.
+    /// The id column in both files; ids are compared by value (`311.0` is `311`).
     #[arg(long, default_value = "id", value_name = "C")]
     pub id_col: String,
+    /// The answers' target column(s), repeatable or comma-separated (default: every answers
+    /// column but the id). Several for rmse_multi, roc_auc_columns, spearman_columns, and for
+    /// log_loss over one-hot answers (one 0/1 column per class).
+    #[arg(long = "target", value_name = "COL", value_delimiter = ',', num_args = 1..)]
+    pub target: Vec<String>,
 }
 
 #[derive(Debug, Args)]

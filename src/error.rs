@@ -139,7 +139,7 @@ impl IsInputError for GradeError {
     fn is_input_error(&self) -> bool {
         matches!(
             self,
-            Self::UnknownMetric(_) | Self::Read(_) | Self::Answers { .. }
+            Self::UnknownMetric(_) | Self::Read(_) | Self::Answers { .. } | Self::InferredTargets { .. }
         )
     }
 }

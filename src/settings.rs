@@ -670,6 +670,8 @@ pub struct ScoreSettings {
     pub answers: PathBuf,
     pub predictions: PathBuf,
     pub id_col: String,
+    /// The answers' target columns; `None`: every answers column but the id.
+    pub targets: Option<Vec<String>>,
 }
 
 impl ScoreSettings {
@@ -679,12 +681,19 @@ impl ScoreSettings {
             answers,
             predictions,
             id_col,
+            target,
         } = args;
+        let targets: Vec<String> = target
+            .iter()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect();
         Self {
             metric: metric.clone(),
             answers: answers.clone(),
             predictions: predictions.clone(),
             id_col: id_col.clone(),
+            targets: (!targets.is_empty()).then_some(targets),
         }
     }
 }

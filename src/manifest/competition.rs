@@ -491,14 +491,10 @@ impl CompetitionManifest {
             }
             _ => {}
         }
-        let multi = kind == InputKind::MultiValues;
-        if multi != (cols.targets.len() > 1) {
+        if !metric.accepts_targets(cols.targets.len()) {
             return Err((
                 "columns.targets",
-                format!(
-                    "`{metric}` needs {} target column",
-                    if multi { "more than one" } else { "exactly one" }
-                ),
+                format!("`{metric}` needs {}", metric.target_count()),
             ));
         }
         Ok(())

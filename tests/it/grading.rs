@@ -377,3 +377,192 @@ fn data_files_that_differ_from_their_manifest_stop_grading() {
     );
     assert!(err.contains(&wrong), "{err}");
 }
+
+/// `ml2b --json score` with extra arguments: the exit code, the report and stderr.
+fn score_with(ws: &Workspace, metric: &str, answers: &str, predictions: &str, extra: &[&str]) -> (i32, Value, String) {
+    let out = ws
+        .ml2b()
+        .args(["--json", "score", "--metric", metric])
+        .args(["--answers", answers, "--predictions", predictions])
+        .args(extra)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap(), v, stderr)
+}
+
+fn valid_score(v: &Value) -> f64 {
+    assert_eq!(v["valid"], Value::Bool(true), "{v}");
+    v["score"].as_f64().unwrap()
+}
+
+#[test]
+fn integer_valued_float_ids_are_their_integers() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,y\n311,1.5\n312,2.5\n313,0.5\n");
+    let ints = write(&ws, "ints.csv", b"id,y\n313,0.4\n311,1.0\n312,2.5\n");
+    let floats = write(&ws, "floats.csv", b"id,y\n313.0,0.4\n311.0,1.0\n312.0,2.5\n");
+    let (code, expected, _) = score(&ws, "rmse", &answers, &ints);
+    assert_eq!(code, 0, "{expected}");
+    let (code, v, err) = score(&ws, "rmse", &answers, &floats);
+    assert_eq!(code, 0, "{v} {err}");
+    assert_eq!(valid_score(&v), valid_score(&expected));
+    // Float ids in the answers and integers in the predictions, too.
+    let (code, v, _) = score(&ws, "rmse", &floats, &answers);
+    assert_eq!(code, 0, "{v}");
+    // A fractional id is no integer: it is missing, and named.
+    let half = write(&ws, "half.csv", b"id,y\n313.5,0.4\n311.0,1.0\n312.0,2.5\n");
+    let (code, v, _) = score(&ws, "rmse", &answers, &half);
+    assert_eq!(code, 1, "{v}");
+    assert!(invalid_reason(&v).contains("unknown id `313.5`"), "{v}");
+}
+
+#[test]
+fn unknown_prediction_columns_are_warned_about_and_ignored() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,target\n1,0\n2,1\n3,1\n4,0\n");
+    let plain = write(&ws, "plain.csv", b"id,target\n1,0.2\n2,0.7\n3,0.9\n4,0.4\n");
+    let extra = write(
+        &ws,
+        "extra.csv",
+        b"Unnamed: 0,id,target\n0,1,0.2\n1,2,0.7\n2,3,0.9\n3,4,0.4\n",
+    );
+    let (_, expected, _) = score(&ws, "roc_auc", &answers, &plain);
+    assert_eq!(expected["warnings"], serde_json::json!([]), "{expected}");
+    for metric in ["roc_auc", "log_loss"] {
+        let (code, v, err) = score(&ws, metric, &answers, &extra);
+        assert_eq!(code, 0, "{metric}: {v} {err}");
+        let warnings = v["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{v}");
+        assert!(warnings[0].as_str().unwrap().contains("`Unnamed: 0`"), "{v}");
+        assert!(err.contains("warning: predictions column `Unnamed: 0`"), "{err}");
+    }
+    let (_, v, _) = score(&ws, "roc_auc", &answers, &extra);
+    assert_eq!(valid_score(&v), valid_score(&expected));
+    // Multiclass class columns by name, the extra one ignored.
+    let labels = write(&ws, "labels.csv", b"id,y\n1,a\n2,b\n3,c\n4,a\n");
+    let classes = write(
+        &ws,
+        "classes.csv",
+        b"id,c,Unnamed: 0,b,a\n1,0.1,0,0.1,0.8\n2,0.2,1,0.6,0.2\n3,0.5,2,0.3,0.2\n4,0.3,3,0.3,0.4\n",
+    );
+    let (code, v, err) = score(&ws, "log_loss", &labels, &classes);
+    assert_eq!(code, 0, "{v} {err}");
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1, "{v}");
+    // A value metric: the column named as the target is read, the other one is not.
+    let values = write(&ws, "values.csv", b"id,y\n1,1.5\n2,2.5\n");
+    let with_extra = write(&ws, "with_extra.csv", b"id,y,note\n1,1.0,x\n2,2.0,y\n");
+    let (code, v, _) = score(&ws, "rmse", &values, &with_extra);
+    assert_eq!((code, valid_score(&v)), (0, 0.5));
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1, "{v}");
+}
+
+#[test]
+fn target_names_the_answers_target_columns() {
+    let ws = Workspace::new();
+    // tabular-playground-series-may-2022's layout: features before the target.
+    let answers = write(
+        &ws,
+        "answers.csv",
+        b"id,f_00,f_27,target\n1,0.5,ABC,0\n2,-1.2,BCD,1\n3,0.1,CDE,1\n4,2.0,DEF,0\n",
+    );
+    let predictions = write(&ws, "predictions.csv", b"id,target\n1,0.2\n2,0.7\n3,0.9\n4,0.4\n");
+    let (code, v, err) = score(&ws, "roc_auc", &answers, &predictions);
+    assert_eq!(code, 2, "{v} {err}");
+    assert!(err.contains("answers file answers.csv is unusable"), "{err}");
+    assert!(err.contains("--target"), "{err}");
+    assert!(!err.contains("invalid submission"), "{err}");
+    let (code, v, err) = score_with(&ws, "roc_auc", &answers, &predictions, &["--target", "target"]);
+    assert_eq!((code, valid_score(&v)), (0, 1.0), "{err}");
+    // A target the answers lack is the answers' problem, by name.
+    let (code, _, err) = score_with(&ws, "roc_auc", &answers, &predictions, &["--target", "label"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("answers file answers.csv") && err.contains("`label`"), "{err}");
+}
+
+#[test]
+fn nomad2018_answers_with_features_blame_the_answers_not_the_submission() {
+    let ws = Workspace::new();
+    let answers = write(
+        &ws,
+        "answers.csv",
+        b"id,spacegroup,number_of_total_atoms,formation_energy_ev_natom,bandgap_energy_ev\n\
+          1,33,80.0,0.068,3.44\n2,194,80.0,0.249,2.96\n3,227,40.0,0.182,2.75\n",
+    );
+    let predictions = write(
+        &ws,
+        "predictions.csv",
+        b"id,formation_energy_ev_natom,bandgap_energy_ev\n1,0.1779,1.8892\n2,0.1779,1.8892\n3,0.1779,1.8892\n",
+    );
+    let (code, v, err) = score(&ws, "rmsle_multi", &answers, &predictions);
+    assert_eq!(code, 2, "{v} {err}");
+    assert!(v.is_null(), "{v}");
+    assert!(err.contains("answers file answers.csv"), "{err}");
+    assert!(err.contains("`spacegroup`, `number_of_total_atoms`"), "{err}");
+    assert!(err.contains("--target"), "{err}");
+    assert!(!err.contains("invalid submission"), "{err}");
+    let targets = ["formation_energy_ev_natom", "bandgap_energy_ev"];
+    let comma = targets.join(",");
+    let (code, a, err) = score_with(&ws, "rmsle_multi", &answers, &predictions, &["--target", &comma]);
+    assert_eq!(code, 0, "{a} {err}");
+    let repeated = ["--target", targets[0], "--target", targets[1]];
+    let (code, b, _) = score_with(&ws, "rmsle_multi", &answers, &predictions, &repeated);
+    assert_eq!((code, valid_score(&a)), (0, valid_score(&b)));
+    // With the targets named, a missing target column is the submission's fault.
+    let short = write(&ws, "short.csv", b"id,formation_energy_ev_natom\n1,0.1\n2,0.1\n3,0.1\n");
+    let (code, v, _) = score_with(&ws, "rmsle_multi", &answers, &short, &["--target", &comma]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(invalid_reason(&v), "missing column `bandgap_energy_ev`");
+}
+
+#[test]
+fn one_hot_answers_grade_log_loss_like_a_label_column() {
+    let ws = Workspace::new();
+    // spooky-author-identification's layout: one 0/1 column per class.
+    let one_hot = write(&ws, "one_hot.csv", b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,0,1,0\nid4,1,0,0\n");
+    let labels = write(&ws, "labels.csv", b"id,author\nid1,EAP\nid2,MWS\nid3,HPL\nid4,EAP\n");
+    let predictions = write(
+        &ws,
+        "predictions.csv",
+        b"id,EAP,HPL,MWS\nid4,0.5,0.25,0.25\nid1,0.7,0.2,0.1\nid2,0.1,0.1,0.8\nid3,0.3,0.4,0.3\n",
+    );
+    let (code, a, err) = score(&ws, "log_loss", &one_hot, &predictions);
+    assert_eq!(code, 0, "{a} {err}");
+    let (code, b, _) = score(&ws, "log_loss", &labels, &predictions);
+    assert_eq!(code, 0, "{b}");
+    let expected = -(0.7f64.ln() + 0.8f64.ln() + 0.4f64.ln() + 0.5f64.ln()) / 4.0;
+    assert!((valid_score(&a) - expected).abs() < 1e-15, "{a}");
+    assert!((valid_score(&b) - expected).abs() < 1e-15, "{b}");
+    // A class no answer row holds is still a class of one-hot answers.
+    let absent = write(&ws, "absent.csv", b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,1,0,0\nid4,1,0,0\n");
+    let (code, v, _) = score(&ws, "log_loss", &absent, &predictions);
+    assert_eq!(code, 0, "{v}");
+    // Answers that are not one-hot are the answers' problem, named.
+    let features = write(&ws, "features.csv", b"id,f1,f2\nid1,0.5,1\nid2,1,0\nid3,0,1\nid4,1,0\n");
+    let (code, _, err) = score(&ws, "log_loss", &features, &predictions);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("answers file features.csv") && err.contains("one-hot"), "{err}");
+    // A class column missing from the predictions, with the targets named: invalid.
+    let two = write(&ws, "two.csv", b"id,EAP,HPL\nid1,0.5,0.5\nid2,0.5,0.5\nid3,0.5,0.5\nid4,0.5,0.5\n");
+    let (code, v, _) = score_with(&ws, "log_loss", &one_hot, &two, &["--target", "EAP,HPL,MWS"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(invalid_reason(&v), "missing column `MWS`");
+}
+
+#[test]
+fn an_invalid_submission_names_the_predictions_file() {
+    let ws = Workspace::new();
+    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n");
+    let short = write(&ws, "short.csv", b"id,y\n1,1.5\n");
+    let out = ws
+        .ml2b()
+        .args(["score", "--metric", "rmse", "--answers", &answers, "--predictions", &short])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "invalid submission (predictions file short.csv): expected 2 rows, got 1\n"
+    );
+}

@@ -142,7 +142,7 @@ fn score_valid_and_invalid_submissions() {
         (code, v),
         (
             0,
-            serde_json::json!({"metric": "roc_auc", "score": 1.0, "valid": true})
+            serde_json::json!({"metric": "roc_auc", "score": 1.0, "valid": true, "warnings": []})
         )
     );
     let short = write(&ws, "short.csv", b"id,target\n1,0.2\n2,0.9\n");

@@ -1,7 +1,9 @@
 //! Aligning predictions to answers by id.
 //!
-//! Ids are compared as integers when both files store integers, otherwise as text (integers
-//! in decimal). Answer ids must be unique and non-empty (else the answers are unusable);
+//! Ids are compared by value: as integers when both files store integers, an integer-valued
+//! float counting as that integer (`311.0` is the id `311`, as pandas compares a float column
+//! with an integer one), otherwise as text (integers in decimal, other floats as Arrow
+//! writes them). Answer ids must be unique and non-empty (else the answers are unusable);
 //! prediction ids must be non-empty, unique, and be exactly the answer ids. When the
 //! predictions list the ids in the answers' order (the usual case) no table is built; a
 //! strictly increasing answer column proves uniqueness in the same pass.
@@ -14,7 +16,7 @@ use std::hash::Hash;
 use arrow::array::{Array, ArrayRef, AsArray, StringArray};
 use arrow::buffer::ScalarBuffer;
 use arrow::compute::cast;
-use arrow::datatypes::{DataType, Int64Type};
+use arrow::datatypes::{DataType, Float64Type, Int64Type};
 
 use super::invalid::Invalid;
 
@@ -55,8 +57,26 @@ fn read_ids(array: &ArrayRef, column: &str) -> Result<Ids, Invalid> {
         let ints = cast(array, &DataType::Int64).map_err(type_err)?;
         return Ok(Ids::Int(ints.as_primitive::<Int64Type>().values().clone()));
     }
+    if array.data_type().is_floating()
+        && let Some(ints) = integral_floats(array)
+    {
+        return Ok(Ids::Int(ints));
+    }
     let text = cast(array, &DataType::Utf8).map_err(type_err)?;
     Ok(Ids::Text(text.as_string::<i32>().clone()))
+}
+
+/// A float column whose every value is an integer (within ±2^53, where floats are exact) as
+/// those integers; `None` when one is not.
+fn integral_floats(array: &ArrayRef) -> Option<ScalarBuffer<i64>> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    let floats = cast(array, &DataType::Float64).ok()?;
+    let values = floats.as_primitive::<Float64Type>().values();
+    let integral = |v: f64| v.is_finite() && v.fract() == 0.0 && v.abs() <= EXACT;
+    values
+        .iter()
+        .all(|&v| integral(v))
+        .then(|| values.iter().map(|&v| v as i64).collect())
 }
 
 fn as_text(ids: Ids) -> StringArray {
@@ -156,5 +176,31 @@ pub fn gather_owned<T: Clone>(values: Vec<T>, order: &Order) -> Vec<T> {
     match order {
         None => values,
         Some(order) => order.iter().map(|&i| values[i as usize].clone()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{Float64Array, Int64Array};
+
+    use super::*;
+
+    #[test]
+    fn integer_valued_float_ids_are_their_integers() {
+        let a: ArrayRef = Arc::new(Int64Array::from(vec![311, 312, 313]));
+        let p: ArrayRef = Arc::new(Float64Array::from(vec![313.0, 311.0, 312.0]));
+        assert_eq!(align(&a, &p, "id"), Ok(Some(vec![1, 2, 0])));
+        assert_eq!(align(&p, &a, "id"), Ok(Some(vec![2, 0, 1])));
+    }
+
+    #[test]
+    fn fractional_float_ids_compare_as_text() {
+        let a: ArrayRef = Arc::new(Float64Array::from(vec![1.5, 2.0]));
+        let p: ArrayRef = Arc::new(Float64Array::from(vec![1.5, 2.0]));
+        assert_eq!(align(&a, &p, "id"), Ok(None));
+        let ints: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
+        assert!(matches!(align(&a, &ints, "id"), Err(IdFault::Predictions(_))));
     }
 }

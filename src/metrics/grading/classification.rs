@@ -6,8 +6,14 @@
 //! `zero_division="warn"` returns. Binary F1 uses the label `1` as the positive class, as
 //! `f1_score(pos_label=1)` does.
 //!
-//! Multi-label metrics (`f1_samples`, `fbeta_micro`) read label sets: duplicates within a
-//! row count once, as after `MultiLabelBinarizer`.
+//! Multi-label metrics (`f1_samples`, `fbeta_micro`, `f1_micro_known`) read label sets:
+//! duplicates within a row count once, as after `MultiLabelBinarizer`. `f1_micro_known` is
+//! `f1_score(average="micro")` after `MultiLabelBinarizer(classes=<the answers' labels>)`:
+//! a predicted label that no answer row holds is dropped (scikit-learn warns and ignores it)
+//! instead of counting as a false positive, as in MLE-bench's multi-label graders.
+//! `top1_error` reads label lists too: 1 − the share of rows whose first predicted label is
+//! the row's single true label (MLE-bench's inaturalist-2019-fgvc6: `1 − accuracy_score` of
+//! the first token of each prediction).
 
 use super::labels::{Label, LabelLists, LabelPairs};
 use super::metric_error::{MetricError, check_lengths};
@@ -212,9 +218,75 @@ pub fn fbeta_micro(lists: &LabelLists, beta: f64) -> Result<f64, MetricError> {
     })
 }
 
+/// `f1_score(average="micro")` over label sets, predicted labels outside the answers'
+/// vocabulary ignored (`f1_micro_known`).
+pub fn f1_micro_known(lists: &LabelLists) -> Result<f64, MetricError> {
+    check_lengths(lists.y_true.len(), lists.y_pred.len())?;
+    let mut known = vec![false; lists.labels.len()];
+    lists.y_true.iter().flatten().for_each(|&c| known[c as usize] = true);
+    let (mut tp, mut t, mut p) = (0usize, 0usize, 0usize);
+    for (truth, pred) in lists.y_true.iter().zip(&lists.y_pred) {
+        let truth = as_set(truth);
+        let pred: Vec<u32> = as_set(pred).into_iter().filter(|&c| known[c as usize]).collect();
+        tp += intersection(&truth, &pred);
+        t += truth.len();
+        p += pred.len();
+    }
+    let den = (t + p) as f64;
+    Ok(if den == 0.0 { 0.0 } else { 2.0 * tp as f64 / den })
+}
+
+/// 1 − accuracy of the first predicted label of each row against its single true label
+/// (`top1_error`). An answer row must hold exactly one label; an empty prediction is unusable
+/// (MLE-bench's grader fails on it).
+pub fn top1_error(lists: &LabelLists) -> Result<f64, MetricError> {
+    check_lengths(lists.y_true.len(), lists.y_pred.len())?;
+    let mut correct = 0usize;
+    for (row, (truth, pred)) in lists.y_true.iter().zip(&lists.y_pred).enumerate() {
+        let [truth] = truth.as_slice() else {
+            let reason = format!("row {} must hold exactly one true label", row + 1);
+            return Err(MetricError::bad_answers("top1_error", reason));
+        };
+        let Some(first) = pred.first() else {
+            let reason = format!("row {} predicts no label", row + 1);
+            return Err(MetricError::bad_prediction("top1_error", reason));
+        };
+        correct += usize::from(first == truth);
+    }
+    Ok(1.0 - correct as f64 / lists.y_true.len() as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lists(t: &[&str], p: &[&str]) -> LabelLists {
+        let split = |rows: &[&str]| -> Vec<Vec<String>> {
+            rows.iter()
+                .map(|r| r.split_whitespace().map(str::to_string).collect())
+                .collect()
+        };
+        LabelLists::encode(&split(t), &split(p))
+    }
+
+    #[test]
+    fn f1_micro_known_drops_unknown_predicted_labels() {
+        // Answers' vocabulary {a, b, c}; `z` is dropped: tp = 2, |T| = 3, |P| = 3.
+        let l = lists(&["a b", "c"], &["a z b", "a"]);
+        assert_eq!(f1_micro_known(&l).unwrap(), 4.0 / 6.0);
+        // fbeta_micro counts `z` as a false positive: |P| = 4.
+        assert_eq!(fbeta_micro(&l, 1.0).unwrap(), 4.0 / 7.0);
+    }
+
+    #[test]
+    fn top1_error_reads_the_first_label() {
+        let l = lists(&["1", "2", "3"], &["1 5 6", "9 2", "3"]);
+        assert!((top1_error(&l).unwrap() - 1.0 / 3.0).abs() < 1e-15);
+        let empty = lists(&["1"], &[""]);
+        assert!(matches!(top1_error(&empty), Err(MetricError::BadPrediction { .. })));
+        let two = lists(&["1 2"], &["1"]);
+        assert!(matches!(top1_error(&two), Err(MetricError::BadAnswers { .. })));
+    }
     use crate::metrics::grading::labels::LabelColumn;
 
     fn pairs(t: &[i64], p: &[i64]) -> LabelPairs {

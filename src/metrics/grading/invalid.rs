@@ -13,8 +13,20 @@ pub enum Invalid {
     MissingColumn(String),
     #[error("expected {} class columns ({}), got {} ({})", expected.len(), expected.join(", "), got.len(), got.join(", "))]
     ClassColumns { expected: Vec<String>, got: Vec<String> },
-    #[error("expected exactly one target column besides the id, found {}", found.join(", "))]
+    #[error("expected exactly one target column besides the id, found {}: {} (name the target column: `ml2b score --target COL`)", found.len(), found.join(", "))]
     TargetColumns { found: Vec<String> },
+    #[error("{metric} needs {needs}, found {}: {}", found.len(), found.join(", "))]
+    TargetCount {
+        metric: String,
+        needs: &'static str,
+        found: Vec<String>,
+    },
+    #[error("column `{column}` row {row}: {value}, but log_loss over several target columns reads them as one-hot class indicators (exactly one 1 per row, 0 elsewhere); if the answers hold a label column, name it (`ml2b score --target COL`)")]
+    NotOneHot {
+        column: String,
+        row: usize,
+        value: String,
+    },
     #[error("id `{id}` in column `{column}` appears at rows {first} and {second}")]
     DuplicateId {
         column: String,

@@ -6,8 +6,10 @@
 //! metric returns [`MetricError`] instead, so that no NaN score leaves this module.
 //!
 //! Layout: [`registry`] names the metrics and their direction, [`labels`] turns label columns
-//! into dense class codes, the family modules compute, and [`submission`] loads answer and
-//! prediction files, validates a submission and scores it. For the regression metrics over
+//! into dense class codes, the family modules compute (`correlation` holds Pearson and the
+//! column-wise Spearman), and [`submission`] loads answer and prediction files, validates a
+//! submission and scores it. [`mle_bench`] maps MLE-bench's grader names to these metrics (or
+//! to a grading program), checked against `tests/reference/mle_bench_grades.py`. For the regression metrics over
 //! Parquet, `stream` first tries to prove the submission valid and score it in one pass over
 //! small batches; whatever it cannot prove is graded in memory. What several of these share
 //! lives in leaves of its own: `columns` ([`GradeOptions`], which columns a metric reads),
@@ -21,6 +23,7 @@
 pub mod align;
 pub mod classification;
 mod columns;
+pub mod correlation;
 mod invalid;
 pub mod kappa;
 pub mod labels;
@@ -36,6 +39,8 @@ mod sum;
 pub mod table;
 
 #[cfg(test)]
+mod mle_bench_tests;
+#[cfg(test)]
 mod reference_tests;
 #[cfg(test)]
 mod stream_tests;
@@ -46,4 +51,4 @@ pub use columns::GradeOptions;
 pub use invalid::Invalid;
 pub use metric_error::MetricError;
 pub use registry::{Direction, InputKind, Metric, UnknownMetric};
-pub use submission::{GradeError, Score, score_files, score_files_with};
+pub use submission::{GradeError, Graded, Score, score_files, score_files_graded, score_files_with};

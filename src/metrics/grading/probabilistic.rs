@@ -12,7 +12,17 @@
 //! * Multiclass ROC AUC needs `ovr` or `ovo` (as scikit-learn) and rows summing to 1 within
 //!   `np.allclose` (rtol 1e-5, atol 1e-8).
 //! * Log loss clips to [ε, 1−ε] with ε = f64::EPSILON and does not renormalise rows; values
-//!   outside [0, 1] are an error (scikit-learn ≥ 1.7).
+//!   outside [0, 1] are an error (scikit-learn ≥ 1.7). With one-hot answers (one 0/1 column
+//!   per class, MLE-bench's layout) the caller passes the index of each row's 1 as its code:
+//!   `log_loss` of the indicator matrix is −mean ln clip(p_true) as well, every column a class
+//!   whether or not the answers hold it.
+//! * `roc_auc_columns`: the binary ROC AUC of each target column (answers: two distinct
+//!   values, the larger one positive, as `roc_auc_score` binarises them; predictions: any
+//!   finite scores), then the plain mean (`np.average` of per-column `roc_auc_score`, which
+//!   is `roc_auc_score(average="macro")` of a multi-label indicator matrix).
+//! * `pf1`: Kaggle's probabilistic F1 (β = 1) as MLE-bench's rsna-breast-cancer-detection
+//!   grader computes it: predictions clipped to [0, 1], a non-zero answer is positive,
+//!   cP = Σ_pos p / Σ p, cR = Σ_pos p / #pos, pF1 = 2·cP·cR / (cP + cR), 0 when cP or cR is 0.
 
 use super::metric_error::{MetricError, check_lengths};
 use super::registry::{Average, Metric};
@@ -232,6 +242,67 @@ pub fn log_loss(input: &ClassScores) -> Result<f64, MetricError> {
     Ok(mean(losses, input.y_true.len()))
 }
 
+/// The positive (larger) of a binary answers column's two values.
+fn positive_value(metric: &'static str, y_true: &[f64]) -> Result<f64, MetricError> {
+    if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
+        return Err(MetricError::bad_answers(metric, format!("non-finite value at row {}", row + 1)));
+    }
+    let lo = y_true.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = y_true.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if let Some(v) = y_true.iter().find(|&&v| v != lo && v != hi) {
+        let reason = format!("a binary column holds a third value {v} besides {lo} and {hi}");
+        return Err(MetricError::bad_answers(metric, reason));
+    }
+    Ok(hi)
+}
+
+/// Mean over target columns of the binary ROC AUC (`roc_auc_columns`); one column is `roc_auc`.
+pub fn roc_auc_columns(y_true: &[&[f64]], y_pred: &[&[f64]]) -> Result<f64, MetricError> {
+    check_lengths(y_true.len(), y_pred.len())?;
+    let mut per_column = Vec::with_capacity(y_true.len());
+    for (t, p) in y_true.iter().zip(y_pred) {
+        check_lengths(t.len(), p.len())?;
+        let positive = positive_value("roc_auc_columns", t)?;
+        per_column.push(roc_auc_binary(p, |i| t[i] == positive)?);
+    }
+    Ok(per_column.iter().sum::<f64>() / per_column.len() as f64)
+}
+
+/// Kaggle's probabilistic F1 with β = 1 (`pf1`).
+pub fn pf1(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
+    check_lengths(y_true.len(), y_pred.len())?;
+    if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
+        return Err(MetricError::bad_answers("pf1", format!("non-finite value at row {}", row + 1)));
+    }
+    check_scores_finite("pf1", y_pred)?;
+    let (mut positives, mut ctp, mut cfp) = (0usize, 0.0f64, 0.0f64);
+    for (&t, &p) in y_true.iter().zip(y_pred) {
+        let p = p.clamp(0.0, 1.0);
+        if t != 0.0 {
+            positives += 1;
+            ctp += p;
+        } else {
+            cfp += p;
+        }
+    }
+    if positives == 0 {
+        return Err(MetricError::undefined("pf1", "no positive row in the answers"));
+    }
+    if ctp + cfp == 0.0 {
+        return Err(MetricError::bad_prediction(
+            "pf1",
+            "every prediction is 0 (the probabilistic precision is not defined)",
+        ));
+    }
+    let precision = ctp / (ctp + cfp);
+    let recall = ctp / positives as f64;
+    Ok(if precision > 0.0 && recall > 0.0 {
+        2.0 * (precision * recall) / (precision + recall)
+    } else {
+        0.0
+    })
+}
+
 /// Scores a probabilistic metric.
 pub fn score_probabilities(metric: Metric, input: &ClassScores) -> Result<f64, MetricError> {
     if input.y_true.is_empty() {
@@ -262,6 +333,28 @@ mod tests {
     fn auc_counts_ties_as_half() {
         let auc = roc_auc_binary(&[0.5, 0.5, 0.5, 0.5], |i| i < 2).unwrap();
         assert_eq!(auc, 0.5);
+    }
+
+    #[test]
+    fn column_auc_of_one_column_is_roc_auc() {
+        let t = [0.0, 1.0, 1.0, 0.0];
+        let p = [0.2, 0.7, 0.1, 0.4];
+        let plain = roc_auc_binary(&p, |i| t[i] == 1.0).unwrap();
+        assert_eq!(roc_auc_columns(&[&t], &[&p]).unwrap(), plain);
+        let three = [0.0, 1.0, 2.0, 0.0];
+        assert!(matches!(
+            roc_auc_columns(&[&three], &[&p]),
+            Err(MetricError::BadAnswers { .. })
+        ));
+    }
+
+    #[test]
+    fn pf1_clips_and_needs_a_positive() {
+        // ctp = 1 + 0.5, cfp = 0 (clipped from -1): cP = 1, cR = 0.75, pF1 = 1.5/1.75.
+        let v = pf1(&[1.0, 1.0, 0.0], &[2.0, 0.5, -1.0]).unwrap();
+        assert!((v - 1.5 / 1.75).abs() < 1e-15, "{v}");
+        assert!(matches!(pf1(&[0.0, 0.0], &[0.5, 0.5]), Err(MetricError::Undefined { .. })));
+        assert!(matches!(pf1(&[1.0, 0.0], &[0.0, 0.0]), Err(MetricError::BadPrediction { .. })));
     }
 
     #[test]

@@ -111,6 +111,8 @@ fn eval_lists(metric: Metric, input: &Value) -> Result<f64, MetricError> {
     match metric {
         Metric::Map(form) => ranking::mean_average_precision(&lists, form),
         Metric::FbetaMicro(beta) => classification::fbeta_micro(&lists, beta),
+        Metric::F1MicroKnown => classification::f1_micro_known(&lists),
+        Metric::Top1Error => classification::top1_error(&lists),
         _ => classification::f1_samples(&lists),
     }
 }

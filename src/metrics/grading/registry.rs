@@ -8,6 +8,12 @@
 //! rating range), `map_ml2b` (ML2B's reciprocal rank of the single true label, without k) and
 //! `wmae_ml2b` (ML2B's `mean(w·|y−ŷ|)` instead of `Σw|y−ŷ|/Σw`).
 //!
+//! Metrics added for MLE-bench's graders (see [`super::mle_bench`]): `roc_auc_columns` (the
+//! mean over target columns of the binary ROC AUC, which is plain `roc_auc` for one column),
+//! `spearman_columns` (mean column-wise Spearman ρ), `pearson` (Pearson's r), `pf1`
+//! (Kaggle's probabilistic F1), `top1_error` (1 − accuracy of the first predicted label) and
+//! `f1_micro_known` (micro F1 over label sets, predicted labels that no answer holds ignored).
+//!
 //! Invariant: `name.parse::<Metric>()?.to_string()` is the canonical name, and parsing it
 //! again gives the same metric.
 
@@ -78,6 +84,18 @@ pub enum Metric {
     Map(MapForm),
     RmseMulti,
     RmsleMulti,
+    /// Mean over target columns of the binary ROC AUC (`roc_auc_columns`).
+    RocAucColumns,
+    /// Mean over target columns of Spearman's ρ (`spearman_columns`).
+    SpearmanColumns,
+    /// Pearson's correlation coefficient (`pearson`).
+    Pearson,
+    /// Kaggle's probabilistic F1 (`pf1`).
+    Pf1,
+    /// 1 − accuracy of the first predicted label of each row (`top1_error`).
+    Top1Error,
+    /// Micro F1 over label sets, counting only labels the answers hold (`f1_micro_known`).
+    F1MicroKnown,
 }
 
 /// The shape of input a metric needs.
@@ -87,13 +105,15 @@ pub enum InputKind {
     Values,
     /// One numeric target column and a weight column in the answers.
     WeightedValues,
-    /// Several numeric target columns, matched by name.
+    /// Several numeric target columns, matched by name (`roc_auc_columns` and
+    /// `spearman_columns` take one or more; see [`Metric::accepts_targets`]).
     MultiValues,
     /// One label column.
     Labels,
     /// Space-separated label lists (multi-label sets, ranked lists).
     LabelLists,
-    /// Class probabilities or scores, one column per class (one for a binary task).
+    /// Class probabilities or scores, one column per class (one for a binary task). For
+    /// `log_loss`, answers may also be one-hot: one 0/1 target column per class.
     Probabilities,
 }
 
@@ -138,6 +158,12 @@ impl Metric {
         "map_ml2b",
         "rmse_multi",
         "rmsle_multi",
+        "roc_auc_columns",
+        "spearman_columns",
+        "pearson",
+        "pf1",
+        "top1_error",
+        "f1_micro_known",
     ];
 
     /// The metric's natural direction.
@@ -145,6 +171,7 @@ impl Metric {
         match self {
             Self::LogLoss | Self::Rmse | Self::Rmsle | Self::Mse | Self::Mae => Direction::Minimize,
             Self::Wmae | Self::WmaeMl2b | Self::RmseMulti | Self::RmsleMulti => Direction::Minimize,
+            Self::Top1Error => Direction::Minimize,
             _ => Direction::Maximize,
         }
     }
@@ -158,12 +185,13 @@ impl Metric {
             Self::LogLoss | Self::Rmse | Self::Rmsle | Self::Mse | Self::Mae => NON_NEGATIVE,
             Self::Wmae | Self::WmaeMl2b | Self::RmseMulti | Self::RmsleMulti => NON_NEGATIVE,
             Self::R2 => (f64::NEG_INFINITY, 1.0),
-            Self::Mcc => (-1.0, 1.0),
+            Self::Mcc | Self::SpearmanColumns | Self::Pearson => (-1.0, 1.0),
             // Weighted kappa reaches below -1 only on degenerate tables; 1 is its maximum.
             Self::Qwk(_) => (f64::NEG_INFINITY, 1.0),
             Self::RocAuc | Self::RocAucOvr(_) | Self::RocAucOvo(_) => UNIT,
             Self::Accuracy | Self::BalancedAccuracy | Self::F1(_) | Self::FbetaMicro(_) => UNIT,
             Self::PrecisionMacro | Self::RecallMacro | Self::Map(_) => UNIT,
+            Self::RocAucColumns | Self::Pf1 | Self::Top1Error | Self::F1MicroKnown => UNIT,
         }
     }
 
@@ -174,10 +202,35 @@ impl Metric {
                 InputKind::Probabilities
             }
             Self::Rmse | Self::Rmsle | Self::Mse | Self::Mae | Self::R2 => InputKind::Values,
+            Self::Pearson | Self::Pf1 => InputKind::Values,
             Self::Wmae | Self::WmaeMl2b => InputKind::WeightedValues,
             Self::RmseMulti | Self::RmsleMulti => InputKind::MultiValues,
+            Self::RocAucColumns | Self::SpearmanColumns => InputKind::MultiValues,
             Self::F1(Average::Samples) | Self::FbetaMicro(_) | Self::Map(_) => InputKind::LabelLists,
+            Self::Top1Error | Self::F1MicroKnown => InputKind::LabelLists,
             _ => InputKind::Labels,
+        }
+    }
+
+    /// Whether the metric grades `n` target columns: `rmse_multi` and `rmsle_multi` two or
+    /// more; `roc_auc_columns` and `spearman_columns` one or more (one column is the plain
+    /// metric); `log_loss` one (a label column) or more (one-hot answers, one 0/1 column per
+    /// class); every other metric exactly one.
+    pub fn accepts_targets(self, n: usize) -> bool {
+        match self {
+            Self::RmseMulti | Self::RmsleMulti => n >= 2,
+            Self::RocAucColumns | Self::SpearmanColumns | Self::LogLoss => n >= 1,
+            _ => n == 1,
+        }
+    }
+
+    /// How many target columns the metric grades, in words (for messages).
+    pub fn target_count(self) -> &'static str {
+        match self {
+            Self::RmseMulti | Self::RmsleMulti => "more than one target column",
+            Self::RocAucColumns | Self::SpearmanColumns => "one or more target columns",
+            Self::LogLoss => "one target column (labels) or one 0/1 column per class (one-hot)",
+            _ => "exactly one target column",
         }
     }
 }
@@ -214,6 +267,12 @@ fn parse_plain(name: &str) -> Option<Metric> {
         "map_ml2b" | "mean_average_precision" => Metric::Map(MapForm::Ml2b),
         "rmse_multi" | "root_mean_squared_error_multitarget" => Metric::RmseMulti,
         "rmsle_multi" | "root_mean_squared_logarithmic_error_multitarget" => Metric::RmsleMulti,
+        "roc_auc_columns" => Metric::RocAucColumns,
+        "spearman_columns" => Metric::SpearmanColumns,
+        "pearson" => Metric::Pearson,
+        "pf1" => Metric::Pf1,
+        "top1_error" => Metric::Top1Error,
+        "f1_micro_known" => Metric::F1MicroKnown,
         _ => return None,
     })
 }
@@ -296,6 +355,12 @@ impl Metric {
             Self::Map(MapForm::Ml2b) => "map_ml2b",
             Self::RmseMulti => "rmse_multi",
             Self::RmsleMulti => "rmsle_multi",
+            Self::RocAucColumns => "roc_auc_columns",
+            Self::SpearmanColumns => "spearman_columns",
+            Self::Pearson => "pearson",
+            Self::Pf1 => "pf1",
+            Self::Top1Error => "top1_error",
+            Self::F1MicroKnown => "f1_micro_known",
             _ => "metric",
         }
     }
@@ -340,6 +405,15 @@ mod tests {
     }
 
     #[test]
+    fn target_counts() {
+        assert!(Metric::RocAucColumns.accepts_targets(1) && Metric::RocAucColumns.accepts_targets(4));
+        assert!(Metric::LogLoss.accepts_targets(1) && Metric::LogLoss.accepts_targets(3));
+        assert!(!Metric::RmseMulti.accepts_targets(1) && Metric::RmseMulti.accepts_targets(2));
+        assert!(Metric::Rmse.accepts_targets(1) && !Metric::Rmse.accepts_targets(2));
+        assert!(!Metric::Accuracy.accepts_targets(0));
+    }
+
+    #[test]
     fn directions() {
         assert_eq!(Metric::Rmse.direction(), Direction::Minimize);
         assert_eq!(Metric::R2.direction(), Direction::Maximize);
@@ -348,5 +422,7 @@ mod tests {
             "map@5".parse::<Metric>().unwrap().direction(),
             Direction::Maximize
         );
+        assert_eq!(Metric::Top1Error.direction(), Direction::Minimize);
+        assert_eq!(Metric::Pearson.direction(), Direction::Maximize);
     }
 }

@@ -4,9 +4,14 @@
 //! above −1. Means use compensated summation so that ten million rows agree with numpy's
 //! pairwise sums to ~1e-15 relative. Multi-target metrics are the plain mean of the per-column
 //! values (`multioutput="uniform_average"`, as ML2B's multitarget grader).
+//!
+//! [`score_values`] and [`score_multi`] also dispatch the other metrics that read numeric
+//! columns: `pearson` and `spearman_columns` (`correlation`), `pf1` and `roc_auc_columns`
+//! (`probabilistic`).
 
 use super::metric_error::{MetricError, check_lengths};
 use super::registry::Metric;
+use super::{correlation, probabilistic};
 use super::sum::{Neumaier, mean, sum};
 
 /// A single-target regression metric folded over aligned row chunks.
@@ -252,12 +257,20 @@ pub fn score_values(
         Metric::WmaeMl2b => wmae_ml2b(y_true, y_pred, weights()?),
         Metric::RmseMulti => rmse(y_true, y_pred),
         Metric::RmsleMulti => rmsle(y_true, y_pred),
+        Metric::Pearson => correlation::pearson(y_true, y_pred),
+        Metric::Pf1 => probabilistic::pf1(y_true, y_pred),
         other => unreachable!("{other} is not a regression metric"),
     }
 }
 
-/// Mean over target columns of the per-column `rmse` / `rmsle` (`RmseMulti`, `RmsleMulti`).
+/// Mean over target columns of the per-column `rmse` / `rmsle` (`RmseMulti`, `RmsleMulti`),
+/// ROC AUC (`RocAucColumns`) or Spearman ρ (`SpearmanColumns`).
 pub fn score_multi(metric: Metric, y_true: &[&[f64]], y_pred: &[&[f64]]) -> Result<f64, MetricError> {
+    match metric {
+        Metric::RocAucColumns => return probabilistic::roc_auc_columns(y_true, y_pred),
+        Metric::SpearmanColumns => return correlation::spearman_columns(y_true, y_pred),
+        _ => {}
+    }
     check_lengths(y_true.len(), y_pred.len())?;
     let per_column: Result<Vec<f64>, _> = y_true
         .iter()

@@ -50,13 +50,20 @@ struct Columns {
     weight: Option<String>,
 }
 
+/// A score the streamed path proved, and the predictions columns it did not read.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Streamed {
+    pub score: f64,
+    pub unused: Vec<String>,
+}
+
 /// The score of a valid submission, or `None` when the in-memory path must decide.
 pub(super) fn score(
     metric: Metric,
     answers: &Path,
     predictions: &Path,
     options: &GradeOptions,
-) -> Option<f64> {
+) -> Option<Streamed> {
     let fold = Fold::new(metric)?;
     let answers = reader_builder(answers)?;
     let predictions = reader_builder(predictions)?;
@@ -64,6 +71,10 @@ pub(super) fn score(
         return None;
     }
     let (answer_cols, prediction_cols) = resolve(metric, &answers, &predictions, options)?;
+    let unused: Vec<String> = names(&predictions)?
+        .into_iter()
+        .filter(|n| *n != prediction_cols.id && !prediction_cols.values.contains(n))
+        .collect();
     let mut folds = vec![fold; answer_cols.values.len()];
     let answers = build(answers, &answer_cols)?;
     let predictions = build(predictions, &prediction_cols)?;
@@ -75,7 +86,8 @@ pub(super) fn score(
         };
         pair.fold(&answer_cols, &prediction_cols, &mut folds)
     })?;
-    finish(metric, folds)
+    let score = finish(metric, folds)?;
+    Some(Streamed { score, unused })
 }
 
 /// Decodes `reader` on a thread of its own, a few batches ahead of the caller; the thread

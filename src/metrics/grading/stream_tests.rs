@@ -108,7 +108,8 @@ fn streamed_scores_are_the_in_memory_scores_bit_for_bit() {
         let metric: Metric = name.parse().unwrap();
         let options = options(targets);
         let streamed = score(metric, &pair.answers, &pair.predictions, &options)
-            .unwrap_or_else(|| panic!("{name}: the streamed path gave up on a valid submission"));
+            .unwrap_or_else(|| panic!("{name}: the streamed path gave up on a valid submission"))
+            .score;
         let Score::Valid { score, .. } = in_memory(metric, &pair, &options) else {
             panic!("{name}: invalid in memory");
         };

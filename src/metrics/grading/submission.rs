@@ -1,18 +1,28 @@
 //! Scoring a submission file against an answers file.
 //!
 //! Answers: an id column (default `id`) plus the target column(s); for `wmae` also a weight
-//! column (default `weight`). Predictions: the id column plus
+//! column (default `weight`). The targets are [`GradeOptions::targets`] when given (`ml2b
+//! score --target`), else every answers column but the id (and the weight); other answers
+//! columns (features) are then not read. Predictions: the id column plus
 //! * one column per target (regression, labels), matched by name, or the single non-id
 //!   column for a single-target metric;
-//! * for `roc_auc*` and `log_loss`, one column per class named by its label, or, for a binary
-//!   task, a single column with the probability of the positive (larger) label;
-//! * for `map@K`, `f1_samples` and `fbeta_micro`, one column of space-separated labels
-//!   (ranked for map@K; Kaggle's convention), the answers likewise.
+//! * for `roc_auc*` and `log_loss` over a label column, one column per class named by its
+//!   label, or, for a binary task, a single column with the probability of the positive
+//!   (larger) label (the column named as the target, else the only non-id column);
+//! * for `log_loss` over one-hot answers (several target columns, one 0/1 column per class,
+//!   exactly one 1 per row: MLE-bench's layout), one column per target, matched by name;
+//! * for `map@K`, `f1_samples`, `fbeta_micro`, `f1_micro_known` and `top1_error`, one column
+//!   of space-separated labels (ranked for map@K; Kaggle's convention), the answers likewise.
+//!
+//! Columns are resolved by name. A predictions column that grading does not read (neither the
+//! id nor a target or class column, say pandas' `Unnamed: 0`) is ignored and reported in
+//! [`Graded::warnings`]. Ids are compared by value: an integer-valued float id (`311.0`) is
+//! the integer (`311`) ([`super::align`]).
 //!
 //! Checks, in order, each failure naming what and where (rows are 1-based data rows of the
 //! predictions file, header not counted): the id column exists; the row count equals the
 //! answers'; ids are non-empty, unique and exactly the answer ids; the needed columns exist
-//! (the class columns are exactly the answer classes); values are numbers, not empty, finite,
+//! (the class columns are the answer classes); values are numbers, not empty, finite,
 //! probabilities in [0, 1], rows of multiclass AUC scores sum to 1. Predictions are then put
 //! in answer order; the score is finite and inside the metric's range ([`Metric::range`]). A
 //! submission failing a check is [`Score::Invalid`], never truncated or padded, and so is a
@@ -20,9 +30,12 @@
 //! itself it would not fit (a footer's row count other than the answers', more than
 //! [`MAX_PREDICTION_CELLS`]): untrusted predictions never make grading fail and are never
 //! decoded before their footer is checked. A problem with the answers themselves, a file
-//! that cannot be opened or an undefined metric is a [`GradeError`].
+//! that cannot be opened or an undefined metric is a [`GradeError`], which names the answers
+//! file; so is a predictions file with fewer columns than the targets taken from the answers
+//! when no targets were named (the answers may hold features: [`GradeError::InferredTargets`]).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -82,7 +95,41 @@ impl fmt::Display for Score {
     }
 }
 
-/// Why grading could not produce a [`Score`].
+/// A score with what the grader noticed but did not hold against the submission.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Graded {
+    pub score: Score,
+    /// Predictions columns that were ignored, one sentence each.
+    pub warnings: Vec<String>,
+}
+
+impl Serialize for Graded {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Graded", 4)?;
+        match &self.score {
+            Score::Valid { metric, score } => {
+                s.serialize_field("metric", metric)?;
+                s.serialize_field("score", score)?;
+                s.serialize_field("valid", &true)?;
+            }
+            Score::Invalid { reason } => {
+                s.serialize_field("valid", &false)?;
+                s.serialize_field("reason", &reason.to_string())?;
+            }
+        }
+        s.serialize_field("warnings", &self.warnings)?;
+        s.end()
+    }
+}
+
+impl fmt::Display for Graded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.score.fmt(f)
+    }
+}
+
+/// Why grading could not produce a [`Score`]. Every variant names the file at fault: a
+/// [`ReadError`] its path, the others the answers file.
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
     #[error(transparent)]
@@ -95,11 +142,28 @@ pub enum GradeError {
         #[source]
         reason: Invalid,
     },
-    #[error("cannot compute {metric} on these answers")]
+    #[error("cannot compute {metric} on the answers in {}", path.display())]
     Metric {
         metric: String,
+        path: PathBuf,
         #[source]
         source: MetricError,
+    },
+    /// No targets were named, so every answers column but the id was taken for one, and the
+    /// predictions lack some: the answers may hold other columns, or the predictions may
+    /// miss targets. Neither file is blamed alone.
+    #[error(
+        "answers file {}: with no target columns named, every column but the id is a target \
+         ({}), and the predictions have no column {}; name the answers' target columns \
+         (`ml2b score --target COL`), or add the missing columns to the predictions",
+        path.display(),
+        targets.join(", "),
+        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+    )]
+    InferredTargets {
+        path: PathBuf,
+        targets: Vec<String>,
+        missing: Vec<String>,
     },
 }
 
@@ -124,13 +188,29 @@ pub fn score_files_with(
     predictions: &Path,
     options: &GradeOptions,
 ) -> Result<Score, GradeError> {
+    score_files_graded(metric, answers, predictions, options).map(|graded| graded.score)
+}
+
+/// Scores `predictions` against `answers`, with the warnings ([`Graded`]).
+pub fn score_files_graded(
+    metric: &str,
+    answers: &Path,
+    predictions: &Path,
+    options: &GradeOptions,
+) -> Result<Graded, GradeError> {
     let metric: Metric = metric.parse()?;
-    if let Some(score) = stream::score(metric, answers, predictions, options) {
-        return Ok(checked(metric, score));
+    if let Some(streamed) = stream::score(metric, answers, predictions, options) {
+        return Ok(Graded {
+            score: checked(metric, streamed.score),
+            warnings: streamed.unused.iter().map(|c| unused_warning(c)).collect(),
+        });
     }
     match read_pair(answers, predictions)? {
-        Ok((answers, predictions)) => score_tables(metric, &answers, &predictions, options),
-        Err(reason) => Ok(Score::Invalid { reason }),
+        Ok((answers, predictions)) => score_tables_graded(metric, &answers, &predictions, options),
+        Err(reason) => Ok(Graded {
+            score: Score::Invalid { reason },
+            warnings: Vec::new(),
+        }),
     }
 }
 
@@ -141,11 +221,28 @@ pub fn score_tables(
     predictions: &Table,
     options: &GradeOptions,
 ) -> Result<Score, GradeError> {
-    match grade(metric, answers, predictions, options) {
-        Ok(score) => Ok(checked(metric, score)),
-        Err(Fault::Invalid(reason)) => Ok(Score::Invalid { reason }),
-        Err(Fault::Grade(error)) => Err(error),
-    }
+    score_tables_graded(metric, answers, predictions, options).map(|graded| graded.score)
+}
+
+/// Scores tables already read, with the warnings.
+pub fn score_tables_graded(
+    metric: Metric,
+    answers: &Table,
+    predictions: &Table,
+    options: &GradeOptions,
+) -> Result<Graded, GradeError> {
+    let mut warnings = Vec::new();
+    let score = match grade(metric, answers, predictions, options, &mut warnings) {
+        Ok(score) => checked(metric, score),
+        Err(Fault::Invalid(reason)) => Score::Invalid { reason },
+        Err(Fault::Grade(error)) => return Err(error),
+    };
+    Ok(Graded { score, warnings })
+}
+
+/// The warning for a predictions column grading did not read.
+fn unused_warning(column: &str) -> String {
+    format!("predictions column `{column}` is neither the id nor a target or class column: ignored")
 }
 
 /// A computed score, valid only when it is finite and inside the metric's range: a NaN or an
@@ -274,17 +371,31 @@ struct Context<'a> {
     predictions: &'a Table,
     options: &'a GradeOptions,
     order: Order,
+    /// The predictions columns read so far (the id first).
+    used: RefCell<Vec<String>>,
 }
 
-fn grade(metric: Metric, answers: &Table, predictions: &Table, options: &GradeOptions) -> Result<f64, Fault> {
+fn grade(
+    metric: Metric,
+    answers: &Table,
+    predictions: &Table,
+    options: &GradeOptions,
+    warnings: &mut Vec<String>,
+) -> Result<f64, Fault> {
     let ctx = Context::new(metric, answers, predictions, options)?;
-    match metric.input_kind() {
+    let result = match metric.input_kind() {
         InputKind::Values | InputKind::WeightedValues => ctx.grade_values(),
         InputKind::MultiValues => ctx.grade_multi(),
         InputKind::Labels => ctx.grade_labels(),
         InputKind::LabelLists => ctx.grade_lists(),
         InputKind::Probabilities => ctx.grade_probabilities(),
+    };
+    if result.is_ok() {
+        let used = ctx.used.borrow();
+        let unused = predictions.names().iter().filter(|n| !used.contains(n));
+        warnings.extend(unused.map(|n| unused_warning(n)));
     }
+    result
 }
 
 impl<'a> Context<'a> {
@@ -318,6 +429,7 @@ impl<'a> Context<'a> {
             predictions,
             options,
             order,
+            used: RefCell::new(vec![id.clone()]),
         })
     }
 
@@ -336,6 +448,37 @@ impl<'a> Context<'a> {
                 },
             )),
         }
+    }
+
+    /// Records that grading reads the predictions column `name`.
+    fn read(&self, name: &str) {
+        let mut used = self.used.borrow_mut();
+        if !used.iter().any(|u| u == name) {
+            used.push(name.to_string());
+        }
+    }
+
+    /// The predictions column named `target` of a multi-column metric. A missing one is the
+    /// submission's fault when the targets were named, or when the predictions have a column
+    /// for every target taken from the answers (one is misnamed); it is ambiguous when they
+    /// have fewer columns than the answers, whose extra columns may be features
+    /// ([`GradeError::InferredTargets`]).
+    fn named_prediction(&self, target: &str, targets: &[String]) -> Result<&'a ArrayRef, Fault> {
+        if let Some(column) = self.predictions.column(target) {
+            self.read(target);
+            return Ok(column);
+        }
+        let fewer = self.prediction_columns().len() < targets.len();
+        if self.options.targets.is_none() && targets.len() > 1 && fewer {
+            let names = self.predictions.names();
+            let missing = targets.iter().filter(|t| !names.contains(t)).cloned().collect();
+            return Err(Fault::Grade(GradeError::InferredTargets {
+                path: self.answers.path.clone(),
+                targets: targets.to_vec(),
+                missing,
+            }));
+        }
+        Err(Invalid::MissingColumn(target.to_string()).into())
     }
 
     fn answer_column(&self, name: &str) -> Result<&'a ArrayRef, Fault> {
@@ -358,6 +501,7 @@ impl<'a> Context<'a> {
         let names = self.predictions.names();
         let name = prediction_name(target, names, &self.options.id_col)
             .ok_or_else(|| Invalid::MissingColumn(target.to_string()))?;
+        self.read(name);
         Ok((name, self.predictions.column(name).expect("listed column")))
     }
 
@@ -366,6 +510,7 @@ impl<'a> Context<'a> {
             MetricError::BadPrediction { .. } => Fault::Invalid(Invalid::Metric(error.to_string())),
             source => Fault::Grade(GradeError::Metric {
                 metric: self.metric.to_string(),
+                path: self.answers.path.clone(),
                 source,
             }),
         }
@@ -390,15 +535,23 @@ impl<'a> Context<'a> {
 
     fn grade_multi(&self) -> Result<f64, Fault> {
         let (mut truths, mut preds) = (Vec::new(), Vec::new());
-        for target in self.targets() {
+        let targets = self.targets();
+        if targets.is_empty() {
+            return Err(answers_fault(
+                self.answers,
+                Invalid::TargetCount {
+                    metric: self.metric.to_string(),
+                    needs: self.metric.target_count(),
+                    found: targets,
+                },
+            ));
+        }
+        for target in &targets {
             truths.push(
-                numeric(self.answer_column(&target)?, &target).map_err(|r| answers_fault(self.answers, r))?,
+                numeric(self.answer_column(target)?, target).map_err(|r| answers_fault(self.answers, r))?,
             );
-            let column = self
-                .predictions
-                .column(&target)
-                .ok_or_else(|| Invalid::MissingColumn(target.clone()))?;
-            preds.push(ordered(numeric(column, &target)?, &self.order));
+            let column = self.named_prediction(target, &targets)?;
+            preds.push(ordered(numeric(column, target)?, &self.order));
         }
         let truths: Vec<&[f64]> = truths.iter().map(|t| t.as_ref()).collect();
         let preds: Vec<&[f64]> = preds.iter().map(|p| p.as_ref()).collect();
@@ -436,12 +589,18 @@ impl<'a> Context<'a> {
         let result = match self.metric {
             Metric::Map(form) => ranking::mean_average_precision(&lists, form),
             Metric::FbetaMicro(beta) => classification::fbeta_micro(&lists, beta),
+            Metric::F1MicroKnown => classification::f1_micro_known(&lists),
+            Metric::Top1Error => classification::top1_error(&lists),
             _ => classification::f1_samples(&lists),
         };
         result.map_err(|e| self.metric_fault(e))
     }
 
     fn grade_probabilities(&self) -> Result<f64, Fault> {
+        let targets = self.targets();
+        if self.metric == Metric::LogLoss && targets.len() > 1 {
+            return self.grade_one_hot(&targets);
+        }
         let target = self.single_target()?;
         let (classes, mut codes) = labels::encode_columns(&[self.answer_labels(&target)?]);
         let y_true = codes.pop().unwrap_or_default();
@@ -450,9 +609,14 @@ impl<'a> Context<'a> {
                 MetricError::undefined("roc_auc/log_loss", "only one class present in the answers");
             return Err(self.metric_fault(one_class));
         }
-        let names = self.class_columns(&classes)?;
+        let names = self.class_columns(&target, &classes)?;
+        self.score_class_columns(&names, &y_true, classes.len())
+    }
+
+    /// Reads the prediction columns `names` (in class order) and scores them.
+    fn score_class_columns(&self, names: &[String], y_true: &[u32], n_classes: usize) -> Result<f64, Fault> {
         let mut columns = Vec::with_capacity(names.len());
-        for name in &names {
+        for name in names {
             let values = numeric(self.predictions.column(name).expect("checked column"), name)?;
             self.check_probabilities(name, &values)?;
             columns.push(values);
@@ -461,28 +625,72 @@ impl<'a> Context<'a> {
         let columns: Vec<Cow<[f64]>> = columns.iter().map(|c| gather(c, &self.order)).collect();
         let slices: Vec<&[f64]> = columns.iter().map(|c| c.as_ref()).collect();
         let input = ClassScores {
-            y_true: &y_true,
-            n_classes: classes.len(),
+            y_true,
+            n_classes,
             columns: &slices,
         };
         probabilistic::score_probabilities(self.metric, &input).map_err(|e| self.metric_fault(e))
     }
 
-    /// Prediction columns in class order: one per class, or one for a binary task.
-    fn class_columns(&self, classes: &[Label]) -> Result<Vec<String>, Fault> {
+    /// `log_loss` over one-hot answers: every target column a class (whether or not a row
+    /// holds it), each answers row exactly one 1 and 0 elsewhere, the predictions one column
+    /// per target, by name.
+    fn grade_one_hot(&self, targets: &[String]) -> Result<f64, Fault> {
+        let mut y_true = vec![u32::MAX; self.answers.rows()];
+        for (class, target) in targets.iter().enumerate() {
+            let values =
+                numeric(self.answer_column(target)?, target).map_err(|r| answers_fault(self.answers, r))?;
+            for (row, &v) in values.iter().enumerate() {
+                let fault = |value: String| {
+                    answers_fault(
+                        self.answers,
+                        Invalid::NotOneHot {
+                            column: target.clone(),
+                            row: row + 1,
+                            value,
+                        },
+                    )
+                };
+                if v == 1.0 && y_true[row] == u32::MAX {
+                    y_true[row] = class as u32;
+                } else if v == 1.0 {
+                    return Err(fault("a second 1".into()));
+                } else if v != 0.0 {
+                    return Err(fault(v.to_string()));
+                }
+            }
+        }
+        if let Some(row) = y_true.iter().position(|&c| c == u32::MAX) {
+            let fault = Invalid::NotOneHot {
+                column: targets.join(", "),
+                row: row + 1,
+                value: "no 1".into(),
+            };
+            return Err(answers_fault(self.answers, fault));
+        }
+        for target in targets {
+            self.named_prediction(target, targets)?;
+        }
+        self.score_class_columns(targets, &y_true, targets.len())
+    }
+
+    /// Prediction columns in class order: one per class, named by its label, or, for a
+    /// binary task, one (the column named as the target, else the only non-id column).
+    /// Other columns are left unread (and reported as warnings).
+    fn class_columns(&self, target: &str, classes: &[Label]) -> Result<Vec<String>, Fault> {
         let got: Vec<String> = self.prediction_columns().into_iter().cloned().collect();
-        if got.len() == 1 && classes.len() == 2 {
-            return Ok(got);
-        }
         let expected: Vec<String> = classes.iter().map(Label::to_string).collect();
-        let mut sorted_got = got.clone();
-        sorted_got.sort();
-        let mut sorted_expected = expected.clone();
-        sorted_expected.sort();
-        if sorted_got != sorted_expected {
+        let chosen = if expected.iter().all(|e| got.contains(e)) {
+            expected
+        } else if classes.len() == 2 && got.iter().any(|g| g == target) {
+            vec![target.to_string()]
+        } else if classes.len() == 2 && got.len() == 1 {
+            got
+        } else {
             return Err(Invalid::ClassColumns { expected, got }.into());
-        }
-        Ok(expected)
+        };
+        chosen.iter().for_each(|c| self.read(c));
+        Ok(chosen)
     }
 
     fn needs_probabilities(&self) -> bool {
