@@ -5,7 +5,9 @@
 //! reference solution), or with `--json` `{"outcome", "score", "r_p", "findings",
 //! "stdout_tail", "stderr_tail", "detail", "wall_seconds", "invalid_reason"}`; `findings`
 //! are the static checks' and the leakage detector's (`crate::check`), found before the run. Exit 0 when the solution ran and its
-//! predictions were valid, 1 otherwise.
+//! predictions were valid, 1 otherwise. The predictions are scored as the grade stage scores
+//! them (`competition::grading::score_file`); `ml2b grade-sample` grades a submission file
+//! without running anything.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -14,10 +16,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{ExitStatus, InputError};
+use crate::competition::grading::score_file;
 use crate::competition::spec::Spec;
 use crate::competition::{Benchmark, Competition, Side};
 use crate::metrics::aup::run_ratio;
-use crate::metrics::grading::{Score, score_files_with};
+use crate::metrics::grading::Score;
 use crate::sandbox::{Job, Outcome, Run, assets};
 use crate::settings::{GlobalSettings, GradeFileSettings};
 
@@ -122,8 +125,7 @@ impl Report {
     /// are invalid (the outcome then is `bad_predictions`).
     fn grade(&mut self, c: &Competition, predictions: &Path) -> anyhow::Result<()> {
         let m = &c.manifest;
-        let answers = c.file(Side::Private, "answers.csv");
-        match score_files_with(&m.metric.name, &answers, predictions, &c.grade_options())? {
+        match score_file(c, predictions)? {
             Score::Valid { score, .. } => {
                 self.score = Some(score);
                 if let Some(b) = &m.baseline {

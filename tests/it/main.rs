@@ -23,6 +23,7 @@ mod generate;
 mod grading;
 mod local_model;
 mod log;
+mod medals;
 mod query;
 mod readme;
 mod run;
