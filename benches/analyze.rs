@@ -128,6 +128,14 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             role: None,
                             in_expected_range: None,
                             answers_blake3: Hash([0; 32]),
+                            grader_blake3: None,
+                            leaderboard_blake3: None,
+                            medal: None,
+                            above_median: None,
+                            gold_threshold: None,
+                            silver_threshold: None,
+                            bronze_threshold: None,
+                            median_threshold: None,
                         };
                         grades.push(Event::new(key("r", i), vec![xe.id], gr, p.clone()).unwrap());
                         gens.push(ge);

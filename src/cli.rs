@@ -77,8 +77,11 @@ pub enum Command {
     Aup(AupArgs),
     /// Rebuild every competition's public and private files from its source.
     Prepare(PrepareArgs),
-    /// Execute one solution file in the sandbox and grade it (like MLE-bench's grade-sample).
+    /// Execute one solution file in the sandbox and grade it.
     GradeFile(GradeFileArgs),
+    /// Grade one submission CSV made anywhere: validity, score, r_p and MLE-bench's medal
+    /// (like MLE-bench's grade-sample).
+    GradeSample(GradeSampleArgs),
     /// Static checks and leakage detection on a solution file, without running it.
     Check(CheckArgs),
     /// Import competitions: the original ML2B release or MLE-bench-style folders.
@@ -143,6 +146,18 @@ pub struct GradeFileArgs {
     /// Keep the predictions and the harness's result record in this folder.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct GradeSampleArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The submission: a CSV in the competition's sample_submission.csv shape.
+    #[arg(value_name = "SUBMISSION.csv")]
+    pub submission: PathBuf,
+    /// The competition it is for.
+    #[arg(long, value_name = "ID")]
+    pub competition: String,
 }
 
 /// The layouts `ml2b import` reads.

@@ -750,6 +750,29 @@ impl GradeFileSettings {
     }
 }
 
+/// `ml2b grade-sample`.
+#[derive(Clone, Debug)]
+pub struct GradeSampleSettings {
+    pub root: PathBuf,
+    pub submission: PathBuf,
+    pub competition: String,
+}
+
+impl GradeSampleSettings {
+    pub fn resolve(args: &cli::GradeSampleArgs) -> Self {
+        let cli::GradeSampleArgs {
+            root,
+            submission,
+            competition,
+        } = args;
+        Self {
+            root: root.root.clone(),
+            submission: submission.clone(),
+            competition: competition.clone(),
+        }
+    }
+}
+
 /// The layouts `ml2b import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ImportLayout {

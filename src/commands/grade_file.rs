@@ -5,7 +5,9 @@
 //! reference solution), or with `--json` `{"outcome", "score", "r_p", "findings",
 //! "stdout_tail", "stderr_tail", "detail", "wall_seconds", "invalid_reason"}`; `findings`
 //! are the static checks' and the leakage detector's (`crate::check`), found before the run. Exit 0 when the solution ran and its
-//! predictions were valid, 1 otherwise.
+//! predictions were valid, 1 otherwise. The predictions are scored as the grade stage scores
+//! them (`competition::grading::score_file`); `ml2b grade-sample` grades a submission file
+//! without running anything.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -14,6 +16,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{ExitStatus, InputError};
+use crate::competition::grading::score_file;
 use crate::competition::spec::Spec;
 use crate::competition::{Benchmark, Competition, Side};
 use crate::metrics::aup::run_ratio;
@@ -122,7 +125,7 @@ impl Report {
     /// are invalid (the outcome then is `bad_predictions`).
     fn grade(&mut self, c: &Competition, predictions: &Path) -> anyhow::Result<()> {
         let m = &c.manifest;
-        match crate::stages::grade::score_file(c, predictions)? {
+        match score_file(c, predictions)? {
             Score::Valid { score, .. } => {
                 self.score = Some(score);
                 if let Some(b) = &m.baseline {

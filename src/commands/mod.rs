@@ -8,6 +8,7 @@ mod baselines;
 mod bleu;
 mod check;
 mod grade_file;
+mod grade_sample;
 mod import;
 mod journal;
 mod log;
@@ -95,6 +96,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Aup(args) => aup::aup(&settings, &s::AupSettings::resolve(&args)?),
         Command::Prepare(args) => prepare::prepare(&settings, &s::PrepareSettings::resolve(&args)),
         Command::GradeFile(args) => grade_file::grade_file(&settings, &s::GradeFileSettings::resolve(&args)),
+        Command::GradeSample(args) => {
+            grade_sample::grade_sample(&settings, &s::GradeSampleSettings::resolve(&args))
+        }
         Command::Check(args) => check::check(&settings, &s::CheckSettings::resolve(&args)),
         Command::Import(args) => import::import(&settings, &s::ImportSettings::resolve(&args)),
     }

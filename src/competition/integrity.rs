@@ -1,10 +1,11 @@
 //! The data files a run uses, checked against the blake3 their manifest records, at use.
 //!
 //! `execute` checks a competition's public files before it runs a solution on them, `grade`
-//! (and `verify --rerun`, which re-grades) its private files before it scores against them,
-//! `grade-file` both: a changed answer, or a manifest whose checksum is wrong, stops the unit
-//! with [`DataError::Mismatch`] naming the file, both hashes and the manifest field, instead
-//! of grading against data the manifest does not describe.
+//! (and `verify --rerun`, which re-grades) its private files before it scores against them
+//! and its MLE-bench leaderboard (`mle_bench.leaderboard_blake3`) before it ranks against it,
+//! `grade-file` and `grade-sample` likewise: a changed answer, or a manifest whose checksum
+//! is wrong, stops the unit with [`DataError::Mismatch`] naming the file, both hashes and the
+//! manifest field, instead of grading against data the manifest does not describe.
 //!
 //! Hashing gigabytes for every run would cost more than the run, so a file's hash is reused
 //! ([`file_hash`], which the stages also hash the benchmark's files with for their unit keys)
@@ -28,21 +29,23 @@ use super::{Competition, Side};
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
     #[error(
-        "{} does not match its manifest: blake3 {got}, but {} records {expected} (files.{side}); restore the file, or fix the manifest",
+        "{} does not match its manifest: blake3 {got}, but {} records {expected} ({field}); restore the file, or fix the manifest",
         path.display(), manifest.display()
     )]
     Mismatch {
         path: PathBuf,
         manifest: PathBuf,
-        side: &'static str,
+        /// The manifest field that records the hash: `files.public`, `files.private`,
+        /// `mle_bench.leaderboard_blake3`.
+        field: &'static str,
         expected: String,
         got: String,
     },
-    #[error("cannot read {}, which {} lists in files.{side}", path.display(), manifest.display())]
+    #[error("cannot read {}, which {} lists in {field}", path.display(), manifest.display())]
     Read {
         path: PathBuf,
         manifest: PathBuf,
-        side: &'static str,
+        field: &'static str,
         #[source]
         source: std::io::Error,
     },
@@ -79,30 +82,39 @@ static KNOWN: Mutex<Option<Known>> = Mutex::new(None);
 impl Competition {
     /// Checks every file the manifest lists on `side` against its recorded blake3.
     pub fn verify_files(&self, side: Side) -> Result<(), DataError> {
-        let files = match side {
-            Side::Public => &self.manifest.files.public,
-            Side::Private => &self.manifest.files.private,
+        let (files, field) = match side {
+            Side::Public => (&self.manifest.files.public, "files.public"),
+            Side::Private => (&self.manifest.files.private, "files.private"),
         };
         for (name, expected) in files {
-            let path = self.file(side, name);
-            let read = |source| DataError::Read {
-                path: path.clone(),
-                manifest: self.manifest_path.clone(),
-                side: side.dir(),
-                source,
-            };
-            let got = blake3_of(&path).map_err(read)?;
-            if &got != expected {
-                return Err(DataError::Mismatch {
-                    path,
-                    manifest: self.manifest_path.clone(),
-                    side: side.dir(),
-                    expected: expected.clone(),
-                    got,
-                });
-            }
+            self.verify_file(&self.file(side, name), expected, field)?;
         }
         Ok(())
+    }
+
+    /// Checks one file against the blake3 that the manifest's `field` records; returns it.
+    pub(crate) fn verify_file(
+        &self,
+        path: &Path,
+        expected: &str,
+        field: &'static str,
+    ) -> Result<crate::store::Hash, DataError> {
+        let got = blake3_of(path).map_err(|source| DataError::Read {
+            path: path.to_path_buf(),
+            manifest: self.manifest_path.clone(),
+            field,
+            source,
+        })?;
+        if got != expected {
+            return Err(DataError::Mismatch {
+                path: path.to_path_buf(),
+                manifest: self.manifest_path.clone(),
+                field,
+                expected: expected.to_string(),
+                got,
+            });
+        }
+        Ok(got.parse().expect("the cache holds 64 hex digits"))
     }
 }
 

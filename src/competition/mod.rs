@@ -11,11 +11,16 @@
 //! data/<id>/tasks/<code>.toml   the task text per language (manifest::task)
 //! data/<id>/back/<code>.toml    English back-translation of tasks/<code>.toml
 //! data/<id>/solution/{modular,mono}.py   the reference solution (the baseline)
+//! data/<id>/mle-bench/leaderboard.csv     an MLE-bench competition's Kaggle leaderboard
+//!                                         (where its manifest's `[mle_bench]` says)
 //! ```
+//! A predictions file is scored, and its score ranked on the leaderboard, by [`grading`].
+//!
 //! Invariants checked by [`Benchmark::load`]: every manifest is valid and named after its
 //! id; ids are unique; every competition's language list names known languages, includes
 //! English, and each has a valid task text. Loading never writes anything.
 
+pub mod grading;
 pub mod import;
 pub mod integrity;
 pub mod prepare;

@@ -43,7 +43,7 @@ mod translation;
 pub use analysis::Analysis;
 pub use execution::Execution;
 pub use generation::{Agent, Generation};
-pub use grade::Grade;
+pub use grade::{Grade, GradeV2};
 pub use journal::Attempt;
 pub use translation::{RATING_SCALE, TranslationCheck};
 

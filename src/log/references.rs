@@ -34,9 +34,12 @@ use super::problem::Problem;
 use crate::store::{Hash, Store};
 
 /// `_blake3` columns that hash what the store does not keep.
-pub const NOT_OBJECTS: [&str; 8] = [
-    // grade: the private answers, under the benchmark root.
+pub const NOT_OBJECTS: [&str; 10] = [
+    // grade: the private answers, the MLE-bench leaderboard and the grading program's
+    // files, under the benchmark root.
     "answers_blake3",
+    "leaderboard_blake3",
+    "grader_blake3",
     // translate_validate: the task texts, back-translations and ratings of the root.
     "english_blake3",
     "text_blake3",

@@ -288,7 +288,7 @@ impl StageLog {
     /// Reads the events of versions `from..to`, checking the chain.
     pub fn read_range<B: EventBody>(&self, from: u64, to: u64) -> Result<Vec<Event<B>>, LogError> {
         let mut out = Vec::new();
-        self.for_each_segment(from..to, None, |seg, path| {
+        self.for_each_segment(from..to, None, |seg, _, path| {
             for batch in seg.batches(None).map_err(|m| LogError::damaged(path, m))? {
                 out.extend(
                     event::from_batch::<B>(&batch).map_err(|e| LogError::damaged(path, e.to_string()))?,
@@ -299,10 +299,26 @@ impl StageLog {
         Ok(out)
     }
 
+    /// Reads every event with the schema version its segment was written with
+    /// (`ml2b.stage_version`), checking the chain: a segment of an earlier version reads as
+    /// today's body, its newer columns empty, and a re-derivation hashes it as it was.
+    pub fn read_versioned<B: EventBody>(&self) -> Result<Vec<(u32, Event<B>)>, LogError> {
+        let mut out = Vec::new();
+        self.for_each_segment(0..u64::MAX, None, |seg, meta, path| {
+            for batch in seg.batches(None).map_err(|m| LogError::damaged(path, m))? {
+                let events =
+                    event::from_batch::<B>(&batch).map_err(|e| LogError::damaged(path, e.to_string()))?;
+                out.extend(events.into_iter().map(|e| (meta.stage_version, e)));
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// The unit keys committed in versions `from..`.
     pub fn unit_keys(&self, from: u64, parent: Option<Hash>) -> Result<(HashSet<Hash>, Head), LogError> {
         let mut keys = HashSet::new();
-        let head = self.for_each_segment(from..u64::MAX, parent, |seg, path| {
+        let head = self.for_each_segment(from..u64::MAX, parent, |seg, _, path| {
             for batch in seg
                 .batches(Some(&["unit_key"]))
                 .map_err(|m| LogError::damaged(path, m))?
@@ -324,7 +340,7 @@ impl StageLog {
         &self,
         range: std::ops::Range<u64>,
         parent: Option<Hash>,
-        mut visit: impl FnMut(&SegmentBytes, &Path) -> Result<(), LogError>,
+        mut visit: impl FnMut(&SegmentBytes, &SegmentMeta, &Path) -> Result<(), LogError>,
     ) -> Result<Head, LogError> {
         let refs = self.list()?;
         let from = range.start;
@@ -341,7 +357,7 @@ impl StageLog {
         for r in refs.iter().filter(|r| range.contains(&r.version)) {
             let (seg, meta) = self.read_with_meta(r)?;
             check_parent(r, prev, meta.parent)?;
-            visit(&seg, &r.path)?;
+            visit(&seg, &meta, &r.path)?;
             prev = Some(seg.hash);
         }
         let next = refs

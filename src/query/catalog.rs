@@ -57,7 +57,7 @@ pub const VIEWS: [Query; 4] = queries!("views/":
 );
 
 /// The tables of the paper, in report order.
-pub const TABLES: [Query; 10] = queries!("":
+pub const TABLES: [Query; 11] = queries!("":
     "aup" => "AUP and pass rate per model and language",
     "pass_rate" => "Pass rate per model and language",
     "rp_matrix" => "Task × language matrix of r per model",
@@ -68,6 +68,7 @@ pub const TABLES: [Query; 10] = queries!("":
     "failures" => "Failure taxonomy per model and language",
     "leakage" => "Leakage findings per model",
     "cost" => "Token usage and cost per model",
+    "medals" => "MLE-bench medals per model and language",
 );
 
 /// The table named `name`.

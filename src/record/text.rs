@@ -1,9 +1,10 @@
 //! A record as text: what `ml2b show ID` prints.
 //!
 //! A header (log, id, unit key, provenance), then the detail of its kind: for a run its
-//! coordinates, outcome, score and r_p, then the prompt, the English task, the response,
-//! the code with every finding marked under its line, and the sandbox's output; then the
-//! links. Texts are printed whole, under a `── name ──` rule.
+//! coordinates, outcome, score, r_p (and medal, for an MLE-bench competition), then the
+//! prompt, the English task, the response, the code with every finding marked under its
+//! line, and the sandbox's output; then the links. Texts are printed whole, under a
+//! `── name ──` rule.
 
 use std::fmt::{self, Write as _};
 
@@ -188,7 +189,11 @@ fn write_grade(f: &mut fmt::Formatter<'_>, g: Option<&Grade>) -> fmt::Result {
             num(g.r_p_automl),
             num(g.automl_score)
         ),
-    )
+    )?;
+    match g.medal_summary() {
+        Some(medal) => field(f, "medal", medal),
+        None => Ok(()),
+    }
 }
 
 fn write_prompt(f: &mut fmt::Formatter<'_>, prompt: Option<&Prompt>, language: &str) -> fmt::Result {

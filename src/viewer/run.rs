@@ -226,6 +226,9 @@ fn grade(g: Option<&Ided<Grade>>) -> Vec<(&'static str, String)> {
             number(b.automl_score)
         ),
     ));
+    if let Some(medal) = b.medal_summary() {
+        out.push(("medal", escape(&medal)));
+    }
     out.push(("grade", event_link(&g.event_id.to_hex())));
     out
 }

@@ -445,6 +445,14 @@ fn grade(x: &Execution, end: End) -> Grade {
         role: None,
         in_expected_range: None,
         answers_blake3: Hash::of(b"answers"),
+        grader_blake3: None,
+        leaderboard_blake3: None,
+        medal: None,
+        above_median: None,
+        gold_threshold: None,
+        silver_threshold: None,
+        bronze_threshold: None,
+        median_threshold: None,
     }
 }
 

@@ -23,6 +23,7 @@ mod generate;
 mod grading;
 mod local_model;
 mod log;
+mod medals;
 mod mle_bench;
 mod query;
 mod readme;
