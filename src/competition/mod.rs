@@ -19,6 +19,7 @@
 pub mod import;
 pub mod integrity;
 pub mod prepare;
+pub mod source_format;
 pub mod spec;
 pub mod split;
 pub mod terms;

@@ -188,6 +188,7 @@ fn draft(
             id: id_col.clone(),
             targets,
             weight,
+            weight_is_feature: false,
         },
         source: Source {
             file: String::new(),
@@ -195,6 +196,7 @@ fn draft(
             origin: format!("MLE-bench prepared folder {}", folder.display()),
             licence: licence.to_string(),
             citation: String::new(),
+            format: Default::default(),
         },
         split: Split {
             rule: SplitRule::Given,
