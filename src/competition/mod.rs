@@ -25,6 +25,7 @@ pub mod import;
 pub mod integrity;
 pub mod prepare;
 pub mod program;
+pub mod source_format;
 pub mod spec;
 pub mod split;
 pub mod terms;

@@ -5,13 +5,17 @@
 //! * `public/train.csv`: `id`, then every source column (targets and weight included), the
 //!   training rows in id order;
 //! * `public/test.csv`: `id` and the feature columns (source columns minus targets and
-//!   weight), the held-out rows in id order;
+//!   weight; the weight stays when `columns.weight_is_feature`), the held-out rows in id
+//!   order;
 //! * `public/sample_submission.csv`: `id` and the prediction columns with a constant,
 //!   valid prediction from the training rows (mean, most frequent label, class shares);
 //! * `private/answers.csv`: `id`, the targets (and weight) of the held-out rows.
 //!
-//! The source is a CSV file, gzipped when its name ends in `.gz`. Field text is copied verbatim; CSV is written with `\n` line ends and quotes only where
-//! needed, so a rebuild is byte-identical. Files are written atomically (temp file, fsync,
+//! The source is a CSV file, gzipped when its name ends in `.gz`, read as the manifest's
+//! `[source.format]` says ([`super::source_format`]: its encoding decoded, its delimiter,
+//! its decimal commas rewritten as points); the built files are always UTF-8,
+//! comma-separated, with a decimal point. Field text is otherwise copied verbatim; CSV is
+//! written with `\n` line ends and quotes only where needed, so a rebuild is byte-identical. Files are written atomically (temp file, fsync,
 //! rename). A competition with `split.rule = "given"` builds nothing: its files are only
 //! hashed and checked.
 
@@ -21,7 +25,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{Competition, Side, split, terms};
-use crate::manifest::competition::SplitRule;
+use super::source_format;
+use crate::manifest::competition::{SourceFormat, SplitRule};
 use crate::manifest::{CompetitionManifest, ManifestError};
 use crate::metrics::grading::registry::MapForm;
 use crate::metrics::grading::{InputKind, Metric};
@@ -53,6 +58,26 @@ pub enum PrepareError {
     Manifest(#[from] ManifestError),
     #[error("{}: {message}", path.display())]
     Refused { path: PathBuf, message: String },
+}
+
+impl PrepareError {
+    /// The same error with each path that `relocate` maps replaced: an import prepares in a
+    /// staging folder it removes, so its errors name the original files instead.
+    pub(crate) fn relocated(self, relocate: impl Fn(&Path) -> Option<PathBuf>) -> Self {
+        let to = |path: PathBuf| relocate(&path).unwrap_or(path);
+        match self {
+            Self::Read { path, source } => Self::Read { path: to(path), source },
+            Self::Csv { path, line, message } => Self::Csv {
+                path: to(path),
+                line,
+                message,
+            },
+            Self::Data { path, message } => Self::Data { path: to(path), message },
+            Self::Write { path, source } => Self::Write { path: to(path), source },
+            Self::Refused { path, message } => Self::Refused { path: to(path), message },
+            Self::Manifest(e) => Self::Manifest(e),
+        }
+    }
 }
 
 /// One built (or, for a given split, found) file.
@@ -99,12 +124,52 @@ impl Table {
     }
 
     fn parse(path: &Path, bytes: &[u8]) -> Result<Self, PrepareError> {
+        Self::parse_with(path, bytes, b',')
+    }
+
+    /// Reads a source file's (decompressed) bytes as `format` says: decoded, split at its
+    /// delimiter, and with a decimal comma, every decimal-comma number of a column that
+    /// holds only numbers rewritten with a point ([`super::source_format`]).
+    pub(crate) fn parse_source(
+        path: &Path,
+        bytes: &[u8],
+        format: &SourceFormat,
+    ) -> Result<Self, PrepareError> {
+        let text = source_format::decode(bytes, format.encoding).map_err(|message| PrepareError::Data {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        let delimiter = u8::try_from(format.delimiter).map_err(|_| PrepareError::Data {
+            path: path.to_path_buf(),
+            message: format!("the delimiter {:?} is not ASCII", format.delimiter),
+        })?;
+        let mut table = Self::parse_with(path, text.as_bytes(), delimiter)?;
+        if format.decimal == ',' {
+            for col in source_format::decimal_comma_columns(&table.rows, table.header.len()) {
+                for row in &mut table.rows {
+                    if let Some(point) = source_format::with_decimal_point(&row[col]) {
+                        let mut fields: Vec<String> = row.iter().map(str::to_string).collect();
+                        fields[col] = point;
+                        let position = row.position().cloned();
+                        *row = csv::StringRecord::from(fields);
+                        row.set_position(position);
+                    }
+                }
+            }
+        }
+        Ok(table)
+    }
+
+    fn parse_with(path: &Path, bytes: &[u8], delimiter: u8) -> Result<Self, PrepareError> {
         let csv_err = |e: csv::Error| PrepareError::Csv {
             path: path.to_path_buf(),
             line: e.position().map_or(1, |p| p.line()),
             message: e.to_string(),
         };
-        let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(bytes);
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .delimiter(delimiter)
+            .from_reader(bytes);
         let header: Vec<String> = reader
             .headers()
             .map_err(csv_err)?
@@ -201,7 +266,11 @@ fn build_holdout(c: &Competition, domain_term_density: f64) -> Result<Built, Pre
         source,
     })?;
     let source_blake3 = blake3::hash(&source_bytes).to_hex().to_string();
-    let table = Table::parse(&source_path, &decompressed(&source_path, source_bytes)?)?;
+    let table = Table::parse_source(
+        &source_path,
+        &decompressed(&source_path, source_bytes)?,
+        &m.source.format,
+    )?;
     if table.header.contains(&m.columns.id) {
         return Err(PrepareError::Data {
             path: source_path,
@@ -222,8 +291,9 @@ fn build_holdout(c: &Competition, domain_term_density: f64) -> Result<Built, Pre
         });
     }
 
+    let hidden_weight = weight.filter(|_| !m.columns.weight_is_feature);
     let features: Vec<usize> = (0..table.header.len())
-        .filter(|i| !targets.contains(i) && Some(*i) != weight)
+        .filter(|i| !targets.contains(i) && Some(*i) != hidden_weight)
         .collect();
     let answer_cols: Vec<usize> = targets.iter().copied().chain(weight).collect();
     let all: Vec<usize> = (0..table.header.len()).collect();
@@ -265,7 +335,7 @@ fn build_holdout(c: &Competition, domain_term_density: f64) -> Result<Built, Pre
 }
 
 /// The bytes of a source file, gunzipped when its name ends in `.gz`.
-fn decompressed(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, PrepareError> {
+pub(crate) fn decompressed(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, PrepareError> {
     if path.extension().is_none_or(|e| e != "gz") {
         return Ok(bytes);
     }

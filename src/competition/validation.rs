@@ -9,7 +9,8 @@
 //!
 //! ```text
 //! train.csv     the kept rows, every column of public/train.csv
-//! test.csv      the validation rows without the target and weight columns
+//! test.csv      the validation rows without the target and weight columns (the weight
+//!               stays when `columns.weight_is_feature`, as in public/test.csv)
 //! answers.csv   the validation rows' id, targets and weight (the private answers' layout)
 //! ```
 //!
@@ -60,10 +61,11 @@ pub fn write(c: &Competition, fraction: f64, dir: &Path) -> Result<Validation, P
         });
     }
     let all: Vec<usize> = (0..table.header.len()).collect();
+    let hidden_weight = weight.filter(|_| !m.columns.weight_is_feature);
     let features: Vec<usize> = all
         .iter()
         .copied()
-        .filter(|i| !targets.contains(i) && Some(*i) != weight)
+        .filter(|i| !targets.contains(i) && Some(*i) != hidden_weight)
         .collect();
     let answers: Vec<usize> = std::iter::once(id)
         .chain(targets.iter().copied())

@@ -16,10 +16,15 @@
 //! id = "id"
 //! targets = ["Sale_Price"]
 //! weight = "weight"              # only for weighted metrics
+//! weight_is_feature = false      # true: the weight stays in public/test.csv (as ML2B's X_val)
 //! [source]                       # the raw data the splits are rebuilt from
 //! file = "source/ames.csv"       # relative to data/<id>/
 //! blake3 = "…"
 //! origin = "…"; licence = "…"; citation = "…"
+//! [source.format]                # how the source file is read (holdout rule; all optional)
+//! encoding = "utf-8"             # utf-8 (a BOM is skipped) | windows-1251 | windows-1252
+//! delimiter = ","                # , | ; | "\t" | |
+//! decimal = "."                  # . | , (numbers written 3,5 are rewritten 3.5; not with ",")
 //! [split]
 //! rule = "holdout"               # holdout: seeded, see competition::split | given: files as imported
 //! test_fraction = 0.2
@@ -183,6 +188,10 @@ pub struct Columns {
     pub targets: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<String>,
+    /// The weight column is also a feature: it stays in `public/test.csv` (the original
+    /// ML2B release keeps it in `X_val`). It is in `private/answers.csv` either way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub weight_is_feature: bool,
 }
 
 fn default_id() -> String {
@@ -201,6 +210,75 @@ pub struct Source {
     pub licence: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub citation: String,
+    /// How the source file is read (`[source.format]`); the built files are always UTF-8,
+    /// comma-separated, with a decimal point.
+    #[serde(default, skip_serializing_if = "SourceFormat::is_default")]
+    pub format: SourceFormat,
+}
+
+/// `[source.format]`: a source file's text encoding, field delimiter and decimal mark
+/// (`competition::source_format` reads and detects them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceFormat {
+    #[serde(default)]
+    pub encoding: Encoding,
+    #[serde(default = "default_delimiter")]
+    pub delimiter: char,
+    #[serde(default = "default_decimal")]
+    pub decimal: char,
+}
+
+/// The field delimiters a source may use.
+pub const DELIMITERS: [char; 4] = [',', ';', '\t', '|'];
+
+impl Default for SourceFormat {
+    fn default() -> Self {
+        Self {
+            encoding: Encoding::Utf8,
+            delimiter: ',',
+            decimal: '.',
+        }
+    }
+}
+
+impl SourceFormat {
+    /// UTF-8, `,`, `.`: the format every built file has.
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+fn default_delimiter() -> char {
+    ','
+}
+fn default_decimal() -> char {
+    '.'
+}
+
+/// A source file's text encoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum Encoding {
+    /// UTF-8; a leading byte-order mark is skipped.
+    #[default]
+    #[serde(rename = "utf-8")]
+    Utf8,
+    /// The Cyrillic Windows code page.
+    #[serde(rename = "windows-1251")]
+    Windows1251,
+    /// The Western European Windows code page.
+    #[serde(rename = "windows-1252")]
+    Windows1252,
+}
+
+impl std::fmt::Display for Encoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Utf8 => "utf-8",
+            Self::Windows1251 => "windows-1251",
+            Self::Windows1252 => "windows-1252",
+        })
+    }
 }
 
 /// How the source is split into public and private files.
@@ -534,7 +612,31 @@ impl CompetitionManifest {
                 if !self.source.file.is_empty() {
                     return Err(("source.file", "a given split has no source file to split".into()));
                 }
+                if !self.source.format.is_default() {
+                    return Err(("source.format", "a given split has no source file to read".into()));
+                }
             }
+        }
+        let format = &self.source.format;
+        if !DELIMITERS.contains(&format.delimiter) {
+            return Err((
+                "source.format.delimiter",
+                format!("{:?} is not one of , ; \\t |", format.delimiter),
+            ));
+        }
+        match format.decimal {
+            '.' => {}
+            ',' if format.delimiter != ',' => {}
+            ',' => {
+                return Err((
+                    "source.format.decimal",
+                    "a decimal comma needs a delimiter other than a comma".into(),
+                ));
+            }
+            other => return Err(("source.format.decimal", format!("{other:?} is not . or ,"))),
+        }
+        if self.columns.weight_is_feature && self.columns.weight.is_none() {
+            return Err(("columns.weight_is_feature", "there is no weight column".into()));
         }
         Ok(())
     }
@@ -720,5 +822,39 @@ rows = 10
             .replace("roc_auc", "rmse_multi")
             .replace("\"maximize\"", "\"minimize\"");
         assert!(parse(&multi).unwrap_err().to_string().contains("more than one"));
+        let feature = GOOD.replace("targets = [\"y\"]", "targets = [\"y\"]\nweight_is_feature = true");
+        assert!(
+            parse(&feature)
+                .unwrap_err()
+                .to_string()
+                .contains("columns.weight_is_feature: there is no weight column")
+        );
+    }
+
+    #[test]
+    fn a_source_format_is_read_checked_and_left_out_when_default() {
+        let with = |format: &str| GOOD.replace("licence = \"CC0-1.0\"\n", &format!("licence = \"CC0-1.0\"\n{format}"));
+        let m = parse(&with("[source.format]\nencoding = \"windows-1251\"\ndelimiter = \";\"\ndecimal = \",\"\n")).unwrap();
+        assert_eq!(
+            m.source.format,
+            SourceFormat {
+                encoding: Encoding::Windows1251,
+                delimiter: ';',
+                decimal: ',',
+            }
+        );
+        let text = toml::to_string(&m).unwrap();
+        assert!(text.contains("[source.format]\nencoding = \"windows-1251\"\ndelimiter = \";\"\ndecimal = \",\"\n"), "{text}");
+        let tab = parse(&with("[source.format]\ndelimiter = \"\\t\"\n")).unwrap();
+        assert_eq!((tab.source.format.encoding, tab.source.format.delimiter), (Encoding::Utf8, '\t'));
+        assert!(!toml::to_string(&parse(GOOD).unwrap()).unwrap().contains("format"));
+        for (format, field) in [
+            ("[source.format]\ndelimiter = \":\"\n", "source.format.delimiter"),
+            ("[source.format]\ndecimal = \",\"\n", "source.format.decimal"),
+            ("[source.format]\nencoding = \"latin-9\"\n", "unknown variant `latin-9`"),
+        ] {
+            let err = parse(&with(format)).unwrap_err().to_string();
+            assert!(err.contains(field), "{format}: {err}");
+        }
     }
 }

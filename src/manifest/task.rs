@@ -1,12 +1,13 @@
 //! `data/<id>/tasks/<code>.toml` and `data/<id>/back/<code>.toml`: a competition's task
 //! text in one language, and the English back-translation of that text.
 //!
-//! On-disk format (TOML, unknown keys rejected, every field required and non-empty):
-//! `title` (the competition's name), `domain` (the field of the problem), `metric` (the
-//! metric's name as shown to a participant), `description` (Markdown, like a Kaggle page)
-//! and `data_card` (Markdown: files and columns). These are the fields the original release
-//! keeps per language in `tasks/<Language>.csv` (`comp_name`, `domain`, `metric`,
-//! `description`, `data_card`).
+//! On-disk format (TOML, unknown keys rejected, every field required and non-empty except
+//! the data card): `title` (the competition's name), `domain` (the field of the problem),
+//! `metric` (the metric's name as shown to a participant), `description` (Markdown, like a
+//! Kaggle page) and `data_card` (Markdown: files and columns; may be empty, as the original
+//! release allows: its prompt then shows a blank data card). These are the fields the
+//! original release keeps per language in `tasks/<Language>.csv` (`comp_name`, `domain`,
+//! `metric`, `description`, `data_card`).
 
 use std::path::Path;
 
@@ -47,9 +48,13 @@ impl TaskText {
         ]
     }
 
-    /// Every field must hold text.
+    /// Every field but the data card must hold text.
     pub fn check(&self, path: &Path) -> Result<(), ManifestError> {
-        match self.fields().into_iter().find(|(_, v)| v.trim().is_empty()) {
+        match self
+            .fields()
+            .into_iter()
+            .find(|(f, v)| *f != "data_card" && v.trim().is_empty())
+        {
             Some((field, _)) => Err(ManifestError::Invalid {
                 path: path.to_path_buf(),
                 field: field.into(),
@@ -80,6 +85,22 @@ mod tests {
         assert!(
             missing.to_string().contains("missing field `domain`"),
             "{missing}"
+        );
+    }
+
+    #[test]
+    fn only_the_data_card_may_be_empty() {
+        let path = Path::new("data/x/tasks/ar.toml");
+        let text = "title = \"T\"\ndomain = \"D\"\nmetric = \"M\"\ndescription = \"Desc\"\ndata_card = \"\"\n";
+        let parsed: TaskText = crate::manifest::parse(path, text).unwrap();
+        parsed.check(path).unwrap();
+        let no_title = TaskText {
+            title: " ".into(),
+            ..parsed
+        };
+        assert_eq!(
+            no_title.check(path).unwrap_err().to_string(),
+            "data/x/tasks/ar.toml: title: is empty"
         );
     }
 

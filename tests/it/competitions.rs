@@ -524,7 +524,11 @@ fn import_of_the_original_release_fixes_its_quirks_explicitly() {
         ("wmae", Some("w"))
     );
     let test = std::fs::read_to_string(alfa.file(Side::Public, "test.csv")).unwrap();
-    assert_eq!(test.lines().next(), Some("id,f"), "the weight is not a feature");
+    assert_eq!(
+        test.lines().next(),
+        Some("id,f,w"),
+        "the weight stays a feature, as in the original's X_val"
+    );
     assert!(ws.ml2b().args(["prepare", "--check"]).status().unwrap().success());
 
     let again = ws

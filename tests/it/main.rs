@@ -21,6 +21,7 @@ mod docker;
 mod fixture;
 mod generate;
 mod grading;
+mod import_ml2b;
 mod local_model;
 mod log;
 mod medals;

@@ -319,6 +319,7 @@ fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, S
             origin: format!("MLE-bench prepared folder {}", src.folder.display()),
             licence: opts.licence.to_string(),
             citation: String::new(),
+            format: Default::default(),
         },
         split: Split {
             rule: SplitRule::Given,
@@ -619,6 +620,7 @@ impl Shape<'_> {
             id,
             targets,
             weight: None,
+            weight_is_feature: false,
         };
         Ok((columns, kept))
     }
@@ -745,6 +747,7 @@ impl Shape<'_> {
             id,
             targets,
             weight: None,
+            weight_is_feature: false,
         };
         Ok((columns, if numeric { "values" } else { "labels" }))
     }

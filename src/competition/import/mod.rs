@@ -182,9 +182,15 @@ fn stage(staging: &Path, d: &Draft) -> Result<(), ImportError> {
         manifest_path,
         dir,
     };
-    let prep = |source| ImportError::Prepare {
+    // The staging folder is removed on failure: name the copied files' originals.
+    let prep = |source: prepare::PrepareError| ImportError::Prepare {
         id: id.clone(),
-        source,
+        source: source.relocated(|path| {
+            d.copies
+                .iter()
+                .find(|(_, to)| competition.dir.join(to) == path)
+                .map(|(from, _)| from.clone())
+        }),
     };
     let built = prepare::build(&competition).map_err(prep)?;
     prepare::write(&competition, &built, true).map_err(prep)?;
@@ -220,11 +226,20 @@ pub(crate) fn csv_header(path: &Path) -> Result<Vec<String>, ImportError> {
 /// The task type a metric implies; classification tasks are binary or multiclass by the
 /// number of distinct labels in `labels`' column `target`.
 pub(crate) fn task_type(metric: &Metric, labels: &Path, target: &str) -> Result<TaskType, ImportError> {
+    task_type_with(metric, || distinct_values(labels, target))
+}
+
+/// [`task_type`] with the number of distinct labels from `distinct` (called only for a
+/// classification metric).
+pub(crate) fn task_type_with<E>(
+    metric: &Metric,
+    distinct: impl FnOnce() -> Result<usize, E>,
+) -> Result<TaskType, E> {
     Ok(match metric.input_kind() {
         InputKind::Values | InputKind::WeightedValues => TaskType::Regression,
         InputKind::MultiValues => TaskType::MultiTargetRegression,
         InputKind::LabelLists if !matches!(metric, Metric::Map(_)) => TaskType::Multilabel,
-        _ => match distinct_values(labels, target)? {
+        _ => match distinct()? {
             2 => TaskType::Binary,
             _ => TaskType::Multiclass,
         },
