@@ -72,6 +72,12 @@ pub enum Command {
     /// Inter-rater agreement of a ratings table: Gwet's AC1/AC2 and friends.
     Agreement(AgreementArgs),
     /// Grade one prediction file against its answers with a competition metric.
+    ///
+    /// Columns are resolved by name: a predictions column that is neither the id nor a target
+    /// or class column (pandas' `Unnamed: 0`, say) is ignored with a warning, on stderr and in
+    /// the `warnings` list of `--json`. Ids are compared by value: an integer-valued float id
+    /// such as `311.0` is the id `311`. A problem with the answers is an error naming the
+    /// answers file (exit 2); an invalid submission names the predictions file (exit 1).
     Score(ScoreArgs),
     /// Performance-profile statistics (AUP, win rate) from performance ratios.
     Aup(AupArgs),
@@ -639,10 +645,6 @@ pub struct AgreementArgs {
     pub weights: String,
 }
 
-/// Columns are resolved by name: a predictions column that is neither the id nor a target or
-/// class column (pandas' `Unnamed: 0`, say) is ignored with a warning (on stderr, and in the
-/// `warnings` list of `--json`). Ids are compared by value: an integer-valued float id such
-/// as `311.0` is the id `311`. An error names the file at fault (answers or predictions).
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
     /// The metric, e.g. roc_auc, log_loss, rmse, f1_macro, qwk, map@3, rmse_multi.

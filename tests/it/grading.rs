@@ -379,7 +379,13 @@ fn data_files_that_differ_from_their_manifest_stop_grading() {
 }
 
 /// `ml2b --json score` with extra arguments: the exit code, the report and stderr.
-fn score_with(ws: &Workspace, metric: &str, answers: &str, predictions: &str, extra: &[&str]) -> (i32, Value, String) {
+fn score_with(
+    ws: &Workspace,
+    metric: &str,
+    answers: &str,
+    predictions: &str,
+    extra: &[&str],
+) -> (i32, Value, String) {
     let out = ws
         .ml2b()
         .args(["--json", "score", "--metric", metric])
@@ -478,7 +484,10 @@ fn target_names_the_answers_target_columns() {
     // A target the answers lack is the answers' problem, by name.
     let (code, _, err) = score_with(&ws, "roc_auc", &answers, &predictions, &["--target", "label"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("answers file answers.csv") && err.contains("`label`"), "{err}");
+    assert!(
+        err.contains("answers file answers.csv") && err.contains("`label`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -510,7 +519,11 @@ fn nomad2018_answers_with_features_blame_the_answers_not_the_submission() {
     let (code, b, _) = score_with(&ws, "rmsle_multi", &answers, &predictions, &repeated);
     assert_eq!((code, valid_score(&a)), (0, valid_score(&b)));
     // With the targets named, a missing target column is the submission's fault.
-    let short = write(&ws, "short.csv", b"id,formation_energy_ev_natom\n1,0.1\n2,0.1\n3,0.1\n");
+    let short = write(
+        &ws,
+        "short.csv",
+        b"id,formation_energy_ev_natom\n1,0.1\n2,0.1\n3,0.1\n",
+    );
     let (code, v, _) = score_with(&ws, "rmsle_multi", &answers, &short, &["--target", &comma]);
     assert_eq!(code, 1, "{v}");
     assert_eq!(invalid_reason(&v), "missing column `bandgap_energy_ev`");
@@ -520,8 +533,16 @@ fn nomad2018_answers_with_features_blame_the_answers_not_the_submission() {
 fn one_hot_answers_grade_log_loss_like_a_label_column() {
     let ws = Workspace::new();
     // spooky-author-identification's layout: one 0/1 column per class.
-    let one_hot = write(&ws, "one_hot.csv", b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,0,1,0\nid4,1,0,0\n");
-    let labels = write(&ws, "labels.csv", b"id,author\nid1,EAP\nid2,MWS\nid3,HPL\nid4,EAP\n");
+    let one_hot = write(
+        &ws,
+        "one_hot.csv",
+        b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,0,1,0\nid4,1,0,0\n",
+    );
+    let labels = write(
+        &ws,
+        "labels.csv",
+        b"id,author\nid1,EAP\nid2,MWS\nid3,HPL\nid4,EAP\n",
+    );
     let predictions = write(
         &ws,
         "predictions.csv",
@@ -535,16 +556,31 @@ fn one_hot_answers_grade_log_loss_like_a_label_column() {
     assert!((valid_score(&a) - expected).abs() < 1e-15, "{a}");
     assert!((valid_score(&b) - expected).abs() < 1e-15, "{b}");
     // A class no answer row holds is still a class of one-hot answers.
-    let absent = write(&ws, "absent.csv", b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,1,0,0\nid4,1,0,0\n");
+    let absent = write(
+        &ws,
+        "absent.csv",
+        b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,1,0,0\nid4,1,0,0\n",
+    );
     let (code, v, _) = score(&ws, "log_loss", &absent, &predictions);
     assert_eq!(code, 0, "{v}");
     // Answers that are not one-hot are the answers' problem, named.
-    let features = write(&ws, "features.csv", b"id,f1,f2\nid1,0.5,1\nid2,1,0\nid3,0,1\nid4,1,0\n");
+    let features = write(
+        &ws,
+        "features.csv",
+        b"id,f1,f2\nid1,0.5,1\nid2,1,0\nid3,0,1\nid4,1,0\n",
+    );
     let (code, _, err) = score(&ws, "log_loss", &features, &predictions);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("answers file features.csv") && err.contains("one-hot"), "{err}");
+    assert!(
+        err.contains("answers file features.csv") && err.contains("one-hot"),
+        "{err}"
+    );
     // A class column missing from the predictions, with the targets named: invalid.
-    let two = write(&ws, "two.csv", b"id,EAP,HPL\nid1,0.5,0.5\nid2,0.5,0.5\nid3,0.5,0.5\nid4,0.5,0.5\n");
+    let two = write(
+        &ws,
+        "two.csv",
+        b"id,EAP,HPL\nid1,0.5,0.5\nid2,0.5,0.5\nid3,0.5,0.5\nid4,0.5,0.5\n",
+    );
     let (code, v, _) = score_with(&ws, "log_loss", &one_hot, &two, &["--target", "EAP,HPL,MWS"]);
     assert_eq!(code, 1, "{v}");
     assert_eq!(invalid_reason(&v), "missing column `MWS`");
@@ -557,7 +593,15 @@ fn an_invalid_submission_names_the_predictions_file() {
     let short = write(&ws, "short.csv", b"id,y\n1,1.5\n");
     let out = ws
         .ml2b()
-        .args(["score", "--metric", "rmse", "--answers", &answers, "--predictions", &short])
+        .args([
+            "score",
+            "--metric",
+            "rmse",
+            "--answers",
+            &answers,
+            "--predictions",
+            &short,
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

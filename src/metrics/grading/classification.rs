@@ -223,7 +223,11 @@ pub fn fbeta_micro(lists: &LabelLists, beta: f64) -> Result<f64, MetricError> {
 pub fn f1_micro_known(lists: &LabelLists) -> Result<f64, MetricError> {
     check_lengths(lists.y_true.len(), lists.y_pred.len())?;
     let mut known = vec![false; lists.labels.len()];
-    lists.y_true.iter().flatten().for_each(|&c| known[c as usize] = true);
+    lists
+        .y_true
+        .iter()
+        .flatten()
+        .for_each(|&c| known[c as usize] = true);
     let (mut tp, mut t, mut p) = (0usize, 0usize, 0usize);
     for (truth, pred) in lists.y_true.iter().zip(&lists.y_pred) {
         let truth = as_set(truth);
@@ -283,7 +287,10 @@ mod tests {
         let l = lists(&["1", "2", "3"], &["1 5 6", "9 2", "3"]);
         assert!((top1_error(&l).unwrap() - 1.0 / 3.0).abs() < 1e-15);
         let empty = lists(&["1"], &[""]);
-        assert!(matches!(top1_error(&empty), Err(MetricError::BadPrediction { .. })));
+        assert!(matches!(
+            top1_error(&empty),
+            Err(MetricError::BadPrediction { .. })
+        ));
         let two = lists(&["1 2"], &["1"]);
         assert!(matches!(top1_error(&two), Err(MetricError::BadAnswers { .. })));
     }

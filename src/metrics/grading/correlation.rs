@@ -19,7 +19,10 @@ use crate::metrics::spearman;
 fn check_finite(metric: &'static str, y_true: &[f64], y_pred: &[f64]) -> Result<(), MetricError> {
     check_lengths(y_true.len(), y_pred.len())?;
     if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
-        return Err(MetricError::bad_answers(metric, format!("non-finite value at row {}", row + 1)));
+        return Err(MetricError::bad_answers(
+            metric,
+            format!("non-finite value at row {}", row + 1),
+        ));
     }
     match y_pred.iter().position(|v| !v.is_finite()) {
         Some(row) => Err(MetricError::bad_prediction(
@@ -37,7 +40,10 @@ fn is_constant(v: &[f64]) -> bool {
 /// A correlation is undefined for a constant column: the answers' fault or the predictions'.
 fn check_not_constant(metric: &'static str, y_true: &[f64], y_pred: &[f64]) -> Result<(), MetricError> {
     if y_true.len() < 2 {
-        return Err(MetricError::undefined(metric, "a correlation needs at least two rows"));
+        return Err(MetricError::undefined(
+            metric,
+            "a correlation needs at least two rows",
+        ));
     }
     if is_constant(y_true) {
         return Err(MetricError::undefined(
@@ -84,7 +90,10 @@ pub fn spearman_rho(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> 
         })?
         .rho;
     if rho.is_nan() {
-        return Err(MetricError::undefined("spearman_columns", "ρ is not defined here"));
+        return Err(MetricError::undefined(
+            "spearman_columns",
+            "ρ is not defined here",
+        ));
     }
     Ok(rho)
 }

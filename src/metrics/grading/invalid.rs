@@ -21,7 +21,9 @@ pub enum Invalid {
         needs: &'static str,
         found: Vec<String>,
     },
-    #[error("column `{column}` row {row}: {value}, but log_loss over several target columns reads them as one-hot class indicators (exactly one 1 per row, 0 elsewhere); if the answers hold a label column, name it (`ml2b score --target COL`)")]
+    #[error(
+        "column `{column}` row {row}: {value}, but log_loss over several target columns reads them as one-hot class indicators (exactly one 1 per row, 0 elsewhere); if the answers hold a label column, name it (`ml2b score --target COL`)"
+    )]
     NotOneHot {
         column: String,
         row: usize,

@@ -71,7 +71,11 @@ const fn program(why: &'static str) -> MleGrader {
     MleGrader::Program { why }
 }
 
-const fn grader(name: &'static str, competitions: &'static [&'static str], grading: MleGrader) -> MleBenchGrader {
+const fn grader(
+    name: &'static str,
+    competitions: &'static [&'static str],
+    grading: MleGrader,
+) -> MleBenchGrader {
     MleBenchGrader {
         name,
         competitions,
@@ -165,7 +169,10 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     ),
     grader(
         "log-loss",
-        &["dogs-vs-cats-redux-kernels-edition", "statoil-iceberg-classifier-challenge"],
+        &[
+            "dogs-vs-cats-redux-kernels-edition",
+            "statoil-iceberg-classifier-challenge",
+        ],
         native(
             Metric::LogLoss,
             Some("binary: the one prediction column is P(1); grade.py also refuses values outside [0, 1]"),
@@ -210,7 +217,10 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     ),
     grader(
         "root-mean-squared-error",
-        &["new-york-city-taxi-fare-prediction", "petfinder-pawpularity-score"],
+        &[
+            "new-york-city-taxi-fare-prediction",
+            "petfinder-pawpularity-score",
+        ],
         native(
             Metric::Rmse,
             Some(
@@ -378,7 +388,10 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     ),
     grader(
         "dice-hausdorff-combo",
-        &["uw-madison-gi-tract-image-segmentation", "ventilator-pressure-prediction"],
+        &[
+            "uw-madison-gi-tract-image-segmentation",
+            "ventilator-pressure-prediction",
+        ],
         program(
             "images: Dice and 3-D Hausdorff distance over run-length-encoded masks; \
              ventilator-pressure-prediction's grade.py uses the name for the MAE over the rows \
@@ -407,7 +420,10 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     ),
     grader(
         "mean-average-precision",
-        &["3d-object-detection-for-autonomous-vehicles", "siim-covid19-detection"],
+        &[
+            "3d-object-detection-for-autonomous-vehicles",
+            "siim-covid19-detection",
+        ],
         program("object detection: mAP of 3-D boxes over IoU thresholds, and PASCAL VOC box mAP"),
     ),
     grader(
@@ -463,7 +479,10 @@ pub const MLE_BENCH_COMPETITION_GRADERS: &[(&str, MleGrader)] = &[
     ),
     (
         "plant-seedlings-classification",
-        native(Metric::F1(Average::Micro), Some("single labels: micro F1 is accuracy")),
+        native(
+            Metric::F1(Average::Micro),
+            Some("single labels: micro F1 is accuracy"),
+        ),
     ),
     ("facebook-recruiting-iii-keyword-extraction", MULTI_LABEL_MICRO_F1),
     ("imet-2020-fgvc7", MULTI_LABEL_MICRO_F1),
@@ -502,13 +521,10 @@ const MULTI_LABEL_MICRO_F1: MleGrader = native(
 /// competition that uses it: native only when one metric is exact for all of them. An unknown
 /// name is a program.
 pub fn mle_bench_grader(name: &str) -> MleGrader {
-    MLE_BENCH_GRADERS
-        .iter()
-        .find(|g| g.name == name)
-        .map_or(
-            program("a grader name ml2b does not know: its grade.py decides"),
-            |g| g.grading,
-        )
+    MLE_BENCH_GRADERS.iter().find(|g| g.name == name).map_or(
+        program("a grader name ml2b does not know: its grade.py decides"),
+        |g| g.grading,
+    )
 }
 
 /// How ml2b grades `competition`, whose `config.yaml` names the grader `name`: the
@@ -565,7 +581,10 @@ mod tests {
             mle_bench_grader("auc-roc"),
             native(Metric::RocAucColumns, mle_bench_grader_note("auc-roc"))
         );
-        assert!(matches!(mle_bench_grader("multi-class-log-loss"), MleGrader::Program { .. }));
+        assert!(matches!(
+            mle_bench_grader("multi-class-log-loss"),
+            MleGrader::Program { .. }
+        ));
         assert!(matches!(
             mle_bench_competition_grader("leaf-classification", "multi-class-log-loss"),
             MleGrader::Native {
@@ -584,8 +603,14 @@ mod tests {
                 ..
             }
         ));
-        assert!(matches!(mle_bench_grader("no-such-grader"), MleGrader::Program { .. }));
-        assert_eq!(mle_bench_competition_grader("random-acts-of-pizza", "auc-roc"), BINARY_AUC);
+        assert!(matches!(
+            mle_bench_grader("no-such-grader"),
+            MleGrader::Program { .. }
+        ));
+        assert_eq!(
+            mle_bench_competition_grader("random-acts-of-pizza", "auc-roc"),
+            BINARY_AUC
+        );
         assert!(matches!(
             mle_bench_competition_grader("ranzcr-clip-catheter-line-classification", "auc-roc"),
             MleGrader::Native {

@@ -8,7 +8,9 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::columns::GradeOptions;
-use super::mle_bench::{MLE_BENCH_COMPETITION_GRADERS, MLE_BENCH_GRADERS, MleGrader, mle_bench_competition_grader};
+use super::mle_bench::{
+    MLE_BENCH_COMPETITION_GRADERS, MLE_BENCH_GRADERS, MleGrader, mle_bench_competition_grader,
+};
 use super::submission::{Score, score_files_graded};
 
 const FIXTURE: &str = include_str!("../../../tests/fixtures/mle_bench_grades.json");
@@ -34,11 +36,16 @@ fn native_graders_match_mle_bench() {
         let competition = case["competition"].as_str().unwrap();
         let grader = case["grader"].as_str().unwrap();
         let metric = case["metric"].as_str().unwrap();
-        let MleGrader::Native { metric: mapped, .. } = mle_bench_competition_grader(competition, grader) else {
+        let MleGrader::Native { metric: mapped, .. } = mle_bench_competition_grader(competition, grader)
+        else {
             panic!("{competition}: `{grader}` is not graded natively");
         };
         assert_eq!(mapped.to_string(), metric, "{competition}");
-        let answers = write(dir.path(), &format!("{competition}-answers.csv"), case["answers_csv"].as_str().unwrap());
+        let answers = write(
+            dir.path(),
+            &format!("{competition}-answers.csv"),
+            case["answers_csv"].as_str().unwrap(),
+        );
         let predictions = write(
             dir.path(),
             &format!("{competition}-submission.csv"),
@@ -67,8 +74,16 @@ fn native_graders_match_mle_bench() {
             "{competition} ({metric}): got {score}, grade.py {expected} (diff {diff:e})"
         );
         max_diff = max_diff.max(diff);
-        let extra = case["predictions_csv"].as_str().unwrap().starts_with("Unnamed: 0,");
-        assert_eq!(graded.warnings.len(), usize::from(extra), "{competition}: {:?}", graded.warnings);
+        let extra = case["predictions_csv"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unnamed: 0,");
+        assert_eq!(
+            graded.warnings.len(),
+            usize::from(extra),
+            "{competition}: {:?}",
+            graded.warnings
+        );
     }
     eprintln!("{} MLE-bench cases, max abs diff {max_diff:e}", cases.len());
 }
@@ -99,7 +114,10 @@ fn every_native_mapping_is_checked() {
     }
     for (_, grading) in MLE_BENCH_COMPETITION_GRADERS {
         if let MleGrader::Native { metric, .. } = grading {
-            assert!(per_metric.contains(&metric.to_string()), "{metric} has no reference case");
+            assert!(
+                per_metric.contains(&metric.to_string()),
+                "{metric} has no reference case"
+            );
         }
     }
 }

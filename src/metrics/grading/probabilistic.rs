@@ -245,7 +245,10 @@ pub fn log_loss(input: &ClassScores) -> Result<f64, MetricError> {
 /// The positive (larger) of a binary answers column's two values.
 fn positive_value(metric: &'static str, y_true: &[f64]) -> Result<f64, MetricError> {
     if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
-        return Err(MetricError::bad_answers(metric, format!("non-finite value at row {}", row + 1)));
+        return Err(MetricError::bad_answers(
+            metric,
+            format!("non-finite value at row {}", row + 1),
+        ));
     }
     let lo = y_true.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = y_true.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -272,7 +275,10 @@ pub fn roc_auc_columns(y_true: &[&[f64]], y_pred: &[&[f64]]) -> Result<f64, Metr
 pub fn pf1(y_true: &[f64], y_pred: &[f64]) -> Result<f64, MetricError> {
     check_lengths(y_true.len(), y_pred.len())?;
     if let Some(row) = y_true.iter().position(|v| !v.is_finite()) {
-        return Err(MetricError::bad_answers("pf1", format!("non-finite value at row {}", row + 1)));
+        return Err(MetricError::bad_answers(
+            "pf1",
+            format!("non-finite value at row {}", row + 1),
+        ));
     }
     check_scores_finite("pf1", y_pred)?;
     let (mut positives, mut ctp, mut cfp) = (0usize, 0.0f64, 0.0f64);
@@ -353,8 +359,14 @@ mod tests {
         // ctp = 1 + 0.5, cfp = 0 (clipped from -1): cP = 1, cR = 0.75, pF1 = 1.5/1.75.
         let v = pf1(&[1.0, 1.0, 0.0], &[2.0, 0.5, -1.0]).unwrap();
         assert!((v - 1.5 / 1.75).abs() < 1e-15, "{v}");
-        assert!(matches!(pf1(&[0.0, 0.0], &[0.5, 0.5]), Err(MetricError::Undefined { .. })));
-        assert!(matches!(pf1(&[1.0, 0.0], &[0.0, 0.0]), Err(MetricError::BadPrediction { .. })));
+        assert!(matches!(
+            pf1(&[0.0, 0.0], &[0.5, 0.5]),
+            Err(MetricError::Undefined { .. })
+        ));
+        assert!(matches!(
+            pf1(&[1.0, 0.0], &[0.0, 0.0]),
+            Err(MetricError::BadPrediction { .. })
+        ));
     }
 
     #[test]

@@ -11,8 +11,8 @@
 
 use super::metric_error::{MetricError, check_lengths};
 use super::registry::Metric;
-use super::{correlation, probabilistic};
 use super::sum::{Neumaier, mean, sum};
+use super::{correlation, probabilistic};
 
 /// A single-target regression metric folded over aligned row chunks.
 ///
