@@ -44,7 +44,7 @@ impl Mle {
             &repo.join("mlebench/competitions/utils.py"),
             "def select_id(df, col):\n    return df.sort_values(col).reset_index(drop=True)\n",
         );
-        write(&repo.join("experiments/splits/low.txt"), "spooky-lite\ntpsmay-lite\n");
+        write(&repo.join("experiments/splits/low.txt"), "spooky-author-identification\ntabular-playground-series-may-2022\n");
         write(&repo.join(".git/HEAD"), "ref: refs/heads/main\n");
         write(
             &repo.join(".git/refs/heads/main"),
@@ -134,7 +134,7 @@ fn spooky(m: &Mle) {
         }
     }
     m.competition(
-        "spooky-lite",
+        "spooky-author-identification",
         "multi-class-log-loss",
         &[
             ("public/train.csv", train),
@@ -165,7 +165,7 @@ fn tpsmay(m: &Mle) {
         }
     }
     m.competition(
-        "tpsmay-lite",
+        "tabular-playground-series-may-2022",
         "auc-roc",
         &[
             ("public/train.csv", train),
@@ -288,15 +288,15 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
         [
             ("custom-lite", "program", "program"),
             ("nomad-lite", "native", "rmsle_multi"),
-            ("spooky-lite", "native", "log_loss"),
-            ("tpsmay-lite", "native", "roc_auc"),
+            ("spooky-author-identification", "native", "log_loss"),
+            ("tabular-playground-series-may-2022", "native", "roc_auc"),
         ]
     );
     let bench = Benchmark::load(ws.dir.path()).unwrap();
     let get = |id: &str| bench.select(&[id.to_string()]).unwrap()[0];
 
     // One-hot answers became the label column train.csv has and test.csv lacks.
-    let spooky = get("spooky-lite");
+    let spooky = get("spooky-author-identification");
     assert_eq!(spooky.manifest.columns.targets, ["author"]);
     let answers = std::fs::read_to_string(spooky.file(Side::Private, "answers.csv")).unwrap();
     assert!(answers.starts_with("id,author\nid028,HPL\nid029,MWS\nid030,EAP\n"), "{answers}");
@@ -311,7 +311,7 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
     );
 
     // The target is the sample submission's column found by name, not the first feature.
-    let tps = get("tpsmay-lite");
+    let tps = get("tabular-playground-series-may-2022");
     assert_eq!(tps.manifest.columns.targets, ["target"]);
     let answers = std::fs::read_to_string(tps.file(Side::Private, "answers.csv")).unwrap();
     assert!(answers.starts_with("id,target\n40,"), "{answers}");
@@ -356,7 +356,7 @@ fn a_split_or_only_selects_and_metric_overrides_one() {
     let ws = empty_root();
     let lite = imported(&m.import(&ws, &["--split", "lite"]));
     let ids: Vec<&str> = lite.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["spooky-lite", "tpsmay-lite"]);
+    assert_eq!(ids, ["spooky-author-identification", "tabular-playground-series-may-2022"]);
 
     let ws = empty_root();
     let out = m.import(&ws, &["--metric", "rmse"]);
@@ -373,7 +373,7 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
     tpsmay(&m);
     // One-hot answers with a row that is not one-hot.
     spooky(&m);
-    let answers = m.data.join("spooky-lite/prepared/private/test.csv");
+    let answers = m.data.join("spooky-author-identification/prepared/private/test.csv");
     let text = std::fs::read_to_string(&answers).unwrap().replacen("1,0,0", "1,1,0", 1);
     std::fs::write(&answers, text).unwrap();
     // A competition whose data is images with no train.csv.
@@ -392,7 +392,7 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
     let err = stderr(&out);
     assert!(err.contains("2 of the competitions cannot be imported"), "{err}");
     assert!(err.contains("images-lite") && err.contains("custom loader"), "{err}");
-    assert!(err.contains("spooky-lite") && err.contains("test.csv: row") && err.contains("not one-hot"), "{err}");
+    assert!(err.contains("spooky-author-identification") && err.contains("test.csv: row") && err.contains("not one-hot"), "{err}");
     let manifests: Vec<_> = std::fs::read_dir(ws.dir.path().join("manifests"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -405,7 +405,7 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
         .ml2b()
         .args(["import", "mle-bench"])
         .arg(&m.data)
-        .args(["--only", "tpsmay-lite"])
+        .args(["--only", "tabular-playground-series-may-2022"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

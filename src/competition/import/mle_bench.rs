@@ -45,7 +45,7 @@ use crate::manifest::competition::{
     SplitRule, TaskType, Translation, Visibility, check_id,
 };
 use crate::manifest::{CompetitionManifest, TaskText};
-use crate::metrics::grading::mle_bench::{MleGrader, mle_bench_grader};
+use crate::metrics::grading::mle_bench::{MleGrader, mle_bench_competition_grader};
 use crate::metrics::grading::{Direction, InputKind, Metric};
 
 /// What `ml2b import mle-bench` was asked.
@@ -269,7 +269,7 @@ fn grading(src: &Sources, opts: &Options) -> Result<(Grading, Option<String>, Ve
             ),
         });
     };
-    Ok(match mle_bench_grader(&name) {
+    Ok(match mle_bench_competition_grader(&src.id, &name) {
         MleGrader::Native { metric, note } => {
             let mut notes = vec![format!("grading: MLE-bench's `{name}` is ml2b's `{metric}`")];
             notes.extend(note.map(|n| format!("grading: {n}")));
