@@ -97,7 +97,10 @@ struct Report {
 }
 
 /// Runs `ml2b grade-sample`.
-pub(super) fn grade_sample(settings: &GlobalSettings, args: &GradeSampleSettings) -> anyhow::Result<ExitStatus> {
+pub(super) fn grade_sample(
+    settings: &GlobalSettings,
+    args: &GradeSampleSettings,
+) -> anyhow::Result<ExitStatus> {
     let bench = Benchmark::load(&args.root)?;
     let c = bench
         .select(std::slice::from_ref(&args.competition))
@@ -135,8 +138,15 @@ fn grade(c: &Competition, submission: &Path) -> anyhow::Result<Report> {
         Err(format!("{}: no such file", submission.display()))
     };
     let score = scored.as_ref().ok().copied();
-    let recorded = |role| m.baseline.as_ref().and_then(|b| b.recorded(role)).map(|r| r.score);
-    let ratio = |baseline: Option<f64>| baseline.map(|b| score.map_or(0.0, |s| run_ratio(Some(s), b, m.metric.direction)));
+    let recorded = |role| {
+        m.baseline
+            .as_ref()
+            .and_then(|b| b.recorded(role))
+            .map(|r| r.score)
+    };
+    let ratio = |baseline: Option<f64>| {
+        baseline.map(|b| score.map_or(0.0, |s| run_ratio(Some(s), b, m.metric.direction)))
+    };
     let (baseline_score, automl_score) = (recorded(BaselineRole::Reference), recorded(BaselineRole::Automl));
     let rank = ranking.as_ref().map(|r| r.leaderboard.rank(score));
     let mut notes = Vec::new();
@@ -197,10 +207,18 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
         num(r.exact_score)
     )?;
     if let Some(b) = r.baseline_score {
-        writeln!(out, "r_p: {} against the reference solution (score {b})", num(r.r_p))?;
+        writeln!(
+            out,
+            "r_p: {} against the reference solution (score {b})",
+            num(r.r_p)
+        )?;
     }
     if let Some(b) = r.automl_score {
-        writeln!(out, "r_p automl: {} against AutoGluon (score {b})", num(r.r_p_automl))?;
+        writeln!(
+            out,
+            "r_p automl: {} against AutoGluon (score {b})",
+            num(r.r_p_automl)
+        )?;
     }
     if let Some(m) = &r.medals {
         let cmp = if m.is_lower_better { "≤" } else { "≥" };

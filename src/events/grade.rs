@@ -84,7 +84,11 @@ impl Grade {
         let num = |v: Option<f64>| v.map_or("-".into(), |v| v.to_string());
         Some(format!(
             "{medal}, {} the median (thresholds: gold {}, silver {}, bronze {}, median {})",
-            if self.above_median == Some(true) { "above" } else { "not above" },
+            if self.above_median == Some(true) {
+                "above"
+            } else {
+                "not above"
+            },
             num(self.gold_threshold),
             num(self.silver_threshold),
             num(self.bronze_threshold),

@@ -30,8 +30,10 @@
 //!
 //! Invariants: a body's JSON (which the event id hashes) and its Arrow columns are the
 //! schema its `SCHEMA_VERSION` names; a change to either bumps the version, and every
-//! earlier version stays readable ([`LOGS`] widens old segments by the columns added
-//! since, read as null).
+//! earlier version stays readable: a version only adds nullable columns at the end of its
+//! body, which the query session reads as null in older segments ([`LOGS`] widens them)
+//! and `StageLog::read_events` as `None`; a stage whose events `ml2b verify --rerun`
+//! re-derives keeps the earlier body to hash them as written (`grade`: [`GradeV2`]).
 
 mod analysis;
 mod execution;

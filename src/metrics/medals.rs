@@ -118,11 +118,7 @@ pub enum LeaderboardError {
     #[error("leaderboard {} has no `score` column (its header: {header})", path.display())]
     NoScoreColumn { path: PathBuf, header: String },
     #[error("leaderboard {}, line {line}: the score {value:?} is not a finite number", path.display())]
-    BadScore {
-        path: PathBuf,
-        line: u64,
-        value: String,
-    },
+    BadScore { path: PathBuf, line: u64, value: String },
     #[error("leaderboard {} has no rows: there is nothing to rank against", path.display())]
     Empty { path: PathBuf },
 }
@@ -339,7 +335,11 @@ fn pandas_int(cell: &str) -> Option<f64> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    t.strip_prefix('+').unwrap_or(t).parse::<i64>().ok().map(|v| v as f64)
+    t.strip_prefix('+')
+        .unwrap_or(t)
+        .parse::<i64>()
+        .ok()
+        .map(|v| v as f64)
 }
 
 /// pandas 2's default float converter (`precise_xstrtod` in its `tokenizer.c`), for a cell
@@ -348,9 +348,7 @@ fn pandas_int(cell: &str) -> Option<f64> {
 /// the double nearest `10^exponent`. `None`: not a number (or out of range).
 fn pandas_float(cell: &str) -> Option<f64> {
     const MAX_DIGITS: i32 = 17;
-    let b = cell
-        .trim_matches(|c: char| c.is_ascii_whitespace())
-        .as_bytes();
+    let b = cell.trim_matches(|c: char| c.is_ascii_whitespace()).as_bytes();
     let mut i = 0;
     let negative = match b.first() {
         Some(b'-') => {
@@ -540,7 +538,10 @@ mod tests {
             ("teamName,score\na,0.9\nb,\nc,0.7\n", "line 3: the score \"\""),
             ("teamName,score\na,0.9\nb,0.8x\n", "line 3: the score \"0.8x\""),
             ("teamName,score\na,nan\n", "line 2"),
-            ("teamName,points\na,0.9\n", "no `score` column (its header: teamName,points)"),
+            (
+                "teamName,points\na,0.9\n",
+                "no `score` column (its header: teamName,points)",
+            ),
             ("teamName,score\n", "has no rows"),
         ];
         for (i, (text, want)) in cases.iter().enumerate() {

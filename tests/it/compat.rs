@@ -154,7 +154,12 @@ fn the_old_segments_have_todays_columns() {
         assert_eq!(old[..body_end], new[..body_end], "log {}", log.stage);
         assert_eq!(old[body_end..], new[body_end + added..], "log {}", log.stage);
         for f in &today.fields()[body_end..body_end + added] {
-            assert!(f.is_nullable(), "log {}: {} is added but not nullable", log.stage, f.name());
+            assert!(
+                f.is_nullable(),
+                "log {}: {} is added but not nullable",
+                log.stage,
+                f.name()
+            );
         }
         if log.stage == "grade" {
             assert_eq!(added, 8, "grade v3 added eight columns");

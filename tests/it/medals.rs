@@ -70,7 +70,10 @@ fn root() -> Workspace {
             "title = \"Toy\"\ndomain = \"d\"\nmetric = \"m\"\ndescription = \"Predict y.\"\ndata_card = \"c\"\n",
         );
         let mle_bench = if id == MEDALS {
-            write(&root.join(format!("data/{id}/mle-bench/leaderboard.csv")), &leaderboard());
+            write(
+                &root.join(format!("data/{id}/mle-bench/leaderboard.csv")),
+                &leaderboard(),
+            );
             format!(
                 "[mle_bench]\ngrader = \"rmse\"\nleaderboard = \"mle-bench/leaderboard.csv\"\nleaderboard_blake3 = \"{}\"\n",
                 hex(leaderboard().as_bytes())
@@ -207,10 +210,22 @@ fn grade_sample_without_a_leaderboard_has_no_medal_fields_and_says_so() {
     assert_eq!(code, 0, "{r}");
     assert_eq!(r["valid_submission"], true);
     assert_eq!(r["leaderboard_blake3"], Value::Null);
-    for key in ["medal", "gold_medal", "any_medal", "gold_threshold", "is_lower_better"] {
+    for key in [
+        "medal",
+        "gold_medal",
+        "any_medal",
+        "gold_threshold",
+        "is_lower_better",
+    ] {
         assert!(r.get(key).is_none(), "{key} in {r}");
     }
-    assert!(r["notes"][0].as_str().unwrap().contains("no MLE-bench leaderboard"), "{r}");
+    assert!(
+        r["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("no MLE-bench leaderboard"),
+        "{r}"
+    );
     let text = ws
         .ml2b()
         .args(["grade-sample", "sub.csv", "--competition", PLAIN, "--root"])
@@ -218,7 +233,10 @@ fn grade_sample_without_a_leaderboard_has_no_medal_fields_and_says_so() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("valid: yes") && text.contains("no MLE-bench leaderboard"), "{text}");
+    assert!(
+        text.contains("valid: yes") && text.contains("no MLE-bench leaderboard"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -233,7 +251,12 @@ fn grade_sample_usage_errors_and_a_changed_leaderboard() {
         .arg(root_arg(&ws))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = ws
         .ml2b()
         .arg("grade-sample")
@@ -244,9 +267,15 @@ fn grade_sample_usage_errors_and_a_changed_leaderboard() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&text.stdout);
     assert!(stdout.contains("medal: silver"), "{stdout}");
-    assert!(stdout.contains("thresholds: gold ≤ 0.2, silver ≤ 0.4, bronze ≤ 0.8"), "{stdout}");
+    assert!(
+        stdout.contains("thresholds: gold ≤ 0.2, silver ≤ 0.4, bronze ≤ 0.8"),
+        "{stdout}"
+    );
     // A leaderboard that is not the one the manifest records is refused, by field.
-    let lb = ws.dir.path().join(format!("data/{MEDALS}/mle-bench/leaderboard.csv"));
+    let lb = ws
+        .dir
+        .path()
+        .join(format!("data/{MEDALS}/mle-bench/leaderboard.csv"));
     std::fs::write(&lb, leaderboard().replace(",0.1\n", ",0.05\n")).unwrap();
     let out = ws
         .ml2b()
@@ -361,7 +390,11 @@ fn query(ws: &Workspace, sql: &str) -> Vec<Value> {
         .arg(sql)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -451,8 +484,14 @@ fn the_grade_stage_ranks_every_run_and_the_medals_table_counts_them() {
     };
     assert_eq!(table.len(), 2, "{table:#?}");
     let (m1, m2) = (&table[0], &table[1]);
-    assert_eq!((m1["model"].as_str(), m1["language"].as_str()), (Some("m1"), Some("en")));
-    assert_eq!(m1["competitions"], 1, "the plain competition is not an MLE-bench one");
+    assert_eq!(
+        (m1["model"].as_str(), m1["language"].as_str()),
+        (Some("m1"), Some("en"))
+    );
+    assert_eq!(
+        m1["competitions"], 1,
+        "the plain competition is not an MLE-bench one"
+    );
     assert_eq!(m1["runs"], 7);
     close(&m1["valid_pct"], 100.0 * 5.0 / 7.0);
     close(&m1["above_median_pct"], 100.0 * 4.0 / 7.0);
@@ -477,8 +516,15 @@ fn the_grade_stage_ranks_every_run_and_the_medals_table_counts_them() {
         .unwrap();
     let verified: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(verified["rerun"]["grade"]["events"], 9, "{verified}");
-    assert_eq!(verified["rerun"]["grade"]["differ"].as_array().unwrap().len(), 0, "{verified}");
-    let gold = query(&ws, "SELECT event_id FROM grade WHERE medal = 'gold' ORDER BY score LIMIT 1");
+    assert_eq!(
+        verified["rerun"]["grade"]["differ"].as_array().unwrap().len(),
+        0,
+        "{verified}"
+    );
+    let gold = query(
+        &ws,
+        "SELECT event_id FROM grade WHERE medal = 'gold' ORDER BY score LIMIT 1",
+    );
     let show = ws
         .ml2b()
         .args(["show", gold[0]["event_id"].as_str().unwrap(), "--root"])
@@ -486,17 +532,28 @@ fn the_grade_stage_ranks_every_run_and_the_medals_table_counts_them() {
         .output()
         .unwrap();
     let show = String::from_utf8_lossy(&show.stdout);
-    assert!(show.contains("medal") && show.contains("gold, above the median"), "{show}");
+    assert!(
+        show.contains("medal") && show.contains("gold, above the median"),
+        "{show}"
+    );
 
     // A re-run grades nothing; a new leaderboard (recorded in the manifest) regrades all.
     assert_eq!(stage_grade(&ws)["summary"]["ran"], 0);
     let new_board = leaderboard().replace("team 1,2020-01-01,0.1\n", "team 1,2020-01-01,0.05\n");
     let dir = ws.dir.path();
-    std::fs::write(dir.join(format!("data/{MEDALS}/mle-bench/leaderboard.csv")), &new_board).unwrap();
+    std::fs::write(
+        dir.join(format!("data/{MEDALS}/mle-bench/leaderboard.csv")),
+        &new_board,
+    )
+    .unwrap();
     let manifest = dir.join(format!("manifests/competitions/{MEDALS}.toml"));
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, text.replace(&lb, &hex(new_board.as_bytes()))).unwrap();
-    assert_eq!(stage_grade(&ws)["summary"]["ran"], 8, "the MLE-bench competition's runs");
+    assert_eq!(
+        stage_grade(&ws)["summary"]["ran"],
+        8,
+        "the MLE-bench competition's runs"
+    );
 }
 
 /// The grade events of a store written before medals (schema version 2) read with every
@@ -513,7 +570,13 @@ fn grades_of_an_old_store_read_with_no_medal() {
         assert_eq!(version, 2);
         let b = g.body;
         assert_eq!(
-            (b.medal, b.above_median, b.leaderboard_blake3, b.grader_blake3, b.gold_threshold),
+            (
+                b.medal,
+                b.above_median,
+                b.leaderboard_blake3,
+                b.grader_blake3,
+                b.gold_threshold
+            ),
             (None, None, None, None, None)
         );
     }

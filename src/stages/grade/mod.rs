@@ -141,7 +141,9 @@ impl GradeStage {
             if ![GradeV2::SCHEMA_VERSION, Grade::SCHEMA_VERSION].contains(&version) {
                 differ.push((
                     g.id,
-                    format!("it was written with schema version {version}, which this ml2b does not re-derive"),
+                    format!(
+                        "it was written with schema version {version}, which this ml2b does not re-derive"
+                    ),
                 ));
                 continue;
             }
@@ -238,7 +240,9 @@ impl Stage for GradeStage {
         c.verify_files(Side::Private)?;
         let ranking = c.leaderboard().map_err(|e| match e {
             LeaderboardUseError::Data(e) => StageError::Data(e),
-            LeaderboardUseError::Read(e) => StageError::failed(format!("ranking on the leaderboard of {}", c.id()), e),
+            LeaderboardUseError::Read(e) => {
+                StageError::failed(format!("ranking on the leaderboard of {}", c.id()), e)
+            }
         })?;
         let m = &c.manifest;
         let against = |role: BaselineRole| -> (Option<f64>, Option<Hash>) {
