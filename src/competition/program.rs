@@ -101,19 +101,26 @@ pub fn score(
                 .strip_prefix(crate::competition::import::mle_bench::GRADER_DIR)
                 .unwrap_or(Path::new(rel)),
         );
-        std::fs::create_dir_all(to.parent().expect("a file")).map_err(io(format!("creating {}", to.display())))?;
+        std::fs::create_dir_all(to.parent().expect("a file"))
+            .map_err(io(format!("creating {}", to.display())))?;
         std::fs::copy(&from, &to).map_err(io(format!("copying {}", from.display())))?;
     }
     let answers = c.file(Side::Private, "answers.csv");
-    std::fs::copy(&answers, data.join("answers.csv")).map_err(io(format!("copying {}", answers.display())))?;
+    std::fs::copy(&answers, data.join("answers.csv"))
+        .map_err(io(format!("copying {}", answers.display())))?;
     if let Some(reason) = write_submission(c, submission, &data.join("submission.csv"))? {
         return Ok(Score::Invalid { reason });
     }
     // The harness's command line names /data/train.csv; the driver reads only its folder.
     std::fs::write(data.join("train.csv"), b"").map_err(io("staging".into()))?;
     std::fs::write(data.join("test.csv"), b"").map_err(io("staging".into()))?;
-    let driver = assets::materialize("mle_bench_program.py", assets::MLE_BENCH_PROGRAM)
-        .map_err(|source| ProgramError::Sandbox { id: m.id.clone(), source })?;
+    let driver =
+        assets::materialize("mle_bench_program.py", assets::MLE_BENCH_PROGRAM).map_err(|source| {
+            ProgramError::Sandbox {
+                id: m.id.clone(),
+                source,
+            }
+        })?;
     let job = Job {
         python: python.to_path_buf(),
         harness: driver.clone(),
@@ -145,7 +152,10 @@ fn verdict(run: &crate::sandbox::Run) -> Score {
         (Outcome::Ok, _) => reason("the grading program's record says ok but holds no finite score".into()),
         (outcome, _) => reason(run.result["reason"].as_str().map_or_else(
             || {
-                let detail = run.detail.clone().unwrap_or_else(|| run.stderr_tail.trim().to_string());
+                let detail = run
+                    .detail
+                    .clone()
+                    .unwrap_or_else(|| run.stderr_tail.trim().to_string());
                 format!("the grading program ended {outcome}: {detail}")
             },
             String::from,
@@ -181,8 +191,8 @@ fn write_submission(c: &Competition, from: &Path, to: &Path) -> Result<Option<In
         fields.push(Field::new(name, col.data_type().clone(), true));
         columns.push(Arc::clone(col));
     }
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
-        .map_err(|e| ProgramError::Io {
+    let batch =
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|e| ProgramError::Io {
             what: format!("assembling the submission of {}", from.display()),
             source: std::io::Error::other(e),
         })?;

@@ -44,7 +44,10 @@ impl Mle {
             &repo.join("mlebench/competitions/utils.py"),
             "def select_id(df, col):\n    return df.sort_values(col).reset_index(drop=True)\n",
         );
-        write(&repo.join("experiments/splits/low.txt"), "spooky-author-identification\ntabular-playground-series-may-2022\n");
+        write(
+            &repo.join("experiments/splits/low.txt"),
+            "spooky-author-identification\ntabular-playground-series-may-2022\n",
+        );
         write(&repo.join(".git/HEAD"), "ref: refs/heads/main\n");
         write(
             &repo.join(".git/refs/heads/main"),
@@ -76,7 +79,10 @@ impl Mle {
         let comp = self.repo.join("mlebench/competitions").join(id);
         write(&comp.join("config.yaml"), &config);
         write(&comp.join("description.md"), &format!("# {id}\n\nPredict it.\n"));
-        write(&comp.join("prepare.py"), "raise SystemExit('never run by ml2b')\n");
+        write(
+            &comp.join("prepare.py"),
+            "raise SystemExit('never run by ml2b')\n",
+        );
         for (name, text) in files {
             let path = match name.strip_prefix("checkout/") {
                 Some(rel) => comp.join(rel),
@@ -128,7 +134,9 @@ fn spooky(m: &Mle) {
             train.push_str(&format!("id{i:03},{text},{a}\n"));
         } else {
             test.push_str(&format!("id{i:03},{text}\n"));
-            sample.push_str(&format!("id{i:03},0.403493538995863,0.287808366106543,0.308698094897594\n"));
+            sample.push_str(&format!(
+                "id{i:03},0.403493538995863,0.287808366106543,0.308698094897594\n"
+            ));
             let hot: Vec<&str> = authors.iter().map(|x| if *x == a { "1" } else { "0" }).collect();
             answers.push_str(&format!("id{i:03},{}\n", hot.join(",")));
         }
@@ -190,12 +198,18 @@ fn nomad(m: &Mle) {
         let (a, b) = (0.1 + i as f64 * 0.01, 1.5 + i as f64 * 0.1);
         if i <= 20 {
             train.push_str(&format!("{i},{},{a},{b}\n", 12 + i % 3));
-            files.push((format!("public/train/{i}/geometry.xyz"), format!("lattice_vector {i} 0 0\n")));
+            files.push((
+                format!("public/train/{i}/geometry.xyz"),
+                format!("lattice_vector {i} 0 0\n"),
+            ));
         } else {
             test.push_str(&format!("{i},{}\n", 12 + i % 3));
             sample.push_str(&format!("{i},0.1779,1.8892\n"));
             answers.push_str(&format!("{i},{},{a},{b}\n", 12 + i % 3));
-            files.push((format!("public/test/{i}/geometry.xyz"), format!("lattice_vector {i} 1 0\n")));
+            files.push((
+                format!("public/test/{i}/geometry.xyz"),
+                format!("lattice_vector {i} 1 0\n"),
+            ));
         }
     }
     let mut all: Vec<(&str, String)> = vec![
@@ -261,7 +275,11 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
 
 fn imported(out: &std::process::Output) -> Vec<Value> {
     assert!(out.status.success(), "{}", stderr(out));
-    serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -299,7 +317,10 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
     let spooky = get("spooky-author-identification");
     assert_eq!(spooky.manifest.columns.targets, ["author"]);
     let answers = std::fs::read_to_string(spooky.file(Side::Private, "answers.csv")).unwrap();
-    assert!(answers.starts_with("id,author\nid028,HPL\nid029,MWS\nid030,EAP\n"), "{answers}");
+    assert!(
+        answers.starts_with("id,author\nid028,HPL\nid029,MWS\nid030,EAP\n"),
+        "{answers}"
+    );
     assert!(spooky.manifest.import_notes.iter().any(|n| n.contains("one-hot")));
     let mle = spooky.manifest.mle_bench.as_ref().unwrap();
     assert_eq!(mle.grader, "multi-class-log-loss");
@@ -307,7 +328,9 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
     assert_eq!(mle.leaderboard, "mle-bench/leaderboard.csv");
     assert_eq!(
         mle.leaderboard_blake3,
-        blake3::hash(leaderboard(150, false).as_bytes()).to_hex().to_string()
+        blake3::hash(leaderboard(150, false).as_bytes())
+            .to_hex()
+            .to_string()
     );
 
     // The target is the sample submission's column found by name, not the first feature.
@@ -326,11 +349,24 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
         assert!(nomad.manifest.files.public.contains_key(rel), "{rel}");
         assert!(nomad.file(Side::Public, rel).is_file(), "{rel}");
     }
-    assert!(nomad.manifest.import_notes.iter().any(|n| n.contains("no leaderboard")));
+    assert!(
+        nomad
+            .manifest
+            .import_notes
+            .iter()
+            .any(|n| n.contains("no leaderboard"))
+    );
 
     // The program: its files and a direction read from the leaderboard.
     let custom = get("custom-lite");
-    let program: Vec<&String> = custom.manifest.mle_bench.as_ref().unwrap().program.keys().collect();
+    let program: Vec<&String> = custom
+        .manifest
+        .mle_bench
+        .as_ref()
+        .unwrap()
+        .program
+        .keys()
+        .collect();
     assert_eq!(
         program,
         [
@@ -356,15 +392,29 @@ fn a_split_or_only_selects_and_metric_overrides_one() {
     let ws = empty_root();
     let lite = imported(&m.import(&ws, &["--split", "lite"]));
     let ids: Vec<&str> = lite.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["spooky-author-identification", "tabular-playground-series-may-2022"]);
+    assert_eq!(
+        ids,
+        [
+            "spooky-author-identification",
+            "tabular-playground-series-may-2022"
+        ]
+    );
 
     let ws = empty_root();
     let out = m.import(&ws, &["--metric", "rmse"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--metric overrides the grader of one competition"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--metric overrides the grader of one competition"),
+        "{}",
+        stderr(&out)
+    );
     let one = imported(&m.import(&ws, &["--only", "nomad-lite", "--metric", "rmse_multi"]));
     assert_eq!(one[0]["metric"], "rmse_multi");
-    assert!(one[0]["notes"].to_string().contains("--metric rmse_multi (MLE-bench's grader: mean-column-wise-rmsle)"));
+    assert!(
+        one[0]["notes"]
+            .to_string()
+            .contains("--metric rmse_multi (MLE-bench's grader: mean-column-wise-rmsle)")
+    );
 }
 
 #[test]
@@ -373,8 +423,12 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
     tpsmay(&m);
     // One-hot answers with a row that is not one-hot.
     spooky(&m);
-    let answers = m.data.join("spooky-author-identification/prepared/private/test.csv");
-    let text = std::fs::read_to_string(&answers).unwrap().replacen("1,0,0", "1,1,0", 1);
+    let answers = m
+        .data
+        .join("spooky-author-identification/prepared/private/test.csv");
+    let text = std::fs::read_to_string(&answers)
+        .unwrap()
+        .replacen("1,0,0", "1,1,0", 1);
     std::fs::write(&answers, text).unwrap();
     // A competition whose data is images with no train.csv.
     m.competition(
@@ -391,8 +445,16 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("2 of the competitions cannot be imported"), "{err}");
-    assert!(err.contains("images-lite") && err.contains("custom loader"), "{err}");
-    assert!(err.contains("spooky-author-identification") && err.contains("test.csv: row") && err.contains("not one-hot"), "{err}");
+    assert!(
+        err.contains("images-lite") && err.contains("custom loader"),
+        "{err}"
+    );
+    assert!(
+        err.contains("spooky-author-identification")
+            && err.contains("test.csv: row")
+            && err.contains("not one-hot"),
+        "{err}"
+    );
     let manifests: Vec<_> = std::fs::read_dir(ws.dir.path().join("manifests"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -409,7 +471,11 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("pass --repo MLEBENCH_CHECKOUT"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pass --repo MLEBENCH_CHECKOUT"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 fn solution(ws: &Workspace, body: &str) -> PathBuf {
@@ -464,16 +530,31 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
     let ws = empty_root();
     imported(&m.import(&ws, &[]));
 
-    let exact = grade_file(&ws, "custom-lite", &solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}")));
+    let exact = grade_file(
+        &ws,
+        "custom-lite",
+        &solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}")),
+    );
     assert_eq!(exact["outcome"], "ok", "{exact}");
     assert!(exact["score"].as_f64().unwrap() < 1e-9, "{exact}");
-    let off = grade_file(&ws, "custom-lite", &solution(&ws, &format!("OFFSET = 0.25\n{LINEAR}")));
+    let off = grade_file(
+        &ws,
+        "custom-lite",
+        &solution(&ws, &format!("OFFSET = 0.25\n{LINEAR}")),
+    );
     assert!((off["score"].as_f64().unwrap() - 0.25).abs() < 1e-9, "{off}");
 
-    let report = grade_file(&ws, "hostile-lite", &solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}")));
+    let report = grade_file(
+        &ws,
+        "hostile-lite",
+        &solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}")),
+    );
     let reason = report["invalid_reason"].as_str().unwrap_or_default();
     assert_eq!(report["outcome"], "bad_predictions", "{report}");
-    assert!(reason.starts_with("grade.py raised RuntimeError: no network"), "{reason}");
+    assert!(
+        reason.starts_with("grade.py raised RuntimeError: no network"),
+        "{reason}"
+    );
     for path in ["/data/answers.csv", "/tmp/../data/leak.txt", "/sandbox/x"] {
         assert!(reason.contains(&format!("cannot write {path}")), "{reason}");
     }

@@ -41,12 +41,13 @@ use std::path::{Path, PathBuf};
 use super::mle_config::Config;
 use super::{Draft, ImportError, csv_header};
 use crate::manifest::competition::{
-    Characteristics, Columns, Domain, Files, Gates, MetricSpec, MleBench, PROGRAM, Source, Split,
-    SplitRule, TaskType, Translation, Visibility, check_id,
+    Characteristics, Columns, Domain, Files, Gates, MetricSpec, MleBench, PROGRAM, Source, Split, SplitRule,
+    TaskType, Translation, Visibility, check_id,
 };
 use crate::manifest::{CompetitionManifest, TaskText};
 use crate::metrics::grading::mle_bench::{MleGrader, mle_bench_competition_grader};
 use crate::metrics::grading::{Direction, InputKind, Metric};
+use crate::metrics::medals::Leaderboard;
 
 /// What `ml2b import mle-bench` was asked.
 #[derive(Clone, Copy, Debug)]
@@ -126,14 +127,22 @@ fn select(dir: &Path, opts: &Options) -> Result<Vec<(String, PathBuf)>, ImportEr
     let missing: Vec<String> = wanted
         .iter()
         .filter(|id| !found.contains_key(*id))
-        .map(|id| format!("{id}: no prepared folder {id}/prepared/{{public,private}} under {}", dir.display()))
+        .map(|id| {
+            format!(
+                "{id}: no prepared folder {id}/prepared/{{public,private}} under {}",
+                dir.display()
+            )
+        })
         .collect();
     if !missing.is_empty() {
         return Err(ImportError::Several(missing));
     }
     found.retain(|id, _| wanted.contains(id));
     if found.is_empty() {
-        return Err(ImportError::invalid(dir, "the selection (--only, --split) names no competition"));
+        return Err(ImportError::invalid(
+            dir,
+            "the selection (--only, --split) names no competition",
+        ));
     }
     Ok(found.into_iter().collect())
 }
@@ -253,7 +262,9 @@ enum Grading {
 fn grading(src: &Sources, opts: &Options) -> Result<(Grading, Option<String>, Vec<String>), String> {
     let grader = src.config.as_ref().and_then(|c| c.grader.clone());
     if let Some(m) = opts.metric {
-        let metric: Metric = m.parse().map_err(|e: crate::metrics::grading::UnknownMetric| e.to_string())?;
+        let metric: Metric = m
+            .parse()
+            .map_err(|e: crate::metrics::grading::UnknownMetric| e.to_string())?;
         let note = format!(
             "grading: --metric {metric} (MLE-bench's grader: {})",
             grader.as_deref().unwrap_or("none recorded")
@@ -414,7 +425,10 @@ fn public_files(public: &Path) -> Result<Vec<(String, PathBuf)>, String> {
         let entry = entry.map_err(|e| format!("{}: {e}", public.display()))?;
         if !entry.file_type().is_file() {
             if entry.file_type().is_symlink() {
-                return Err(format!("{}: a symbolic link is not copied", entry.path().display()));
+                return Err(format!(
+                    "{}: a symbolic link is not copied",
+                    entry.path().display()
+                ));
             }
             continue;
         }
@@ -553,7 +567,10 @@ impl Shape<'_> {
     fn native(&self, metric: Metric, parts: &mut Parts) -> Result<Graded, String> {
         let (columns, kept) = self.native_columns(metric, &mut parts.notes)?;
         let task = native_task(metric, &kept)?;
-        parts.files.private.insert("answers.csv".into(), blake3_hex(&kept));
+        parts
+            .files
+            .private
+            .insert("answers.csv".into(), blake3_hex(&kept));
         parts.generated.push(("private/answers.csv".into(), kept));
         Ok(Graded {
             metric: MetricSpec {
@@ -570,7 +587,10 @@ impl Shape<'_> {
     /// program's files; the direction is the leaderboard's (see [`leaderboard`]).
     fn program(&self, src: &Sources, parts: &mut Parts) -> Result<Graded, String> {
         let (columns, submission) = self.program_columns(src)?;
-        parts.files.private.insert("answers.csv".into(), hash(&src.answers)?);
+        parts
+            .files
+            .private
+            .insert("answers.csv".into(), hash(&src.answers)?);
         parts
             .copies
             .push((src.answers.clone(), "private/answers.csv".into()));
@@ -600,10 +620,15 @@ impl Shape<'_> {
         let id = self.id()?.to_string();
         let predicted = &self.sample[1..];
         if predicted.is_empty() {
-            return Err(format!("{} has no column besides the id", self.sample_path.display()));
+            return Err(format!(
+                "{} has no column besides the id",
+                self.sample_path.display()
+            ));
         }
         if metric.input_kind() == InputKind::WeightedValues {
-            return Err(format!("`{metric}` needs a weight column, which MLE-bench's answers do not name"));
+            return Err(format!(
+                "`{metric}` needs a weight column, which MLE-bench's answers do not name"
+            ));
         }
         let classes = metric.input_kind() == InputKind::Probabilities && predicted.len() > 1;
         let (targets, kept) = if classes {
@@ -640,7 +665,11 @@ impl Shape<'_> {
                     "the label column is the one column train.csv has and test.csv lacks, and \
                      there are {} ({})",
                     others.len(),
-                    others.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+                    others
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         };
@@ -691,7 +720,8 @@ impl Shape<'_> {
                 }
             }
             let k = hot.ok_or_else(|| format!("{}: row {} has no class set", a.path.display(), i + 2))?;
-            w.write_record([&row[id_col], classes[k].as_str()]).expect("memory");
+            w.write_record([&row[id_col], classes[k].as_str()])
+                .expect("memory");
         }
         Ok(w.into_inner().expect("memory"))
     }
@@ -733,7 +763,10 @@ impl Shape<'_> {
             .clone();
         let targets = self.sample[1..].to_vec();
         if targets.is_empty() {
-            return Err(format!("{} has no column besides the id", self.sample_path.display()));
+            return Err(format!(
+                "{} has no column besides the id",
+                self.sample_path.display()
+            ));
         }
         for t in &targets {
             self.require(t, false)?;
@@ -775,20 +808,29 @@ fn native_task(metric: Metric, answers: &[u8]) -> Result<TaskType, String> {
 }
 
 /// The grading program: the competition's Python files, the checkout's shared helpers.
-fn program_files(src: &Sources, mle: &mut MleBench, copies: &mut Vec<(PathBuf, String)>) -> Result<(), String> {
+fn program_files(
+    src: &Sources,
+    mle: &mut MleBench,
+    copies: &mut Vec<(PathBuf, String)>,
+) -> Result<(), String> {
     let checkout = src.checkout.as_ref().ok_or(
         "this grader is run as MLE-bench's own grade.py, which is read from the checkout: pass --repo",
     )?;
     if !checkout.join("grade.py").is_file() {
         return Err(format!("{} has no grade.py", checkout.display()));
     }
-    let mlebench = checkout.parent().and_then(Path::parent).expect("<repo>/mlebench/competitions/<id>");
+    let mlebench = checkout
+        .parent()
+        .and_then(Path::parent)
+        .expect("<repo>/mlebench/competitions/<id>");
     let mut wanted: Vec<(PathBuf, String)> = Vec::new();
     let mut own: Vec<PathBuf> = std::fs::read_dir(checkout)
         .map_err(|e| format!("{}: {e}", checkout.display()))?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py") && p.file_name().is_some_and(|n| n != "prepare.py"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "py") && p.file_name().is_some_and(|n| n != "prepare.py")
+        })
         .collect();
     own.sort();
     for p in own {
@@ -818,7 +860,9 @@ fn leaderboard(src: &Sources, graded: &mut Graded, parts: &mut Parts) -> Result<
     let program = metric.name == PROGRAM;
     let Some(path) = path.filter(|p| p.is_file()) else {
         if program {
-            return Err("a grading program's direction is read from leaderboard.csv, and there is none".into());
+            return Err(
+                "a grading program's direction is read from leaderboard.csv, and there is none".into(),
+            );
         }
         notes.push("medals: no leaderboard.csv in the checkout, so no medals".into());
         return Ok(());
@@ -830,44 +874,31 @@ fn leaderboard(src: &Sources, graded: &mut Graded, parts: &mut Parts) -> Result<
             path.display()
         ));
     }
-    let board = read_csv(&path)?;
-    let col = board
-        .column("score")
-        .ok_or_else(|| format!("{} has no `score` column", path.display()))?;
-    let scores: Vec<f64> = board
-        .rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !r[col].trim().is_empty())
-        .map(|(i, r)| {
-            r[col]
-                .trim()
-                .parse::<f64>()
-                .map_err(|_| format!("{}: row {}: score `{}` is not a number", path.display(), i + 2, &r[col]))
-        })
-        .collect::<Result<_, _>>()?;
-    let (Some(first), Some(last)) = (scores.first(), scores.last()) else {
-        return Err(format!("{} has no scores", path.display()));
-    };
-    let direction = if first < last {
+    let board = Leaderboard::read(&path).map_err(|e| e.to_string())?;
+    let direction = if board.lower_is_better() {
         Direction::Minimize
     } else {
         Direction::Maximize
     };
     if program {
         metric.direction = direction;
-    } else if direction != metric.direction && first != last {
+    } else if direction != metric.direction {
         notes.push(format!(
-            "medals: the leaderboard ranks {} first, which `{}` does not; MLE-bench's rule (the \
-             leaderboard's order) decides medals",
-            if first < last { "the lowest score" } else { "the highest score" },
-            metric.name
+            "medals: the leaderboard ranks its scores {} first, and `{}` is {}d; MLE-bench's \
+             rule (the leaderboard's order) decides medals",
+            if board.lower_is_better() {
+                "lowest"
+            } else {
+                "highest"
+            },
+            metric.name,
+            crate::manifest::serde_name(&metric.direction)
         ));
     }
     mle.leaderboard = LEADERBOARD.into();
     mle.leaderboard_blake3 = blake3_hex(&bytes);
     copies.push((path, LEADERBOARD.into()));
-    notes.push(format!("medals: a leaderboard of {} teams", board.rows.len()));
+    notes.push(format!("medals: a leaderboard of {} teams", board.teams()));
     Ok(())
 }
 

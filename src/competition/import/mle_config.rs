@@ -142,7 +142,10 @@ mod tests {
             grader:\n  name: mean-column-wise-rmsle\n  grade_fn: mlebench.x.grade:grade\n\n\
             preparer: mlebench.x.prepare:prepare\n";
         let c = Config::parse(Path::new("config.yaml"), text).unwrap();
-        assert_eq!(c.name.as_deref(), Some("Nomad2018 Predicting Transparent Conductors"));
+        assert_eq!(
+            c.name.as_deref(),
+            Some("Nomad2018 Predicting Transparent Conductors")
+        );
         assert_eq!(c.grader.as_deref(), Some("mean-column-wise-rmsle"));
         assert_eq!(c.answers.as_deref(), Some("nomad/prepared/private/test.csv"));
         assert_eq!(
