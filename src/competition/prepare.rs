@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{Competition, Side, split, terms};
 use super::source_format;
+use super::{Competition, Side, split, terms};
 use crate::manifest::competition::{SourceFormat, SplitRule};
 use crate::manifest::{CompetitionManifest, ManifestError};
 use crate::metrics::grading::registry::MapForm;
@@ -66,15 +66,27 @@ impl PrepareError {
     pub(crate) fn relocated(self, relocate: impl Fn(&Path) -> Option<PathBuf>) -> Self {
         let to = |path: PathBuf| relocate(&path).unwrap_or(path);
         match self {
-            Self::Read { path, source } => Self::Read { path: to(path), source },
+            Self::Read { path, source } => Self::Read {
+                path: to(path),
+                source,
+            },
             Self::Csv { path, line, message } => Self::Csv {
                 path: to(path),
                 line,
                 message,
             },
-            Self::Data { path, message } => Self::Data { path: to(path), message },
-            Self::Write { path, source } => Self::Write { path: to(path), source },
-            Self::Refused { path, message } => Self::Refused { path: to(path), message },
+            Self::Data { path, message } => Self::Data {
+                path: to(path),
+                message,
+            },
+            Self::Write { path, source } => Self::Write {
+                path: to(path),
+                source,
+            },
+            Self::Refused { path, message } => Self::Refused {
+                path: to(path),
+                message,
+            },
             Self::Manifest(e) => Self::Manifest(e),
         }
     }

@@ -106,7 +106,9 @@ fn undefined_byte(bytes: &[u8], encoding: Encoding) -> Option<usize> {
         Encoding::Windows1251 => &WINDOWS_1251,
         Encoding::Windows1252 => &WINDOWS_1252,
     };
-    bytes.iter().position(|&b| b >= 0x80 && table[usize::from(b - 0x80)] == 0)
+    bytes
+        .iter()
+        .position(|&b| b >= 0x80 && table[usize::from(b - 0x80)] == 0)
 }
 
 /// The bytes as text in `encoding` (a UTF-8 byte-order mark is dropped). An error names the
@@ -271,12 +273,19 @@ mod tests {
 
     #[test]
     fn the_tables_agree_with_the_code_pages_letters() {
-        assert_eq!(decode(&cp1251("Москва ёЁ №"), Encoding::Windows1251).unwrap(), "Москва ёЁ №");
+        assert_eq!(
+            decode(&cp1251("Москва ёЁ №"), Encoding::Windows1251).unwrap(),
+            "Москва ёЁ №"
+        );
         assert_eq!(
             decode(b"caf\xe9 \x80 \x9f", Encoding::Windows1252).unwrap(),
             "café € Ÿ"
         );
-        assert!(decode(b"\x98", Encoding::Windows1251).unwrap_err().contains("0x98"));
+        assert!(
+            decode(b"\x98", Encoding::Windows1251)
+                .unwrap_err()
+                .contains("0x98")
+        );
         assert!(decode(b"\x81", Encoding::Windows1252).is_err());
     }
 

@@ -787,8 +787,16 @@ rows = 10
 
     #[test]
     fn a_source_format_is_read_checked_and_left_out_when_default() {
-        let with = |format: &str| GOOD.replace("licence = \"CC0-1.0\"\n", &format!("licence = \"CC0-1.0\"\n{format}"));
-        let m = parse(&with("[source.format]\nencoding = \"windows-1251\"\ndelimiter = \";\"\ndecimal = \",\"\n")).unwrap();
+        let with = |format: &str| {
+            GOOD.replace(
+                "licence = \"CC0-1.0\"\n",
+                &format!("licence = \"CC0-1.0\"\n{format}"),
+            )
+        };
+        let m = parse(&with(
+            "[source.format]\nencoding = \"windows-1251\"\ndelimiter = \";\"\ndecimal = \",\"\n",
+        ))
+        .unwrap();
         assert_eq!(
             m.source.format,
             SourceFormat {
@@ -798,14 +806,25 @@ rows = 10
             }
         );
         let text = toml::to_string(&m).unwrap();
-        assert!(text.contains("[source.format]\nencoding = \"windows-1251\"\ndelimiter = \";\"\ndecimal = \",\"\n"), "{text}");
+        assert!(
+            text.contains(
+                "[source.format]\nencoding = \"windows-1251\"\ndelimiter = \";\"\ndecimal = \",\"\n"
+            ),
+            "{text}"
+        );
         let tab = parse(&with("[source.format]\ndelimiter = \"\\t\"\n")).unwrap();
-        assert_eq!((tab.source.format.encoding, tab.source.format.delimiter), (Encoding::Utf8, '\t'));
+        assert_eq!(
+            (tab.source.format.encoding, tab.source.format.delimiter),
+            (Encoding::Utf8, '\t')
+        );
         assert!(!toml::to_string(&parse(GOOD).unwrap()).unwrap().contains("format"));
         for (format, field) in [
             ("[source.format]\ndelimiter = \":\"\n", "source.format.delimiter"),
             ("[source.format]\ndecimal = \",\"\n", "source.format.decimal"),
-            ("[source.format]\nencoding = \"latin-9\"\n", "unknown variant `latin-9`"),
+            (
+                "[source.format]\nencoding = \"latin-9\"\n",
+                "unknown variant `latin-9`",
+            ),
         ] {
             let err = parse(&with(format)).unwrap_err().to_string();
             assert!(err.contains(field), "{format}: {err}");

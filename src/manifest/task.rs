@@ -91,7 +91,8 @@ mod tests {
     #[test]
     fn only_the_data_card_may_be_empty() {
         let path = Path::new("data/x/tasks/ar.toml");
-        let text = "title = \"T\"\ndomain = \"D\"\nmetric = \"M\"\ndescription = \"Desc\"\ndata_card = \"\"\n";
+        let text =
+            "title = \"T\"\ndomain = \"D\"\nmetric = \"M\"\ndescription = \"Desc\"\ndata_card = \"\"\n";
         let parsed: TaskText = crate::manifest::parse(path, text).unwrap();
         parsed.check(path).unwrap();
         let no_title = TaskText {

@@ -271,8 +271,18 @@ fn release(flaw: Flaw) -> tempfile::TempDir {
         english.push_str(&task_row(id, Some(id), "en", card));
         russian.push_str(&task_row(id, None, "ru", card));
     }
-    english.push_str(&task_row("biker-tour-recommendation", Some("biker-tour-recommendation"), "en", card));
-    english.push_str(&task_row("some-dropped-competition", Some("some-dropped-competition"), "en", card));
+    english.push_str(&task_row(
+        "biker-tour-recommendation",
+        Some("biker-tour-recommendation"),
+        "en",
+        card,
+    ));
+    english.push_str(&task_row(
+        "some-dropped-competition",
+        Some("some-dropped-competition"),
+        "en",
+        card,
+    ));
     if flaw == Flaw::NoEnglishDescription {
         english = english.replace(
             "\"Predict the target of porto-seguro-data-challenge, en.\nSecond line.\"",
@@ -320,7 +330,13 @@ fn release(flaw: Flaw) -> tempfile::TempDir {
             if i % 3 == 0 { "True" } else { "False" }
         ));
         she.push_str(&format!("{},R{},{}\n", 2000 + i % 10, i % 4, 100 + i * 7 % 31));
-        syde.push_str(&format!("{},{},{},{}\n", i % 5, i % 7, i % 3, ["a", "b", "c"][i % 3]));
+        syde.push_str(&format!(
+            "{},{},{},{}\n",
+            i % 5,
+            i % 7,
+            i % 3,
+            ["a", "b", "c"][i % 3]
+        ));
         porto.push_str(&format!("{i},{},{},{}\n", i % 6, i % 2, i % 2));
         stroke.push_str(&format!(
             "{i},{},{},{}\n",
@@ -335,7 +351,9 @@ fn release(flaw: Flaw) -> tempfile::TempDir {
             i % 40,
             ["DAP", "Urea", "14-35-14"][i % 3]
         ));
-        let text: Vec<&str> = (0..8 + i % 5).map(|k| words[(i * 7 + k * 3) % words.len()]).collect();
+        let text: Vec<&str> = (0..8 + i % 5)
+            .map(|k| words[(i * 7 + k * 3) % words.len()])
+            .collect();
         reviews.push_str(&format!(
             "{i},B00{},{},\"{} {}\",\"{} (review {i})\",{}\n",
             i % 9,
@@ -361,18 +379,34 @@ fn release(flaw: Flaw) -> tempfile::TempDir {
     if flaw == Flaw::BadTarget {
         she.push_str("2010,R1,n/a\n");
     }
-    for id in ["financial-engineering-1", "financial-engineering-2", "financial-engineering-3"] {
+    for id in [
+        "financial-engineering-1",
+        "financial-engineering-2",
+        "financial-engineering-3",
+    ] {
         write(&data.join(id).join("train.csv"), fe.as_bytes());
     }
-    write(&data.join("uwaterloo-stat441-jewelry/train.csv"), jewelry.as_bytes());
+    write(
+        &data.join("uwaterloo-stat441-jewelry/train.csv"),
+        jewelry.as_bytes(),
+    );
     write(&data.join("she-hacks-2021/train.csv"), she.as_bytes());
     write(&data.join("syde-522-winter-2021/train.csv"), syde.as_bytes());
     write(&data.join("porto-seguro-challenge/train.csv"), porto.as_bytes());
     write(&data.join("stroke-prediction-s3e2/train.csv"), stroke.as_bytes());
-    write(&data.join("alfa-university-income-prediction/train_clean.csv"), alfa.as_bytes());
+    write(
+        &data.join("alfa-university-income-prediction/train_clean.csv"),
+        alfa.as_bytes(),
+    );
     write(&data.join("playground-series-s5e6/train.csv"), fert.as_bytes());
-    write(&data.join("cs-506-fall-2025-technical-midterm/train.csv"), reviews.as_bytes());
-    write(&data.join("itmo-flat-price-prediction-2024/train.csv"), &cp1251(&flats));
+    write(
+        &data.join("cs-506-fall-2025-technical-midterm/train.csv"),
+        reviews.as_bytes(),
+    );
+    write(
+        &data.join("itmo-flat-price-prediction-2024/train.csv"),
+        &cp1251(&flats),
+    );
     dir
 }
 
@@ -416,7 +450,7 @@ fn every_slug_keyed_competition_imports_with_its_notes() {
             format!("Predict the target of {slug}, ru.\nSecond line.")
         );
         for via in ["by their `comp-id` column", "by the original's competition_map"] {
-            let note = format!("name it `{slug}`, resolved to this id {via}");
+            let note = format!("task texts: 1 task CSV names it `{slug}`, resolved to this id {via}");
             assert!(has_note(c, &note), "{id}: {:?}", c.manifest.import_notes);
         }
     }
@@ -443,8 +477,14 @@ fn every_slug_keyed_competition_imports_with_its_notes() {
     // Multi-target, binary and multiclass tasks from the slug-keyed entries.
     let fe3 = get(&bench, "financial-engineering-3");
     assert_eq!(fe3.manifest.columns.targets, ["col_5", "col_8"]);
-    assert_eq!(format!("{:?}", get(&bench, "stroke-prediction-s3e2").manifest.task), "Binary");
-    assert_eq!(format!("{:?}", get(&bench, "syde-522-winter-2021").manifest.task), "Multiclass");
+    assert_eq!(
+        format!("{:?}", get(&bench, "stroke-prediction-s3e2").manifest.task),
+        "Binary"
+    );
+    assert_eq!(
+        format!("{:?}", get(&bench, "syde-522-winter-2021").manifest.task),
+        "Multiclass"
+    );
 }
 
 #[test]
@@ -475,7 +515,11 @@ fn a_semicolon_decimal_comma_cp1251_file_is_read_and_recorded() {
     let source = std::fs::read(itmo.dir.join(&itmo.manifest.source.file)).unwrap();
     assert_eq!(
         source,
-        std::fs::read(rel.path().join("competitions/data/itmo-flat-price-prediction-2024/train.csv")).unwrap()
+        std::fs::read(
+            rel.path()
+                .join("competitions/data/itmo-flat-price-prediction-2024/train.csv")
+        )
+        .unwrap()
     );
     let train = std::fs::read_to_string(itmo.file(Side::Public, "train.csv")).unwrap();
     assert_eq!(train.lines().next(), Some("id,district,area,rooms,price"));
@@ -484,7 +528,10 @@ fn a_semicolon_decimal_comma_cp1251_file_is_read_and_recorded() {
     assert_eq!(test.lines().next(), Some("id,district,area,rooms"));
     let answers = std::fs::read_to_string(itmo.file(Side::Private, "answers.csv")).unwrap();
     assert!(
-        answers.lines().skip(1).all(|l| l.split(',').nth(1).unwrap().parse::<f64>().is_ok()),
+        answers
+            .lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(1).unwrap().parse::<f64>().is_ok()),
         "{answers}"
     );
     assert!(ws.ml2b().args(["prepare", "--check"]).status().unwrap().success());
@@ -510,7 +557,10 @@ fn the_weight_stays_a_feature_and_text_is_recognised() {
     assert_eq!(alfa.manifest.metric.name, "wmae");
     assert_eq!(alfa.manifest.columns.weight.as_deref(), Some("w"));
     assert!(alfa.manifest.columns.weight_is_feature);
-    assert!(has_note(alfa, "the weight `w` stays a feature in public/test.csv, as the original keeps it in X_val"));
+    assert!(has_note(
+        alfa,
+        "the weight `w` stays a feature in public/test.csv, as the original keeps it in X_val"
+    ));
     let first = |side, name| {
         std::fs::read_to_string(alfa.file(side, name))
             .unwrap()
@@ -533,7 +583,10 @@ fn the_weight_stays_a_feature_and_text_is_recognised() {
         .find(|n| n.starts_with("domain: text"))
         .unwrap();
     assert!(note.contains("`Text` (median"), "{note}");
-    assert!(!note.contains("`Summary`"), "two-word summaries are no free text: {note}");
+    assert!(
+        !note.contains("`Summary`"),
+        "two-word summaries are no free text: {note}"
+    );
 
     let s5e6 = get(&bench, "playground-series-s5e6");
     assert_eq!(s5e6.manifest.metric.name, "map@3");
@@ -550,7 +603,8 @@ fn an_empty_english_field_fails_only_its_competition() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
-        err.contains("porto-seguro-challenge: tasks/English.csv line ") && err.contains("`description` is empty"),
+        err.contains("porto-seguro-challenge: tasks/English.csv line ")
+            && err.contains("`description` is empty"),
         "{err}"
     );
     assert!(err.contains("1 of the competitions cannot be imported"), "{err}");
@@ -586,7 +640,10 @@ fn a_failure_while_preparing_names_the_original_file() {
     let err = stderr(&out);
     let original = rel.path().join("competitions/data/she-hacks-2021/train.csv");
     assert!(err.contains(&format!("{}:", original.display())), "{err}");
-    assert!(err.contains("`Unique Headcount` = `n/a` is not a finite number"), "{err}");
+    assert!(
+        err.contains("`Unique Headcount` = `n/a` is not a finite number"),
+        "{err}"
+    );
     assert!(!err.contains(".import-"), "no staging path: {err}");
     assert_eq!(left_behind(&ws), Vec::<String>::new());
     let dirs: Vec<_> = std::fs::read_dir(ws.dir.path())
@@ -603,19 +660,22 @@ fn a_competition_without_english_text_says_what_the_rows_name() {
     let english = rel.path().join("competitions/tasks/English.csv");
     let text = std::fs::read_to_string(&english).unwrap();
     // A row whose comp-id was not filled in, with a slug the competition_map lacks.
-    let text = text.replace(
-        ",2020-10-29,",
-        ",fe-one-unknown,",
-    )
-    .replace(",financial-engineering-1\n", ",\n");
+    let text = text
+        .replace(",2020-10-29,", ",fe-one-unknown,")
+        .replace(",financial-engineering-1\n", ",\n");
     std::fs::write(&english, text).unwrap();
     let out = import(&ws, rel.path(), &["financial-engineering-1"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
-        err.contains("financial-engineering-1: no English task text: no row of tasks/English.csv resolves to it"),
+        err.contains(
+            "financial-engineering-1: no English task text: no row of tasks/English.csv resolves to it"
+        ),
         "{err}"
     );
-    assert!(err.contains("`fe-one-unknown`") && err.contains("`some-dropped-competition`"), "{err}");
+    assert!(
+        err.contains("`fe-one-unknown`") && err.contains("`some-dropped-competition`"),
+        "{err}"
+    );
     assert_eq!(left_behind(&ws), Vec::<String>::new());
 }

@@ -259,7 +259,12 @@ impl Tasks {
                 .into_iter()
                 .find(|(f, v)| *f != "data_card" && v.is_empty())
             {
-                let what = format!("{} line {}: `{}` is empty", row.file, row.line, task_column(field));
+                let what = format!(
+                    "{} line {}: `{}` is empty",
+                    row.file,
+                    row.line,
+                    task_column(field)
+                );
                 if row.code == "en" {
                     return Err(what);
                 }
@@ -282,11 +287,20 @@ impl Tasks {
                 "no English task text: no row of {english} resolves to it (by its `comp-id`, the original's competition_map, or the id itself)"
             );
             if !self.english_unmatched.is_empty() {
-                let shown: Vec<String> = self.english_unmatched.iter().take(8).map(|k| format!("`{k}`")).collect();
+                let shown: Vec<String> = self
+                    .english_unmatched
+                    .iter()
+                    .take(8)
+                    .map(|k| format!("`{k}`"))
+                    .collect();
                 message.push_str(&format!(
                     "; rows there that name no competition of competitions.json: {}{}",
                     shown.join(", "),
-                    if self.english_unmatched.len() > shown.len() { ", …" } else { "" }
+                    if self.english_unmatched.len() > shown.len() {
+                        ", …"
+                    } else {
+                        ""
+                    }
                 ));
             }
             return Err(message);
@@ -296,9 +310,13 @@ impl Tasks {
                 Via::CompId => "by their `comp-id` column",
                 _ => "by the original's competition_map (load_data.py)",
             };
+            let files = match files {
+                1 => "1 task CSV names".to_string(),
+                n => format!("{n} task CSVs name"),
+            };
             notes.insert(
                 0,
-                format!("task texts: {files} task CSV(s) name it `{key}`, resolved to this id {how}"),
+                format!("task texts: {files} it `{key}`, resolved to this id {how}"),
             );
         }
         if !empty_cards.is_empty() {
@@ -327,8 +345,8 @@ fn read_task_file(path: &Path, name: &str, code: &str) -> Result<Vec<(String, Ta
     })?;
     let required: Vec<String> = TASK_COLUMNS.iter().map(|c| c.to_string()).collect();
     let detected = source_format::detect(&bytes, &required).map_err(|m| ImportError::invalid(path, m))?;
-    let table =
-        Table::parse_source(path, &bytes, &detected.format).map_err(|e| ImportError::invalid(path, e.to_string()))?;
+    let table = Table::parse_source(path, &bytes, &detected.format)
+        .map_err(|e| ImportError::invalid(path, e.to_string()))?;
     let col = |name: &str| {
         table
             .header
@@ -429,7 +447,14 @@ impl Entry<'_> {
         }
         let target = table.column(&targets[0]).map_err(|e| e.to_string())?;
         let task = task_type_with(&metric, || {
-            Ok::<_, String>(table.rows.iter().map(|r| &r[target]).collect::<HashSet<_>>().len())
+            Ok::<_, String>(
+                table
+                    .rows
+                    .iter()
+                    .map(|r| &r[target])
+                    .collect::<HashSet<_>>()
+                    .len(),
+            )
         })?;
         if let Some(w) = &weight {
             notes.push(format!(
@@ -547,8 +572,13 @@ impl Entry<'_> {
 fn read_source(train: &Path, targets: &[String], weight: Option<&str>) -> Result<(Table, Detected), String> {
     let bytes = std::fs::read(train).map_err(|e| format!("cannot read {}: {e}", train.display()))?;
     let bytes = decompressed(train, bytes).map_err(|e| e.to_string())?;
-    let required: Vec<String> = targets.iter().cloned().chain(weight.map(str::to_string)).collect();
-    let detected = source_format::detect(&bytes, &required).map_err(|m| format!("{}: {m}", train.display()))?;
+    let required: Vec<String> = targets
+        .iter()
+        .cloned()
+        .chain(weight.map(str::to_string))
+        .collect();
+    let detected =
+        source_format::detect(&bytes, &required).map_err(|m| format!("{}: {m}", train.display()))?;
     let table = Table::parse_source(train, &bytes, &detected.format).map_err(|e| e.to_string())?;
     for column in &required {
         table.column(column).map_err(|e| e.to_string())?;
@@ -668,9 +698,10 @@ fn image_files(data: &Path) -> Vec<String> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
         .filter(|e| {
-            e.path().extension().and_then(|x| x.to_str()).is_some_and(|x| {
-                IMAGE_EXTENSIONS.contains(&x.to_ascii_lowercase().as_str())
-            })
+            e.path()
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| IMAGE_EXTENSIONS.contains(&x.to_ascii_lowercase().as_str()))
         })
         .map(|e| {
             e.path()
@@ -738,7 +769,10 @@ mod tests {
             resolve(Some(""), "porto-seguro-data-challenge"),
             ("porto-seguro-challenge".into(), Via::Map)
         );
-        assert_eq!(resolve(Some("crime-learn"), "crime-learn"), ("crime-learn".into(), Via::Id));
+        assert_eq!(
+            resolve(Some("crime-learn"), "crime-learn"),
+            ("crime-learn".into(), Via::Id)
+        );
         assert_eq!(resolve(None, "crime-learn"), ("crime-learn".into(), Via::Id));
         let ids: HashSet<&str> = COMPETITION_MAP.iter().map(|(_, id)| *id).collect();
         assert_eq!(ids.len(), 16, "16 distinct targets, as in load_data.py");
@@ -753,7 +787,11 @@ mod tests {
 
     #[test]
     fn the_domain_comes_from_free_text_or_image_files() {
-        let long = ["one two three four five six", "seven eight nine ten eleven", "a b c d e"];
+        let long = [
+            "one two three four five six",
+            "seven eight nine ten eleven",
+            "a b c d e",
+        ];
         let t = table(
             &["n", "city", "comment", "y"],
             &[
@@ -779,6 +817,11 @@ mod tests {
         std::fs::write(empty.path().join("images/a.jpg"), b"").unwrap();
         let (domain, note) = infer_domain(&t, &[3], empty.path());
         assert_eq!(domain, Domain::Image);
-        assert!(note.starts_with("domain: image, from the 2 image file(s) in its data folder (e.g. `images/a.jpg`)"), "{note}");
+        assert!(
+            note.starts_with(
+                "domain: image, from the 2 image file(s) in its data folder (e.g. `images/a.jpg`)"
+            ),
+            "{note}"
+        );
     }
 }
