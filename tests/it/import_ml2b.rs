@@ -450,7 +450,7 @@ fn every_slug_keyed_competition_imports_with_its_notes() {
             format!("Predict the target of {slug}, ru.\nSecond line.")
         );
         for via in ["by their `comp-id` column", "by the original's competition_map"] {
-            let note = format!("name it `{slug}`, resolved to this id {via}");
+            let note = format!("task texts: 1 task CSV names it `{slug}`, resolved to this id {via}");
             assert!(has_note(c, &note), "{id}: {:?}", c.manifest.import_notes);
         }
     }

@@ -310,9 +310,13 @@ impl Tasks {
                 Via::CompId => "by their `comp-id` column",
                 _ => "by the original's competition_map (load_data.py)",
             };
+            let files = match files {
+                1 => "1 task CSV names".to_string(),
+                n => format!("{n} task CSVs name"),
+            };
             notes.insert(
                 0,
-                format!("task texts: {files} task CSV(s) name it `{key}`, resolved to this id {how}"),
+                format!("task texts: {files} it `{key}`, resolved to this id {how}"),
             );
         }
         if !empty_cards.is_empty() {

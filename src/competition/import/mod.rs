@@ -6,7 +6,9 @@
 //! loaded and prepared there (checksums recorded), and only when every draft succeeded are
 //! the data folders, then the manifests, renamed into place. A competition becomes visible
 //! (to [`super::Benchmark::load`]) when its manifest appears, after its data is complete. An
-//! id that already exists is refused, never overwritten.
+//! id that already exists is refused, never overwritten. The staging folder is removed
+//! whatever happens, so a preparing error names the original of a copied file (the
+//! release's training file), never its staged copy.
 
 pub mod ml2b;
 pub mod mle_bench;
