@@ -180,6 +180,9 @@ struct TaskRow {
     text: TaskText,
 }
 
+/// A competition's task texts: (language code, text), in language order.
+type Texts = Vec<(String, TaskText)>;
+
 /// The task texts of the release.
 struct Tasks {
     by_id: BTreeMap<String, Vec<TaskRow>>,
@@ -239,9 +242,9 @@ impl Tasks {
 
     /// The competition's texts (first row per language, in language order) and the notes
     /// they need, or why they cannot be used.
-    fn texts(&self, id: &str) -> Result<(Vec<(String, TaskText)>, Vec<String>), String> {
+    fn texts(&self, id: &str) -> Result<(Texts, Vec<String>), String> {
         let rows = self.by_id.get(id).map_or(&[][..], Vec::as_slice);
-        let mut texts: Vec<(String, TaskText)> = Vec::new();
+        let mut texts: Texts = Vec::new();
         let mut notes = Vec::new();
         let mut empty_cards = Vec::new();
         let mut keys: BTreeMap<(Via, &str), usize> = BTreeMap::new();
