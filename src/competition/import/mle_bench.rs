@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::mle_config::Config;
-use super::{Draft, ImportError, csv_header};
+use super::{Draft, ImportError, csv_header, task_type_with};
 use crate::manifest::competition::{
     Characteristics, Columns, Domain, Files, Gates, MetricSpec, MleBench, PROGRAM, Source, Split, SplitRule,
     TaskType, Translation, Visibility, check_id,
@@ -211,9 +211,10 @@ impl Sources {
             .as_ref()
             .map(|c| c.join("config.yaml"))
             .unwrap_or_else(|| folder.join("config.yaml"));
-        let config = match config_path.is_file() {
-            true => Some(Config::read(&config_path).map_err(|e| e.to_string())?),
-            false => None,
+        let config = if config_path.is_file() {
+            Some(Config::read(&config_path).map_err(|e| e.to_string())?)
+        } else {
+            None
         };
         let named = |rel: Option<&String>| rel.map(|r| dir.join(r)).filter(|p| p.is_file());
         let sample = named(config.as_ref().and_then(|c| c.sample_submission.as_ref()))
@@ -786,24 +787,14 @@ impl Shape<'_> {
     }
 }
 
+/// The task a native metric implies, classes counted in the kept answers' target column.
 fn native_task(metric: Metric, answers: &[u8]) -> Result<TaskType, String> {
-    Ok(match metric.input_kind() {
-        InputKind::Values | InputKind::WeightedValues => TaskType::Regression,
-        InputKind::MultiValues => TaskType::MultiTargetRegression,
-        InputKind::LabelLists if !matches!(metric, Metric::Map(_)) => TaskType::Multilabel,
-        _ => {
-            let mut r = csv::Reader::from_reader(answers);
-            let mut seen = std::collections::BTreeSet::new();
-            for rec in r.records() {
-                let rec = rec.map_err(|e| e.to_string())?;
-                seen.insert(rec[1].to_string());
-            }
-            if seen.len() == 2 {
-                TaskType::Binary
-            } else {
-                TaskType::Multiclass
-            }
+    task_type_with(&metric, || {
+        let mut seen = std::collections::BTreeSet::new();
+        for rec in csv::Reader::from_reader(answers).records() {
+            seen.insert(rec.map_err(|e| e.to_string())?[1].to_string());
         }
+        Ok(seen.len())
     })
 }
 

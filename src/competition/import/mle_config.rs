@@ -89,10 +89,10 @@ fn flatten(path: &Path, text: &str) -> Result<BTreeMap<String, String>, ImportEr
                 section = None;
                 out.insert(key.to_string(), value);
             }
-        } else if let Some(s) = &section {
-            if !value.is_empty() {
-                out.insert(format!("{s}.{key}"), value);
-            }
+        } else if let Some(s) = &section
+            && !value.is_empty()
+        {
+            out.insert(format!("{s}.{key}"), value);
         }
     }
     Ok(out)

@@ -225,14 +225,8 @@ pub(crate) fn csv_header(path: &Path) -> Result<Vec<String>, ImportError> {
     Ok(header.iter().map(str::to_string).collect())
 }
 
-/// The task type a metric implies; classification tasks are binary or multiclass by the
-/// number of distinct labels in `labels`' column `target`.
-pub(crate) fn task_type(metric: &Metric, labels: &Path, target: &str) -> Result<TaskType, ImportError> {
-    task_type_with(metric, || distinct_values(labels, target))
-}
-
-/// [`task_type`] with the number of distinct labels from `distinct` (called only for a
-/// classification metric).
+/// The task type a metric implies; a classification task is binary or multiclass by the
+/// number of distinct labels `distinct` counts (called only for a classification metric).
 pub(crate) fn task_type_with<E>(
     metric: &Metric,
     distinct: impl FnOnce() -> Result<usize, E>,
@@ -246,23 +240,4 @@ pub(crate) fn task_type_with<E>(
             _ => TaskType::Multiclass,
         },
     })
-}
-
-/// The distinct values of one column of a CSV.
-fn distinct_values(path: &Path, column: &str) -> Result<usize, ImportError> {
-    let mut reader = csv::Reader::from_path(path).map_err(|e| ImportError::invalid(path, e.to_string()))?;
-    let header = reader
-        .headers()
-        .map_err(|e| ImportError::invalid(path, e.to_string()))?
-        .clone();
-    let col = header
-        .iter()
-        .position(|h| h == column)
-        .ok_or_else(|| ImportError::invalid(path, format!("has no column `{column}`")))?;
-    let mut seen = std::collections::HashSet::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| ImportError::invalid(path, e.to_string()))?;
-        seen.insert(record[col].to_string());
-    }
-    Ok(seen.len())
 }
