@@ -708,7 +708,7 @@ impl Shape<'_> {
             for (k, &c) in cols.iter().enumerate() {
                 match row[c].trim().parse::<f64>() {
                     Ok(v) if v == 1.0 && hot.is_none() => hot = Some(k),
-                    Ok(v) if v == 0.0 => {}
+                    Ok(0.0) => {}
                     _ => {
                         return Err(format!(
                             "{}: row {} is not one-hot (column `{}` holds `{}`)",
