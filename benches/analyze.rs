@@ -25,7 +25,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 use ml2b::competition::Benchmark;
-use ml2b::events::{Agent, Execution, Generation, Grade};
+use ml2b::events::{Agent, Execution, Generation, Grade, GradeV2};
 use ml2b::log::{Event, EventBody, Provenance, StageLog};
 use ml2b::manifest::models::Provider;
 use ml2b::query::Session;
@@ -109,7 +109,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                         };
                         let xe = Event::new(key("x", i), vec![ge.id], x, p.clone()).unwrap();
                         let ok = outcome == "ok";
-                        let gr = Grade {
+                        let gr: Grade = GradeV2 {
                             competition: c.id().into(),
                             format,
                             code_blake3: code,
@@ -128,15 +128,8 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             role: None,
                             in_expected_range: None,
                             answers_blake3: Hash([0; 32]),
-                            grader_blake3: None,
-                            leaderboard_blake3: None,
-                            medal: None,
-                            above_median: None,
-                            gold_threshold: None,
-                            silver_threshold: None,
-                            bronze_threshold: None,
-                            median_threshold: None,
-                        };
+                        }
+                        .into();
                         grades.push(Event::new(key("r", i), vec![xe.id], gr, p.clone()).unwrap());
                         gens.push(ge);
                         execs.push(xe);

@@ -3,7 +3,7 @@
 //! `ml2b grade-sample` for one file made anywhere, through the same functions.
 //!
 //! * [`score_file`]: the competition's metric on its private answers (the answers and the
-//!   metric named by the manifest, the columns as [`Competition::grade_options`] says), or
+//!   metric named by the manifest, the columns as [`Competition::private_grade_options`] says), or
 //!   its grading program (metric `program`, `competition::program`);
 //! * [`Competition::leaderboard`]: the leaderboard the manifest's `[mle_bench]` names,
 //!   checked against its recorded blake3 at use (as the private files are), read by
@@ -30,7 +30,7 @@ pub fn score_file(c: &Competition, predictions: &Path) -> Result<Score, ScoreFil
         &c.manifest.metric.name,
         &answers,
         predictions,
-        &c.grade_options(),
+        &c.private_grade_options(),
     )?)
 }
 

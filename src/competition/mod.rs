@@ -90,7 +90,8 @@ impl Competition {
         self.dir.join(side.dir()).join(name)
     }
 
-    /// How the grader reads this competition's answers and predictions.
+    /// How the grader reads answers in the label layout (a validation split's, and the
+    /// private answers of any competition without one-hot answers) and predictions.
     pub fn grade_options(&self) -> crate::metrics::grading::GradeOptions {
         let m = &self.manifest;
         crate::metrics::grading::GradeOptions {
@@ -98,6 +99,17 @@ impl Competition {
             weight_col: m.columns.weight.clone().unwrap_or_else(|| "weight".into()),
             targets: Some(m.columns.targets.clone()),
         }
+    }
+
+    /// How the grader reads `private/answers.csv`: its class columns when they are
+    /// one-hot (`columns.one_hot`), else as [`Self::grade_options`].
+    pub fn private_grade_options(&self) -> crate::metrics::grading::GradeOptions {
+        let one_hot = &self.manifest.columns.one_hot;
+        let mut options = self.grade_options();
+        if !one_hot.is_empty() {
+            options.targets = Some(one_hot.clone());
+        }
+        options
     }
 
     /// `data/<id>/solution/<mode>.py`.

@@ -179,6 +179,61 @@ impl From<Grade> for GradeV2 {
     }
 }
 
+/// A grade of version 2 read as version 3: not ranked on any leaderboard, graded by ml2b's
+/// own metric (every column version 3 added is none).
+impl From<GradeV2> for Grade {
+    fn from(g: GradeV2) -> Self {
+        let GradeV2 {
+            competition,
+            format,
+            code_blake3,
+            metric,
+            direction,
+            outcome,
+            valid,
+            score,
+            reason,
+            baseline_score,
+            baseline_run,
+            r_p,
+            automl_score,
+            automl_run,
+            r_p_automl,
+            role,
+            in_expected_range,
+            answers_blake3,
+        } = g;
+        Self {
+            competition,
+            format,
+            code_blake3,
+            metric,
+            direction,
+            outcome,
+            valid,
+            score,
+            reason,
+            baseline_score,
+            baseline_run,
+            r_p,
+            automl_score,
+            automl_run,
+            r_p_automl,
+            role,
+            in_expected_range,
+            answers_blake3,
+            grader_blake3: None,
+            leaderboard_blake3: None,
+            medal: None,
+            above_median: None,
+            gold_threshold: None,
+            silver_threshold: None,
+            bronze_threshold: None,
+            median_threshold: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +285,8 @@ mod tests {
         let read: Grade = serde_json::from_str(&v2).unwrap();
         assert_eq!(read.medal, None);
         assert_eq!(read.leaderboard_blake3, None);
-        assert_eq!(GradeV2::from(read), GradeV2::from(grade()));
+        assert_eq!(GradeV2::from(read.clone()), GradeV2::from(grade()));
+        // Converting the v2 body is reading its JSON.
+        assert_eq!(Grade::from(GradeV2::from(grade())), read);
     }
 }

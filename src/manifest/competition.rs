@@ -17,6 +17,8 @@
 //! targets = ["Sale_Price"]
 //! weight = "weight"              # only for weighted metrics
 //! weight_is_feature = false      # true: the weight stays in public/test.csv (as ML2B's X_val)
+//! one_hot = ["EAP", "HPL"]       # log_loss only: private/answers.csv holds these 0/1 class
+//!                                # columns (MLE-bench's one-hot answers), not the label
 //! [source]                       # the raw data the splits are rebuilt from
 //! file = "source/ames.csv"       # relative to data/<id>/
 //! blake3 = "…"
@@ -192,6 +194,38 @@ pub struct Columns {
     /// ML2B release keeps it in `X_val`). It is in `private/answers.csv` either way.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub weight_is_feature: bool,
+    /// MLE-bench's one-hot answers (`log_loss` only): `private/answers.csv` holds these
+    /// class columns, one 0/1 column per class with exactly one 1 per row, instead of the
+    /// label column. The solution still learns `targets[0]` (the label column of
+    /// `train.csv`) and predicts a probability per class; grading reads every class
+    /// column, also one that no answer row holds, as MLE-bench's log loss does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub one_hot: Vec<String>,
+}
+
+/// `columns.one_hot`: a `log_loss` over one label column, two or more distinct classes,
+/// none named like the id or the label.
+fn check_one_hot(metric: Metric, cols: &Columns) -> Result<(), String> {
+    if cols.one_hot.is_empty() {
+        return Ok(());
+    }
+    if metric != Metric::LogLoss || cols.targets.len() != 1 {
+        return Err(format!(
+            "one-hot answers are for `log_loss` over one label column, not `{metric}` over {}",
+            cols.targets.len()
+        ));
+    }
+    let mut seen = vec![cols.id.as_str(), cols.targets[0].as_str()];
+    for class in &cols.one_hot {
+        if class.is_empty() || seen.contains(&class.as_str()) {
+            return Err(format!("class column `{class}` is empty or named twice"));
+        }
+        seen.push(class);
+    }
+    if cols.one_hot.len() < 2 {
+        return Err("needs two or more class columns".into());
+    }
+    Ok(())
 }
 
 fn default_id() -> String {
@@ -578,7 +612,7 @@ impl CompetitionManifest {
                 format!("`{metric}` needs {}", metric.target_count()),
             ));
         }
-        Ok(())
+        check_one_hot(metric, cols).map_err(|m| ("columns.one_hot", m))
     }
 
     fn check_source_and_split(&self) -> Result<(), (&'static str, String)> {
@@ -831,6 +865,35 @@ rows = 10
                 .unwrap_err()
                 .to_string()
                 .contains("columns.weight_is_feature: there is no weight column")
+        );
+    }
+
+    #[test]
+    fn one_hot_answers_are_for_a_log_loss_over_one_label() {
+        let log_loss = GOOD
+            .replace("roc_auc", "log_loss")
+            .replace("\"maximize\"", "\"minimize\"");
+        let with = |manifest: &str, classes: &str| {
+            manifest.replace(
+                "targets = [\"y\"]",
+                &format!("targets = [\"y\"]\none_hot = {classes}"),
+            )
+        };
+        let m = parse(&with(&log_loss, r#"["no", "yes"]"#)).unwrap();
+        assert_eq!(m.columns.one_hot, ["no", "yes"]);
+        assert!(toml::to_string(&m).unwrap().contains("one_hot = ["));
+        let refused = |manifest: &str| parse(manifest).unwrap_err().to_string();
+        assert!(
+            refused(&with(GOOD, r#"["no", "yes"]"#))
+                .contains("columns.one_hot: one-hot answers are for `log_loss`")
+        );
+        assert!(refused(&with(&log_loss, r#"["no", "no"]"#)).contains("named twice"));
+        assert!(refused(&with(&log_loss, r#"["y", "no"]"#)).contains("named twice"));
+        assert!(refused(&with(&log_loss, r#"["no"]"#)).contains("two or more class columns"));
+        assert!(
+            !toml::to_string(&parse(&log_loss).unwrap())
+                .unwrap()
+                .contains("one_hot")
         );
     }
 

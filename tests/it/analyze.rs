@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use insta::assert_snapshot;
-use ml2b::events::{Agent, Execution, Generation, Grade};
+use ml2b::events::{Agent, Execution, Generation, Grade, GradeV2};
 use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
 use ml2b::manifest::models::Provider;
 use ml2b::sandbox::{Format, Outcome};
@@ -135,7 +135,7 @@ fn execution(g: &Generation, r: Option<f64>) -> Execution {
 }
 
 fn grade(x: &Execution, r: Option<f64>) -> Grade {
-    Grade {
+    GradeV2 {
         competition: x.competition.clone(),
         format: x.format,
         code_blake3: x.code_blake3,
@@ -154,15 +154,8 @@ fn grade(x: &Execution, r: Option<f64>) -> Grade {
         role: None,
         in_expected_range: None,
         answers_blake3: ml2b::store::Hash([0; 32]),
-        grader_blake3: None,
-        leaderboard_blake3: None,
-        medal: None,
-        above_median: None,
-        gold_threshold: None,
-        silver_threshold: None,
-        bronze_threshold: None,
-        median_threshold: None,
     }
+    .into()
 }
 
 /// The fixture store: generate, execute and grade logs, the regrade in a later segment.

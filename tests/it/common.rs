@@ -11,6 +11,17 @@ use ml2b::stages::{Planned, RunOptions, RunSummary, Stage, StageError, run_stage
 use ml2b::store::Store;
 use serde::{Deserialize, Serialize};
 
+/// Writes `content` to `path`, creating its folders.
+pub fn write(path: &Path, content: impl AsRef<[u8]>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+/// A finished process's stderr, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// The body of the synthetic `echo` stage: a pure function of its unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Echo {
@@ -93,6 +104,25 @@ impl Workspace {
         Self {
             dir: tempfile::tempdir().unwrap(),
         }
+    }
+
+    /// A root holding only `manifests/languages.toml`: where importers write.
+    pub fn empty_root() -> Self {
+        let ws = Self::new();
+        let manifests = ws.dir.path().join("manifests");
+        std::fs::create_dir_all(&manifests).unwrap();
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/languages.toml"),
+            manifests.join("languages.toml"),
+        )
+        .unwrap();
+        ws
+    }
+
+    /// Writes `content` to the file `name` of the workspace; returns the name.
+    pub fn put(&self, name: &str, content: &[u8]) -> String {
+        std::fs::write(self.dir.path().join(name), content).unwrap();
+        name.to_string()
     }
 
     pub fn store_path(&self) -> PathBuf {

@@ -9,19 +9,10 @@ use ml2b::competition::{Benchmark, Side};
 use ml2b::manifest::competition::Translation;
 use ml2b::metrics::grading::{Score, score_files_with};
 
-use crate::common::Workspace;
+use crate::common::{Workspace, stderr, write};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-pub(crate) fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 // ---------------------------------------------------------------- the bundled benchmark
@@ -402,17 +393,6 @@ fn a_language_without_a_description_is_named() {
 // ---------------------------------------------------------------- import
 
 /// A root with the languages manifest only.
-fn empty_root() -> Workspace {
-    let ws = Workspace::new();
-    std::fs::create_dir_all(ws.dir.path().join("manifests")).unwrap();
-    std::fs::copy(
-        repo().join("manifests/languages.toml"),
-        ws.dir.path().join("manifests/languages.toml"),
-    )
-    .unwrap();
-    ws
-}
-
 fn task_csv(rows: &[(&str, &str)]) -> String {
     let mut csv = String::from("comp_name,competition,data_card,description,domain,metric\n");
     for (slug, lang) in rows {
@@ -481,7 +461,7 @@ fn release(bad: bool) -> tempfile::TempDir {
 
 #[test]
 fn import_of_the_original_release_fixes_its_quirks_explicitly() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(false);
     let out = ws
         .ml2b()
@@ -543,7 +523,7 @@ fn import_of_the_original_release_fixes_its_quirks_explicitly() {
 
 #[test]
 fn an_unsupported_competition_fails_the_import_and_nothing_is_written() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(true);
     let out = ws
         .ml2b()
@@ -610,7 +590,7 @@ fn import_of_mle_bench_folders_keeps_the_given_split() {
         "id: spaceship-lite\ngrader:\n  name: accuracy\n",
     );
 
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let out = ws
         .ml2b()
         .args(["import", "mle-bench"])
@@ -640,7 +620,7 @@ fn import_of_mle_bench_folders_keeps_the_given_split() {
         &dir.path().join("spaceship-lite/config.yaml"),
         "grader:\n  name: spaceship-metric\n",
     );
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let out = ws
         .ml2b()
         .args(["import", "mle-bench"])

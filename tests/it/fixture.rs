@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Float64Array, Int64Array, RecordBatch};
 use chrono::{TimeZone, Utc};
-use ml2b::events::{Agent, Attempt, Execution, Generation, Grade, TranslationCheck};
+use ml2b::events::{Agent, Attempt, Execution, Generation, Grade, GradeV2, TranslationCheck};
 use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
 use ml2b::manifest::models::Provider;
 use ml2b::sandbox::{Format, Outcome};
@@ -426,7 +426,7 @@ fn grade(x: &Execution, end: End) -> Grade {
         ),
         _ => (false, Some(0.0), Some(format!("the run ended {}", x.outcome))),
     };
-    Grade {
+    GradeV2 {
         competition: x.competition.clone(),
         format: x.format,
         code_blake3: x.code_blake3,
@@ -445,15 +445,8 @@ fn grade(x: &Execution, end: End) -> Grade {
         role: None,
         in_expected_range: None,
         answers_blake3: Hash::of(b"answers"),
-        grader_blake3: None,
-        leaderboard_blake3: None,
-        medal: None,
-        above_median: None,
-        gold_threshold: None,
-        silver_threshold: None,
-        bronze_threshold: None,
-        median_threshold: None,
     }
+    .into()
 }
 
 /// The root's task text of `competition` in `language`.

@@ -18,11 +18,6 @@ fn repo() -> &'static str {
     env!("CARGO_MANIFEST_DIR")
 }
 
-fn write(ws: &Workspace, name: &str, content: &[u8]) -> String {
-    fs::write(ws.dir.path().join(name), content).unwrap();
-    name.to_string()
-}
-
 /// `ml2b --json score`: the exit code and the report (null when it printed none).
 fn score(ws: &Workspace, metric: &str, answers: &str, predictions: &str) -> (i32, Value, String) {
     let out = ws
@@ -82,8 +77,8 @@ fn parquet(path: &Path, names: &[&str], rows: usize, value: f64) {
 #[test]
 fn a_score_that_is_not_finite_is_invalid() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
-    let huge = write(&ws, "huge.csv", b"id,y\n1,1e200\n2,1e200\n3,-1e200\n4,1e200\n");
+    let answers = ws.put("answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    let huge = ws.put("huge.csv", b"id,y\n1,1e200\n2,1e200\n3,-1e200\n4,1e200\n");
     for metric in ["r2", "rmse", "mse"] {
         let (code, v, err) = score(&ws, metric, &answers, &huge);
         assert_eq!(code, 1, "{metric}: {v} {err}");
@@ -96,7 +91,7 @@ fn a_score_that_is_not_finite_is_invalid() {
         &ws,
         "r2",
         &answers,
-        &write(&ws, "ok.csv", b"id,y\n1,1.4\n2,2.6\n3,0.5\n4,3.1\n"),
+        &ws.put("ok.csv", b"id,y\n1,1.4\n2,2.6\n3,0.5\n4,3.1\n"),
     );
     assert_eq!((code, v["valid"].as_bool()), (0, Some(true)), "{v}");
 }
@@ -147,8 +142,8 @@ fn a_solution_predicting_1e200_is_graded_invalid() {
 #[test]
 fn predictions_that_cannot_be_decoded_are_invalid_not_errors() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
-    let garbage = write(&ws, "garbage.parquet", b"PAR1 this is not a parquet file PAR1");
+    let answers = ws.put("answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    let garbage = ws.put("garbage.parquet", b"PAR1 this is not a parquet file PAR1");
     let (code, v, err) = score(&ws, "rmse", &answers, &garbage);
     assert_eq!(code, 1, "{v} {err}");
     assert!(
@@ -161,7 +156,7 @@ fn predictions_that_cannot_be_decoded_are_invalid_not_errors() {
     let (code, v, err) = score(&ws, "rmse", &answers, "dup.parquet");
     assert_eq!(code, 1, "{v} {err}");
     assert_eq!(invalid_reason(&v), "column `y` appears twice");
-    let empty = write(&ws, "empty.csv", b"");
+    let empty = ws.put("empty.csv", b"");
     let (code, v, _) = score(&ws, "rmse", &answers, &empty);
     assert_eq!(
         (code, invalid_reason(&v)),
@@ -193,7 +188,7 @@ fn a_solution_that_rewrites_its_predictions_at_exit_is_graded_invalid() {
 #[test]
 fn a_parquet_bomb_is_refused_from_its_footer() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    let answers = ws.put("answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
     // 10^8 identical rows: a few hundred kilobytes on disk, 1.6 GB decoded.
     let bomb = ws.dir.path().join("bomb.parquet");
     parquet(&bomb, &["id", "y"], 100_000_000, 1.0);
@@ -221,7 +216,7 @@ fn a_parquet_bomb_is_refused_from_its_footer() {
 #[test]
 fn a_csv_over_the_memory_limit_is_refused_by_name() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
+    let answers = ws.put("answers.csv", b"id,y\n1,1.5\n2,2.5\n3,0.5\n4,3.0\n");
     // A sparse file: 1.5 GiB long, nothing on disk.
     let big = ws.dir.path().join("big.csv");
     fs::write(&big, b"id,y\n").unwrap();
@@ -258,9 +253,9 @@ fn a_csv_over_the_memory_limit_is_refused_by_name() {
 #[test]
 fn ids_in_another_script_are_named_not_a_parser_error() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n");
+    let answers = ws.put("answers.csv", b"id,y\n1,1.5\n2,2.5\n");
     // Arabic-Indic digits: CSV type inference takes them for integers, the decoder does not.
-    let arabic = write(&ws, "arabic.csv", "id,y\n١,1.5\n٢,2.5\n".as_bytes());
+    let arabic = ws.put("arabic.csv", "id,y\n١,1.5\n٢,2.5\n".as_bytes());
     let (code, v, err) = score(&ws, "rmse", &answers, &arabic);
     assert_eq!(code, 1, "{v} {err}");
     assert!(invalid_reason(&v).contains("`١`"), "{v}");
@@ -406,9 +401,9 @@ fn valid_score(v: &Value) -> f64 {
 #[test]
 fn integer_valued_float_ids_are_their_integers() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,y\n311,1.5\n312,2.5\n313,0.5\n");
-    let ints = write(&ws, "ints.csv", b"id,y\n313,0.4\n311,1.0\n312,2.5\n");
-    let floats = write(&ws, "floats.csv", b"id,y\n313.0,0.4\n311.0,1.0\n312.0,2.5\n");
+    let answers = ws.put("answers.csv", b"id,y\n311,1.5\n312,2.5\n313,0.5\n");
+    let ints = ws.put("ints.csv", b"id,y\n313,0.4\n311,1.0\n312,2.5\n");
+    let floats = ws.put("floats.csv", b"id,y\n313.0,0.4\n311.0,1.0\n312.0,2.5\n");
     let (code, expected, _) = score(&ws, "rmse", &answers, &ints);
     assert_eq!(code, 0, "{expected}");
     let (code, v, err) = score(&ws, "rmse", &answers, &floats);
@@ -418,7 +413,7 @@ fn integer_valued_float_ids_are_their_integers() {
     let (code, v, _) = score(&ws, "rmse", &floats, &answers);
     assert_eq!(code, 0, "{v}");
     // A fractional id is no integer: it is missing, and named.
-    let half = write(&ws, "half.csv", b"id,y\n313.5,0.4\n311.0,1.0\n312.0,2.5\n");
+    let half = ws.put("half.csv", b"id,y\n313.5,0.4\n311.0,1.0\n312.0,2.5\n");
     let (code, v, _) = score(&ws, "rmse", &answers, &half);
     assert_eq!(code, 1, "{v}");
     assert!(invalid_reason(&v).contains("unknown id `313.5`"), "{v}");
@@ -427,10 +422,9 @@ fn integer_valued_float_ids_are_their_integers() {
 #[test]
 fn unknown_prediction_columns_are_warned_about_and_ignored() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,target\n1,0\n2,1\n3,1\n4,0\n");
-    let plain = write(&ws, "plain.csv", b"id,target\n1,0.2\n2,0.7\n3,0.9\n4,0.4\n");
-    let extra = write(
-        &ws,
+    let answers = ws.put("answers.csv", b"id,target\n1,0\n2,1\n3,1\n4,0\n");
+    let plain = ws.put("plain.csv", b"id,target\n1,0.2\n2,0.7\n3,0.9\n4,0.4\n");
+    let extra = ws.put(
         "extra.csv",
         b"Unnamed: 0,id,target\n0,1,0.2\n1,2,0.7\n2,3,0.9\n3,4,0.4\n",
     );
@@ -447,9 +441,8 @@ fn unknown_prediction_columns_are_warned_about_and_ignored() {
     let (_, v, _) = score(&ws, "roc_auc", &answers, &extra);
     assert_eq!(valid_score(&v), valid_score(&expected));
     // Multiclass class columns by name, the extra one ignored.
-    let labels = write(&ws, "labels.csv", b"id,y\n1,a\n2,b\n3,c\n4,a\n");
-    let classes = write(
-        &ws,
+    let labels = ws.put("labels.csv", b"id,y\n1,a\n2,b\n3,c\n4,a\n");
+    let classes = ws.put(
         "classes.csv",
         b"id,c,Unnamed: 0,b,a\n1,0.1,0,0.1,0.8\n2,0.2,1,0.6,0.2\n3,0.5,2,0.3,0.2\n4,0.3,3,0.3,0.4\n",
     );
@@ -457,8 +450,8 @@ fn unknown_prediction_columns_are_warned_about_and_ignored() {
     assert_eq!(code, 0, "{v} {err}");
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1, "{v}");
     // A value metric: the column named as the target is read, the other one is not.
-    let values = write(&ws, "values.csv", b"id,y\n1,1.5\n2,2.5\n");
-    let with_extra = write(&ws, "with_extra.csv", b"id,y,note\n1,1.0,x\n2,2.0,y\n");
+    let values = ws.put("values.csv", b"id,y\n1,1.5\n2,2.5\n");
+    let with_extra = ws.put("with_extra.csv", b"id,y,note\n1,1.0,x\n2,2.0,y\n");
     let (code, v, _) = score(&ws, "rmse", &values, &with_extra);
     assert_eq!((code, valid_score(&v)), (0, 0.5));
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1, "{v}");
@@ -468,12 +461,11 @@ fn unknown_prediction_columns_are_warned_about_and_ignored() {
 fn target_names_the_answers_target_columns() {
     let ws = Workspace::new();
     // tabular-playground-series-may-2022's layout: features before the target.
-    let answers = write(
-        &ws,
+    let answers = ws.put(
         "answers.csv",
         b"id,f_00,f_27,target\n1,0.5,ABC,0\n2,-1.2,BCD,1\n3,0.1,CDE,1\n4,2.0,DEF,0\n",
     );
-    let predictions = write(&ws, "predictions.csv", b"id,target\n1,0.2\n2,0.7\n3,0.9\n4,0.4\n");
+    let predictions = ws.put("predictions.csv", b"id,target\n1,0.2\n2,0.7\n3,0.9\n4,0.4\n");
     let (code, v, err) = score(&ws, "roc_auc", &answers, &predictions);
     assert_eq!(code, 2, "{v} {err}");
     assert!(err.contains("answers file answers.csv is unusable"), "{err}");
@@ -493,15 +485,12 @@ fn target_names_the_answers_target_columns() {
 #[test]
 fn nomad2018_answers_with_features_blame_the_answers_not_the_submission() {
     let ws = Workspace::new();
-    let answers = write(
-        &ws,
+    let answers = ws.put(
         "answers.csv",
         b"id,spacegroup,number_of_total_atoms,formation_energy_ev_natom,bandgap_energy_ev\n\
           1,33,80.0,0.068,3.44\n2,194,80.0,0.249,2.96\n3,227,40.0,0.182,2.75\n",
     );
-    let predictions = write(
-        &ws,
-        "predictions.csv",
+    let predictions = ws.put("predictions.csv",
         b"id,formation_energy_ev_natom,bandgap_energy_ev\n1,0.1779,1.8892\n2,0.1779,1.8892\n3,0.1779,1.8892\n",
     );
     let (code, v, err) = score(&ws, "rmsle_multi", &answers, &predictions);
@@ -519,8 +508,7 @@ fn nomad2018_answers_with_features_blame_the_answers_not_the_submission() {
     let (code, b, _) = score_with(&ws, "rmsle_multi", &answers, &predictions, &repeated);
     assert_eq!((code, valid_score(&a)), (0, valid_score(&b)));
     // With the targets named, a missing target column is the submission's fault.
-    let short = write(
-        &ws,
+    let short = ws.put(
         "short.csv",
         b"id,formation_energy_ev_natom\n1,0.1\n2,0.1\n3,0.1\n",
     );
@@ -533,18 +521,12 @@ fn nomad2018_answers_with_features_blame_the_answers_not_the_submission() {
 fn one_hot_answers_grade_log_loss_like_a_label_column() {
     let ws = Workspace::new();
     // spooky-author-identification's layout: one 0/1 column per class.
-    let one_hot = write(
-        &ws,
+    let one_hot = ws.put(
         "one_hot.csv",
         b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,0,1,0\nid4,1,0,0\n",
     );
-    let labels = write(
-        &ws,
-        "labels.csv",
-        b"id,author\nid1,EAP\nid2,MWS\nid3,HPL\nid4,EAP\n",
-    );
-    let predictions = write(
-        &ws,
+    let labels = ws.put("labels.csv", b"id,author\nid1,EAP\nid2,MWS\nid3,HPL\nid4,EAP\n");
+    let predictions = ws.put(
         "predictions.csv",
         b"id,EAP,HPL,MWS\nid4,0.5,0.25,0.25\nid1,0.7,0.2,0.1\nid2,0.1,0.1,0.8\nid3,0.3,0.4,0.3\n",
     );
@@ -556,16 +538,14 @@ fn one_hot_answers_grade_log_loss_like_a_label_column() {
     assert!((valid_score(&a) - expected).abs() < 1e-15, "{a}");
     assert!((valid_score(&b) - expected).abs() < 1e-15, "{b}");
     // A class no answer row holds is still a class of one-hot answers.
-    let absent = write(
-        &ws,
+    let absent = ws.put(
         "absent.csv",
         b"id,EAP,HPL,MWS\nid1,1,0,0\nid2,0,0,1\nid3,1,0,0\nid4,1,0,0\n",
     );
     let (code, v, _) = score(&ws, "log_loss", &absent, &predictions);
     assert_eq!(code, 0, "{v}");
     // Answers that are not one-hot are the answers' problem, named.
-    let features = write(
-        &ws,
+    let features = ws.put(
         "features.csv",
         b"id,f1,f2\nid1,0.5,1\nid2,1,0\nid3,0,1\nid4,1,0\n",
     );
@@ -576,8 +556,7 @@ fn one_hot_answers_grade_log_loss_like_a_label_column() {
         "{err}"
     );
     // A class column missing from the predictions, with the targets named: invalid.
-    let two = write(
-        &ws,
+    let two = ws.put(
         "two.csv",
         b"id,EAP,HPL\nid1,0.5,0.5\nid2,0.5,0.5\nid3,0.5,0.5\nid4,0.5,0.5\n",
     );
@@ -589,8 +568,8 @@ fn one_hot_answers_grade_log_loss_like_a_label_column() {
 #[test]
 fn an_invalid_submission_names_the_predictions_file() {
     let ws = Workspace::new();
-    let answers = write(&ws, "answers.csv", b"id,y\n1,1.5\n2,2.5\n");
-    let short = write(&ws, "short.csv", b"id,y\n1,1.5\n");
+    let answers = ws.put("answers.csv", b"id,y\n1,1.5\n2,2.5\n");
+    let short = ws.put("short.csv", b"id,y\n1,1.5\n");
     let out = ws
         .ml2b()
         .args([

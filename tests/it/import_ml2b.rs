@@ -9,28 +9,7 @@ use std::path::Path;
 use ml2b::competition::{Benchmark, Competition, Side};
 use ml2b::manifest::competition::{Domain, Encoding};
 
-use crate::common::Workspace;
-
-fn write(path: &Path, bytes: &[u8]) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// A root with the languages manifest only.
-fn empty_root() -> Workspace {
-    let ws = Workspace::new();
-    std::fs::create_dir_all(ws.dir.path().join("manifests")).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/languages.toml"),
-        ws.dir.path().join("manifests/languages.toml"),
-    )
-    .unwrap();
-    ws
-}
+use crate::common::{Workspace, stderr, write};
 
 /// Everything a root holds besides `manifests/languages.toml`.
 fn left_behind(ws: &Workspace) -> Vec<String> {
@@ -429,7 +408,7 @@ fn has_note(c: &Competition, needle: &str) -> bool {
 
 #[test]
 fn every_slug_keyed_competition_imports_with_its_notes() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(Flaw::None);
     let out = import(&ws, rel.path(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -489,7 +468,7 @@ fn every_slug_keyed_competition_imports_with_its_notes() {
 
 #[test]
 fn a_semicolon_decimal_comma_cp1251_file_is_read_and_recorded() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(Flaw::None);
     let out = import(&ws, rel.path(), &["itmo-flat-price-prediction-2024"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -539,7 +518,7 @@ fn a_semicolon_decimal_comma_cp1251_file_is_read_and_recorded() {
 
 #[test]
 fn the_weight_stays_a_feature_and_text_is_recognised() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(Flaw::None);
     let out = import(
         &ws,
@@ -597,7 +576,7 @@ fn the_weight_stays_a_feature_and_text_is_recognised() {
 
 #[test]
 fn an_empty_english_field_fails_only_its_competition() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(Flaw::NoEnglishDescription);
     let out = import(&ws, rel.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
@@ -617,7 +596,7 @@ fn an_empty_english_field_fails_only_its_competition() {
 
 #[test]
 fn a_refusal_names_its_reason_and_leaves_nothing_behind() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(Flaw::CustomLoader);
     let out = import(&ws, rel.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
@@ -633,7 +612,7 @@ fn a_refusal_names_its_reason_and_leaves_nothing_behind() {
 
 #[test]
 fn a_failure_while_preparing_names_the_original_file() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(Flaw::BadTarget);
     let out = import(&ws, rel.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
@@ -655,7 +634,7 @@ fn a_failure_while_preparing_names_the_original_file() {
 
 #[test]
 fn a_competition_without_english_text_says_what_the_rows_name() {
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let rel = release(Flaw::None);
     let english = rel.path().join("competitions/tasks/English.csv");
     let text = std::fs::read_to_string(&english).unwrap();

@@ -15,8 +15,7 @@ use ml2b::sandbox::{Format, Outcome};
 use ml2b::store::{Hash, Store};
 use serde_json::Value;
 
-use crate::common::Workspace;
-use crate::competitions::write;
+use crate::common::{Workspace, write};
 
 const MEDALS: &str = "medal-toy";
 const PLAIN: &str = "plain-toy";

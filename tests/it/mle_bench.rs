@@ -7,26 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use ml2b::competition::{Benchmark, Side};
+use ml2b::manifest::competition::{Domain, TaskType};
 use serde_json::Value;
 
-use crate::common::Workspace;
-use crate::competitions::write;
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn empty_root() -> Workspace {
-    let ws = Workspace::new();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    std::fs::create_dir_all(ws.dir.path().join("manifests")).unwrap();
-    std::fs::copy(
-        root.join("manifests/languages.toml"),
-        ws.dir.path().join("manifests/languages.toml"),
-    )
-    .unwrap();
-    ws
-}
+use crate::common::{Workspace, stderr, write};
 
 /// A checkout and a data directory side by side.
 struct Mle {
@@ -104,15 +88,27 @@ impl Mle {
     }
 }
 
+/// The score of the team at 1-based `position` of a leaderboard written by [`leaderboard`],
+/// as Kaggle writes it (4 decimals, which pandas reads as the nearest double).
+fn score_text(position: usize, higher_better: bool) -> String {
+    let i = (position - 1) as f64;
+    let score = if higher_better {
+        0.99 - i * 0.0005
+    } else {
+        0.1 + i * 0.01
+    };
+    format!("{score:.4}")
+}
+
+fn score_at(position: usize, higher_better: bool) -> f64 {
+    score_text(position, higher_better).parse().unwrap()
+}
+
 /// A leaderboard of `n` teams, best first (descending when `higher_better`).
 fn leaderboard(n: usize, higher_better: bool) -> String {
     let mut s = String::from("scoreNullable,teamId,teamName,submissionDate,score\n");
     for i in 0..n {
-        let score = if higher_better {
-            0.99 - i as f64 * 0.0005
-        } else {
-            0.1 + i as f64 * 0.01
-        };
+        let score = score_text(i + 1, higher_better);
         s.push_str(&format!("{score},{i},team {i},2020-01-01,{score}\n"));
     }
     s
@@ -273,6 +269,164 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
     return float(np.mean(np.abs(s['value'] - a['value']))) * SCALE
 ";
 
+/// spaceship-titanic-style: boolean labels, accuracy, a leaderboard of 1,200 teams.
+fn spaceship(m: &Mle) {
+    let (mut train, mut test, mut sample, mut answers) = (
+        String::from("PassengerId,HomePlanet,Age,Transported\n"),
+        String::from("PassengerId,HomePlanet,Age\n"),
+        String::from("PassengerId,Transported\n"),
+        String::from("PassengerId,Transported\n"),
+    );
+    for i in 0..40 {
+        let (planet, age) = (["Earth", "Mars", "Europa"][i % 3], 18 + i % 30);
+        let y = if (i * 7) % 5 < 2 { "True" } else { "False" };
+        let id = format!("{:04}_01", i);
+        if i < 28 {
+            train.push_str(&format!("{id},{planet},{age},{y}\n"));
+        } else {
+            test.push_str(&format!("{id},{planet},{age}\n"));
+            sample.push_str(&format!("{id},False\n"));
+            answers.push_str(&format!("{id},{y}\n"));
+        }
+    }
+    m.competition(
+        "spaceship-titanic",
+        "accuracy",
+        &[
+            ("public/train.csv", train),
+            ("public/test.csv", test),
+            ("public/sample_submission.csv", sample),
+            ("private/test.csv", answers),
+            ("checkout/leaderboard.csv", leaderboard(1200, true)),
+        ],
+    );
+}
+
+/// automated-essay-scoring-style: free text, scores 1–6, quadratic weighted kappa; the
+/// answers also hold the essays.
+fn essays(m: &Mle) {
+    let (mut train, mut test, mut sample, mut answers) = (
+        String::from("essay_id,full_text,score\n"),
+        String::from("essay_id,full_text\n"),
+        String::from("essay_id,score\n"),
+        String::from("essay_id,full_text,score\n"),
+    );
+    for i in 0..36 {
+        let score = 1 + i % 6;
+        let text = format!("\"essay {i} argues that cars should be limited in {score} ways\"");
+        if i < 24 {
+            train.push_str(&format!("e{i},{text},{score}\n"));
+        } else {
+            test.push_str(&format!("e{i},{text}\n"));
+            sample.push_str(&format!("e{i},3\n"));
+            answers.push_str(&format!("e{i},{text},{score}\n"));
+        }
+    }
+    m.competition(
+        "learning-agency-lab-automated-essay-scoring-2",
+        "quadratic-weighted-kappa",
+        &[
+            ("public/train.csv", train),
+            ("public/test.csv", test),
+            ("public/sample_submission.csv", sample),
+            ("private/test.csv", answers),
+        ],
+    );
+}
+
+/// A regression (taxi-fare-style, RMSE), a correlation (patent-phrase-style, Pearson) and a
+/// multi-class macro F1: one numeric target each, the answers beside the features.
+fn small_tabular(m: &Mle, id: &str, grader: &str, target: &str, value: fn(usize) -> String) {
+    let (mut train, mut test, mut sample, mut answers) = (
+        format!("key,a,b,{target}\n"),
+        String::from("key,a,b\n"),
+        format!("key,{target}\n"),
+        format!("key,{target}\n"),
+    );
+    for i in 0..40 {
+        let (a, b) = (i % 7, (i * 3) % 11);
+        if i < 25 {
+            train.push_str(&format!("k{i},{a},{b},{}\n", value(i)));
+        } else {
+            test.push_str(&format!("k{i},{a},{b}\n"));
+            sample.push_str(&format!("k{i},{}\n", value(0)));
+            answers.push_str(&format!("k{i},{}\n", value(i)));
+        }
+    }
+    m.competition(
+        id,
+        grader,
+        &[
+            ("public/train.csv", train),
+            ("public/test.csv", test),
+            ("public/sample_submission.csv", sample),
+            ("private/test.csv", answers),
+        ],
+    );
+}
+
+/// leaf-classification-style one-hot answers where one class (`D`) is in no test row.
+fn leaves(m: &Mle) {
+    let species = ["A", "B", "C", "D"];
+    let (mut train, mut test, mut sample, mut answers) = (
+        String::from("id,margin1,margin2,species\n"),
+        String::from("id,margin1,margin2\n"),
+        String::from("id,A,B,C,D\n"),
+        String::from("id,A,B,C,D\n"),
+    );
+    for i in 0..30 {
+        let (m1, m2) = (i as f64 * 0.01, (i % 4) as f64 * 0.02);
+        if i < 18 {
+            train.push_str(&format!("{i},{m1},{m2},{}\n", species[i % 4]));
+        } else {
+            let class = i % 3;
+            test.push_str(&format!("{i},{m1},{m2}\n"));
+            sample.push_str(&format!("{i},0.25,0.25,0.25,0.25\n"));
+            let hot: Vec<&str> = (0..4).map(|k| if k == class { "1" } else { "0" }).collect();
+            answers.push_str(&format!("{i},{}\n", hot.join(",")));
+        }
+    }
+    m.competition(
+        "leaf-classification",
+        "multi-class-log-loss",
+        &[
+            ("public/train.csv", train),
+            ("public/test.csv", test),
+            ("public/sample_submission.csv", sample),
+            ("private/test.csv", answers),
+        ],
+    );
+}
+
+/// Every competition of the fixture: nine MLE-bench grader names, leaderboards in the four
+/// team-count bands (40, 150, 500 and 1,200 teams).
+fn all(m: &Mle) {
+    spooky(m);
+    tpsmay(m);
+    nomad(m);
+    program(m, "custom-lite", GRADE_PY);
+    spaceship(m);
+    essays(m);
+    leaves(m);
+    small_tabular(
+        m,
+        "new-york-city-taxi-fare-prediction",
+        "root-mean-squared-error",
+        "fare_amount",
+        |i| format!("{}", 4.5 + i as f64 * 0.75),
+    );
+    small_tabular(
+        m,
+        "us-patent-phrase-to-phrase-matching",
+        "pearson-correlation-coefficient",
+        "score",
+        |i| format!("{}", [0.0, 0.25, 0.5, 0.75, 1.0][i % 5]),
+    );
+    small_tabular(m, "macro-f1-lite", "macro-f1-score", "label", |i| {
+        format!("{}", i % 3)
+    });
+}
+
 fn imported(out: &std::process::Output) -> Vec<Value> {
     assert!(out.status.success(), "{}", stderr(out));
     serde_json::from_slice::<Value>(&out.stdout)
@@ -285,11 +439,8 @@ fn imported(out: &std::process::Output) -> Vec<Value> {
 #[test]
 fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
     let m = Mle::new();
-    spooky(&m);
-    tpsmay(&m);
-    nomad(&m);
-    program(&m, "custom-lite", GRADE_PY);
-    let ws = empty_root();
+    all(&m);
+    let ws = Workspace::empty_root();
     let report = imported(&m.import(&ws, &[]));
     let grading: Vec<(&str, &str, &str)> = report
         .iter()
@@ -305,23 +456,76 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
         grading,
         [
             ("custom-lite", "program", "program"),
+            ("leaf-classification", "native", "log_loss"),
+            (
+                "learning-agency-lab-automated-essay-scoring-2",
+                "native",
+                "qwk_sklearn"
+            ),
+            ("macro-f1-lite", "native", "f1_macro"),
+            ("new-york-city-taxi-fare-prediction", "native", "rmse"),
             ("nomad-lite", "native", "rmsle_multi"),
+            ("spaceship-titanic", "native", "accuracy"),
             ("spooky-author-identification", "native", "log_loss"),
             ("tabular-playground-series-may-2022", "native", "roc_auc"),
+            ("us-patent-phrase-to-phrase-matching", "native", "pearson"),
         ]
     );
     let bench = Benchmark::load(ws.dir.path()).unwrap();
     let get = |id: &str| bench.select(&[id.to_string()]).unwrap()[0];
 
-    // One-hot answers became the label column train.csv has and test.csv lacks.
+    // One-hot answers stay one-hot; the solution learns the label column train.csv has and
+    // test.csv lacks.
     let spooky = get("spooky-author-identification");
     assert_eq!(spooky.manifest.columns.targets, ["author"]);
+    assert_eq!(spooky.manifest.columns.one_hot, ["EAP", "HPL", "MWS"]);
+    assert_eq!(spooky.manifest.task, TaskType::Multiclass);
     let answers = std::fs::read_to_string(spooky.file(Side::Private, "answers.csv")).unwrap();
     assert!(
-        answers.starts_with("id,author\nid028,HPL\nid029,MWS\nid030,EAP\n"),
+        answers.starts_with("id,EAP,HPL,MWS\nid028,0,1,0\nid029,0,0,1\nid030,1,0,0\n"),
         "{answers}"
     );
-    assert!(spooky.manifest.import_notes.iter().any(|n| n.contains("one-hot")));
+    assert!(
+        spooky
+            .manifest
+            .import_notes
+            .iter()
+            .any(|n| n.contains("kept and graded one-hot (0 of them set in no row)")),
+        "{:?}",
+        spooky.manifest.import_notes
+    );
+    let leaf = get("leaf-classification");
+    assert_eq!(leaf.manifest.columns.one_hot, ["A", "B", "C", "D"]);
+    assert!(
+        leaf.manifest
+            .import_notes
+            .iter()
+            .any(|n| n.contains("(1 of them set in no row)")),
+        "{:?}",
+        leaf.manifest.import_notes
+    );
+
+    // The domain comes from the data: free text in train.csv, never in the target.
+    for (id, domain) in [
+        ("spooky-author-identification", Domain::Text),
+        ("learning-agency-lab-automated-essay-scoring-2", Domain::Text),
+        ("spaceship-titanic", Domain::Tabular),
+        ("nomad-lite", Domain::Tabular),
+    ] {
+        let c = get(id);
+        assert_eq!(c.manifest.domain, domain, "{id}");
+        assert!(
+            c.manifest.import_notes.iter().any(|n| n.starts_with("domain: ")),
+            "{id}"
+        );
+    }
+    assert!(
+        get("learning-agency-lab-automated-essay-scoring-2")
+            .manifest
+            .import_notes
+            .iter()
+            .any(|n| n.starts_with("domain: text, from its free-text column(s) `full_text`")),
+    );
     let mle = spooky.manifest.mle_bench.as_ref().unwrap();
     assert_eq!(mle.grader, "multi-class-log-loss");
     assert_eq!(mle.revision, "783b15a0000000000000000000000000000000aa");
@@ -383,13 +587,121 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
     assert!(prepared.status.success(), "{}", stderr(&prepared));
 }
 
+/// `ml2b --json grade-sample FILE --competition ID` in `ws`.
+fn grade_sample(ws: &Workspace, id: &str, submission: &Path) -> Value {
+    let out = ws
+        .ml2b()
+        .args(["--json", "grade-sample"])
+        .arg(submission)
+        .args(["--competition", id])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{id}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)))
+}
+
+#[test]
+fn each_competition_grades_a_perfect_submission_and_ranks_it_in_its_band() {
+    let m = Mle::new();
+    all(&m);
+    let ws = Workspace::empty_root();
+    imported(&m.import(&ws, &[]));
+    let bench = Benchmark::load(ws.dir.path()).unwrap();
+    // The kept answers are a submission in the sample submission's shape.
+    let perfect = |id: &str| {
+        let c = bench.select(&[id.to_string()]).unwrap()[0];
+        let path = ws.dir.path().join(format!("{id}.csv"));
+        std::fs::copy(c.file(Side::Private, "answers.csv"), &path).unwrap();
+        grade_sample(&ws, id, &path)
+    };
+    let best = [
+        ("custom-lite", 0.0),
+        ("leaf-classification", 0.0),
+        ("learning-agency-lab-automated-essay-scoring-2", 1.0),
+        ("macro-f1-lite", 1.0),
+        ("new-york-city-taxi-fare-prediction", 0.0),
+        ("nomad-lite", 0.0),
+        ("spaceship-titanic", 1.0),
+        ("spooky-author-identification", 0.0),
+        ("tabular-playground-series-may-2022", 1.0),
+        ("us-patent-phrase-to-phrase-matching", 1.0),
+    ];
+    for (id, score) in best {
+        let r = perfect(id);
+        assert_eq!(r["valid_submission"], true, "{id}: {r}");
+        assert_eq!(r["score"], score, "{id}: {r}");
+    }
+
+    // MLE-bench's positions (1-based) of gold, silver and bronze, worked out by hand from
+    // grade_helpers.py for each band: < 100 teams: 10%, 20%, 40%; 100–249: 10, 20%, 40%;
+    // 250–999: 10 + 0.2%, 50, 100; ≥ 1000: 10 + 0.2%, 5%, 10%.
+    let bands = [
+        ("custom-lite", 40, false, [4, 8, 16]),
+        ("spooky-author-identification", 150, false, [10, 30, 60]),
+        ("tabular-playground-series-may-2022", 500, true, [11, 50, 100]),
+        ("spaceship-titanic", 1200, true, [12, 60, 120]),
+    ];
+    for (id, teams, higher_better, [gold, silver, bronze]) in bands {
+        let r = perfect(id);
+        assert_eq!(r["is_lower_better"], !higher_better, "{id}: {r}");
+        assert_eq!(r["gold_threshold"], score_at(gold, higher_better), "{id}: {r}");
+        assert_eq!(
+            r["silver_threshold"],
+            score_at(silver, higher_better),
+            "{id}: {r}"
+        );
+        assert_eq!(
+            r["bronze_threshold"],
+            score_at(bronze, higher_better),
+            "{id}: {r}"
+        );
+        // pandas' median of an even count: the mean of the two middle scores.
+        let median = (score_at(teams / 2, higher_better) + score_at(teams / 2 + 1, higher_better)) / 2.0;
+        assert_eq!(r["median_threshold"], median, "{id}: {r}");
+        assert_eq!(r["medal"], "gold", "{id}: {r}");
+        assert_eq!(r["any_medal"], true, "{id}: {r}");
+    }
+    assert_eq!(
+        perfect("nomad-lite")["medal"],
+        Value::Null,
+        "no leaderboard, no medal"
+    );
+}
+
+/// MLE-bench's log loss over one-hot answers counts every class column, also one that no
+/// answer row holds: the score is −mean(ln p(true class)) of rows that sum to 1.
+#[test]
+fn a_class_no_answer_holds_counts_in_the_one_hot_log_loss() {
+    let m = Mle::new();
+    leaves(&m);
+    let ws = Workspace::empty_root();
+    imported(&m.import(&ws, &[]));
+    let mut submission = String::from("id,A,B,C,D\n");
+    let mut expected = 0.0;
+    for (k, i) in (18..30).enumerate() {
+        let p = 0.4 + 0.04 * k as f64;
+        let rest = (1.0 - p) / 3.0;
+        let row: Vec<String> = (0..4)
+            .map(|c| if c == i % 3 { p } else { rest }.to_string())
+            .collect();
+        submission.push_str(&format!("{i},{}\n", row.join(",")));
+        expected -= p.ln();
+    }
+    expected /= 12.0;
+    let path = ws.dir.path().join("leaf.csv");
+    write(&path, &submission);
+    let r = grade_sample(&ws, "leaf-classification", &path);
+    let exact = r["exact_score"].as_f64().unwrap();
+    assert!((exact - expected).abs() < 1e-12, "{exact} vs {expected}: {r}");
+}
+
 #[test]
 fn a_split_or_only_selects_and_metric_overrides_one() {
     let m = Mle::new();
     spooky(&m);
     tpsmay(&m);
     nomad(&m);
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let lite = imported(&m.import(&ws, &["--split", "lite"]));
     let ids: Vec<&str> = lite.iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(
@@ -400,7 +712,7 @@ fn a_split_or_only_selects_and_metric_overrides_one() {
         ]
     );
 
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let out = m.import(&ws, &["--metric", "rmse"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
@@ -440,7 +752,7 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
             ("private/test.csv", "id,label\n0,1\n".into()),
         ],
     );
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     let out = m.import(&ws, &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
@@ -527,7 +839,7 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
     raise RuntimeError('; '.join(notes))
 ";
     program(&m, "hostile-lite", hostile);
-    let ws = empty_root();
+    let ws = Workspace::empty_root();
     imported(&m.import(&ws, &[]));
 
     let exact = grade_file(

@@ -2,7 +2,8 @@
 //! root (hand-made back-translations, a ratings file built by the test); generate, execute
 //! and grade on the toy root, `--since` steps against grading once, and `verify --rerun`.
 
-use crate::competitions::{toy, write};
+use crate::common::write;
+use crate::competitions::toy;
 
 fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)

@@ -39,10 +39,8 @@
 //!
 //! Also recorded: the weight column of a weighted metric stays a feature in `public/test.csv`
 //! (`columns.weight_is_feature`), because the original keeps it in `X_val` (its splitter
-//! drops only the target); and `domain`, inferred from the data: `image` when the
-//! competition's data folder holds image files, else `text` when a feature column is free
-//! text (not all numbers, at least half its values distinct, a median of 5 words or more; a
-//! CJK character counts as a word), else `tabular`, with the evidence.
+//! drops only the target); and `domain`, inferred from the data with the evidence
+//! (`import::domain`: image files, else a free-text feature column, else tabular).
 //!
 //! Entries needing a custom loader or grader (images, multi-file recommenders) are refused
 //! with their reason; `--only` selects the importable ones. Errors name the release's own
@@ -53,7 +51,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Draft, ImportError, task_type_with};
+use super::{Draft, ImportError, domain, task_type_with};
 use crate::competition::prepare::{Table, decompressed};
 use crate::competition::source_format::{self, Detected};
 use crate::manifest::competition::{
@@ -103,8 +101,6 @@ const TASK_COLUMNS: [&str; 6] = [
 ];
 
 /// Files that make a competition's domain `image`.
-const IMAGE_EXTENSIONS: [&str; 8] = ["jpg", "jpeg", "png", "bmp", "gif", "tif", "tiff", "webp"];
-
 /// Reads the release under `dir` into drafts (all, or those in `only`).
 pub fn read(
     dir: &Path,
@@ -469,7 +465,16 @@ impl Entry<'_> {
             .chain(&weight)
             .filter_map(|c| table.header.iter().position(|h| h == c))
             .collect();
-        let (domain, domain_note) = infer_domain(&table, &answer_cols, &self.data);
+        let rows = domain::Rows {
+            header: &table.header,
+            rows: &table.rows,
+            exclude: &answer_cols,
+        };
+        let (domain, mut domain_note) = domain::infer(&rows, &self.data);
+        if domain == Domain::Image {
+            domain_note
+                .push_str("; solutions get only the training CSV, as from the original's default loader");
+        }
         notes.push(domain_note);
         let (texts, text_notes) = tasks.texts(self.id)?;
         notes.extend(text_notes);
@@ -504,6 +509,7 @@ impl Entry<'_> {
                 targets,
                 weight_is_feature: weight.is_some(),
                 weight,
+                one_hot: Vec::new(),
             },
             source: Source {
                 file: format!("source/{train_name}"),
@@ -626,99 +632,6 @@ fn format_note(d: &Detected) -> Option<String> {
     })
 }
 
-/// The competition's domain from its data, and the note saying how (module docs).
-fn infer_domain(table: &Table, answer_cols: &[usize], data: &Path) -> (Domain, String) {
-    let images = image_files(data);
-    if let Some(first) = images.first() {
-        return (
-            Domain::Image,
-            format!(
-                "domain: image, from the {} image file(s) in its data folder (e.g. `{first}`); solutions get only the training CSV, as from the original's default loader",
-                images.len()
-            ),
-        );
-    }
-    let text: Vec<String> = (0..table.header.len())
-        .filter(|c| !answer_cols.contains(c))
-        .filter_map(|c| {
-            free_text(table, c).map(|(median, share)| {
-                format!(
-                    "`{}` (median {median} words, {share:.0}% distinct values)",
-                    table.header[c]
-                )
-            })
-        })
-        .collect();
-    if !text.is_empty() {
-        return (
-            Domain::Text,
-            format!("domain: text, from its free-text column(s) {}", text.join(", ")),
-        );
-    }
-    (
-        Domain::Tabular,
-        "domain: tabular: no image files in its data folder, and no free-text column (none holds mostly distinct, non-numeric values with a median of 5 words or more)".into(),
-    )
-}
-
-/// A free-text column's median word count and share of distinct values (percent), if it is
-/// one: not all numbers, at least half its non-empty values distinct, a median of 5+ words.
-fn free_text(table: &Table, col: usize) -> Option<(usize, f64)> {
-    let values: Vec<&str> = table
-        .rows
-        .iter()
-        .map(|r| r[col].trim())
-        .filter(|v| !v.is_empty())
-        .collect();
-    if values.is_empty() || values.iter().all(|v| v.parse::<f64>().is_ok()) {
-        return None;
-    }
-    let mut words: Vec<usize> = values.iter().map(|v| word_count(v)).collect();
-    words.sort_unstable();
-    let median = words[words.len() / 2];
-    let share = values.iter().collect::<HashSet<_>>().len() as f64 / values.len() as f64;
-    (median >= 5 && share >= 0.5).then_some((median, share * 100.0))
-}
-
-/// Whitespace-separated words, a CJK character (Han, kana, Hangul) counting as one.
-fn word_count(v: &str) -> usize {
-    v.split_whitespace()
-        .map(|token| {
-            let cjk = |c: char| {
-                matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
-            };
-            match token.chars().filter(|&c| cjk(c)).count() {
-                0 => 1,
-                n => n + usize::from(token.chars().any(|c| c.is_alphanumeric() && !cjk(c))),
-            }
-        })
-        .sum()
-}
-
-/// The image files under the competition's data folder (relative paths, sorted).
-fn image_files(data: &Path) -> Vec<String> {
-    let mut found: Vec<String> = walkdir::WalkDir::new(data)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter(|e| {
-            e.path()
-                .extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| IMAGE_EXTENSIONS.contains(&x.to_ascii_lowercase().as_str()))
-        })
-        .map(|e| {
-            e.path()
-                .strip_prefix(data)
-                .unwrap_or(e.path())
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 /// The ml2b metric for an original key, and the note when it changes the computation.
 fn map_metric(original: &str, map_k: Option<u64>) -> Result<(Metric, Option<String>), String> {
     match original {
@@ -751,14 +664,6 @@ fn word(d: crate::metrics::grading::Direction) -> &'static str {
 mod tests {
     use super::*;
 
-    fn table(header: &[&str], rows: &[&[&str]]) -> Table {
-        Table {
-            path: PathBuf::from("t.csv"),
-            header: header.iter().map(|h| h.to_string()).collect(),
-            rows: rows.iter().map(|r| csv::StringRecord::from(r.to_vec())).collect(),
-        }
-    }
-
     #[test]
     fn rows_resolve_like_the_original_loader() {
         assert_eq!(
@@ -780,52 +685,5 @@ mod tests {
         assert_eq!(resolve(None, "crime-learn"), ("crime-learn".into(), Via::Id));
         let ids: HashSet<&str> = COMPETITION_MAP.iter().map(|(_, id)| *id).collect();
         assert_eq!(ids.len(), 16, "16 distinct targets, as in load_data.py");
-    }
-
-    #[test]
-    fn words_count_cjk_characters() {
-        assert_eq!(word_count("a quick  brown fox"), 4);
-        assert_eq!(word_count("这个产品很好"), 6);
-        assert_eq!(word_count("iPhone很好 ok"), 4);
-    }
-
-    #[test]
-    fn the_domain_comes_from_free_text_or_image_files() {
-        let long = [
-            "one two three four five six",
-            "seven eight nine ten eleven",
-            "a b c d e",
-        ];
-        let t = table(
-            &["n", "city", "comment", "y"],
-            &[
-                &["1", "Paris", long[0], "yes"],
-                &["2", "Paris", long[1], "no"],
-                &["3", "Lyon", long[2], "yes"],
-            ],
-        );
-        let empty = tempfile::tempdir().unwrap();
-        let (domain, note) = infer_domain(&t, &[3], empty.path());
-        assert_eq!(domain, Domain::Text);
-        assert_eq!(
-            note,
-            "domain: text, from its free-text column(s) `comment` (median 5 words, 100% distinct values)"
-        );
-        // The target is never the evidence.
-        assert_eq!(infer_domain(&t, &[2, 3], empty.path()).0, Domain::Tabular);
-        let repeated = table(&["c"], &[&[long[0]], &[long[0]], &[long[0]]]);
-        assert_eq!(infer_domain(&repeated, &[], empty.path()).0, Domain::Tabular);
-
-        std::fs::create_dir_all(empty.path().join("images")).unwrap();
-        std::fs::write(empty.path().join("images/b.PNG"), b"").unwrap();
-        std::fs::write(empty.path().join("images/a.jpg"), b"").unwrap();
-        let (domain, note) = infer_domain(&t, &[3], empty.path());
-        assert_eq!(domain, Domain::Image);
-        assert!(
-            note.starts_with(
-                "domain: image, from the 2 image file(s) in its data folder (e.g. `images/a.jpg`)"
-            ),
-            "{note}"
-        );
     }
 }

@@ -17,10 +17,10 @@
 //! sample submission's first column; the predicted columns are its others, each found by
 //! name in the answers and in `train.csv` (the harness reads the targets from it). For a
 //! probability metric over class columns the target is the one column `train.csv` has and
-//! `test.csv` lacks, and MLE-bench's one-hot answers are turned into that label column
-//! (each row checked to be exactly one-hot). The private answers ml2b keeps are the id and
-//! target columns only (the answers of some preparations carry every feature), written
-//! verbatim.
+//! `test.csv` lacks; MLE-bench's one-hot answers stay one-hot (`columns.one_hot`, each row
+//! checked to set exactly one class), so that a class no test row holds counts as in
+//! MLE-bench's log loss. The private answers ml2b keeps are the id and graded columns only
+//! (the answers of some preparations carry every feature), written verbatim.
 //!
 //! Grading ([`crate::metrics::grading::mle_bench`]): a grader that one of ml2b's exact
 //! metrics computes is graded natively; any other is graded by the checkout's own
@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::mle_config::Config;
-use super::{Draft, ImportError, csv_header, task_type_with};
+use super::{Draft, ImportError, csv_header, domain, task_type_with};
 use crate::manifest::competition::{
     Characteristics, Columns, Domain, Files, Gates, MetricSpec, MleBench, PROGRAM, Source, Split, SplitRule,
     TaskType, Translation, Visibility, check_id,
@@ -312,13 +312,15 @@ fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, S
     graded.mle.revision = opts.repo.map(revision).unwrap_or_default();
     leaderboard(&src, &mut graded, &mut parts)?;
     let text = task_text(&src, &graded.mle.grader, &public)?;
+    let (domain, domain_note) = infer_domain(&src, &graded.columns)?;
+    parts.notes.push(domain_note);
     parts
         .notes
         .insert(0, "split: given by the MLE-bench preparation, not rebuilt".into());
     let manifest = CompetitionManifest {
         id: id.to_string(),
         title: text.title.clone(),
-        domain: domain(&public),
+        domain,
         task: graded.task,
         visibility: Visibility::Public,
         translation: Translation::None,
@@ -567,7 +569,7 @@ impl Shape<'_> {
     /// A native metric: its columns, and the answers' graded columns as the private file.
     fn native(&self, metric: Metric, parts: &mut Parts) -> Result<Graded, String> {
         let (columns, kept) = self.native_columns(metric, &mut parts.notes)?;
-        let task = native_task(metric, &kept)?;
+        let task = native_task(metric, &columns, &kept)?;
         parts
             .files
             .private
@@ -632,7 +634,7 @@ impl Shape<'_> {
             ));
         }
         let classes = metric.input_kind() == InputKind::Probabilities && predicted.len() > 1;
-        let (targets, kept) = if classes {
+        let (targets, one_hot, kept) = if classes {
             self.class_answers(&id, predicted, notes)?
         } else {
             for t in predicted {
@@ -640,25 +642,27 @@ impl Shape<'_> {
             }
             let targets = predicted.to_vec();
             let kept = self.keep(&id, &targets, notes)?;
-            (targets, kept)
+            (targets, Vec::new(), kept)
         };
         let columns = Columns {
             id,
             targets,
             weight: None,
             weight_is_feature: false,
+            one_hot,
         };
         Ok((columns, kept))
     }
 
     /// A probability metric over class columns: the label column of train.csv, and the
-    /// answers as that column (MLE-bench's one-hot answers turned into labels).
+    /// answers: that column when they have it, else MLE-bench's one-hot class columns, kept
+    /// one-hot (`columns.one_hot`) so that a class no answer row holds still counts.
     fn class_answers(
         &self,
         id: &str,
         classes: &[String],
         notes: &mut Vec<String>,
-    ) -> Result<(Vec<String>, Vec<u8>), String> {
+    ) -> Result<(Vec<String>, Vec<String>, Vec<u8>), String> {
         let label = match self.train_only().as_slice() {
             [one] => (*one).clone(),
             others => {
@@ -676,20 +680,24 @@ impl Shape<'_> {
         };
         if self.answers.column(&label).is_some() {
             let kept = self.keep(id, std::slice::from_ref(&label), notes)?;
-            return Ok((vec![label], kept));
+            return Ok((vec![label], Vec::new(), kept));
         }
-        let kept = self.one_hot_to_labels(id, classes, &label)?;
+        let absent = self.check_one_hot(classes, &label)?;
+        let kept = self.keep(id, classes, notes)?;
         notes.push(format!(
-            "answers: MLE-bench's one-hot class columns ({}) of {} became the label column `{label}`",
+            "answers: MLE-bench's one-hot class columns ({}) of {} are kept and graded one-hot \
+             ({absent} of them set in no row); the solution learns the label column `{label}` \
+             and predicts a probability per class",
             classes.len(),
             file_name(&self.answers.path)
         ));
-        Ok((vec![label], kept))
+        Ok((vec![label], classes.to_vec(), kept))
     }
 
-    fn one_hot_to_labels(&self, id: &str, classes: &[String], label: &str) -> Result<Vec<u8>, String> {
+    /// Checks that every answers row sets exactly one of the class columns (1, the others
+    /// 0); returns how many classes no row sets.
+    fn check_one_hot(&self, classes: &[String], label: &str) -> Result<usize, String> {
         let a = self.answers;
-        let id_col = a.column(id).expect("checked");
         let cols: Vec<usize> = classes
             .iter()
             .map(|c| {
@@ -701,8 +709,7 @@ impl Shape<'_> {
                 })
             })
             .collect::<Result<_, _>>()?;
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record([id, label]).expect("memory");
+        let mut set = vec![false; classes.len()];
         for (i, row) in a.rows.iter().enumerate() {
             let mut hot = None;
             for (k, &c) in cols.iter().enumerate() {
@@ -721,10 +728,9 @@ impl Shape<'_> {
                 }
             }
             let k = hot.ok_or_else(|| format!("{}: row {} has no class set", a.path.display(), i + 2))?;
-            w.write_record([&row[id_col], classes[k].as_str()])
-                .expect("memory");
+            set[k] = true;
         }
-        Ok(w.into_inner().expect("memory"))
+        Ok(set.iter().filter(|s| !**s).count())
     }
 
     /// The answers' id and `targets` columns, verbatim.
@@ -782,14 +788,20 @@ impl Shape<'_> {
             targets,
             weight: None,
             weight_is_feature: false,
+            one_hot: Vec::new(),
         };
         Ok((columns, if numeric { "values" } else { "labels" }))
     }
 }
 
 /// The task a native metric implies, classes counted in the kept answers' target column.
-fn native_task(metric: Metric, answers: &[u8]) -> Result<TaskType, String> {
+/// The task type of a natively graded competition: from its metric, and the number of
+/// classes (of the one-hot columns, or the distinct labels of the kept answers).
+fn native_task(metric: Metric, columns: &Columns, answers: &[u8]) -> Result<TaskType, String> {
     task_type_with(&metric, || {
+        if !columns.one_hot.is_empty() {
+            return Ok(columns.one_hot.len());
+        }
         let mut seen = std::collections::BTreeSet::new();
         for rec in csv::Reader::from_reader(answers).records() {
             seen.insert(rec.map_err(|e| e.to_string())?[1].to_string());
@@ -918,20 +930,29 @@ fn revision(repo: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Images among the public files make an image competition; else tabular (MLE-bench's text
-/// competitions keep their text in train.csv, which the data card shows).
-fn domain(public: &[(String, PathBuf)]) -> Domain {
-    let image = |n: &str| {
-        let n = n.to_ascii_lowercase();
-        [".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".dcm"]
-            .iter()
-            .any(|e| n.ends_with(e))
+/// The domain from the public files and the first rows of `train.csv`
+/// (`import::domain`); the id and the predicted columns are never the evidence.
+fn infer_domain(src: &Sources, columns: &Columns) -> Result<(Domain, String), String> {
+    let (header, rows, more) = domain::head(&src.public.join("train.csv"), domain::SAMPLE_ROWS)?;
+    let exclude: Vec<usize> = header
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| **h == columns.id || columns.targets.contains(h))
+        .map(|(i, _)| i)
+        .collect();
+    let rows = domain::Rows {
+        header: &header,
+        rows: &rows,
+        exclude: &exclude,
     };
-    if public.iter().any(|(rel, _)| image(rel)) {
-        Domain::Image
-    } else {
-        Domain::Tabular
+    let (domain, mut note) = domain::infer(&rows, &src.public);
+    if more && domain != Domain::Image {
+        note.push_str(&format!(
+            " (read from the first {} rows of train.csv)",
+            domain::SAMPLE_ROWS
+        ));
     }
+    Ok((domain, note))
 }
 
 fn hash(path: &Path) -> Result<String, String> {

@@ -10,6 +10,7 @@
 //! whatever happens, so a preparing error names the original of a copied file (the
 //! release's training file), never its staged copy.
 
+mod domain;
 pub mod ml2b;
 pub mod mle_bench;
 pub mod mle_config;
