@@ -693,6 +693,23 @@ fn a_class_no_answer_holds_counts_in_the_one_hot_log_loss() {
     let r = grade_sample(&ws, "leaf-classification", &path);
     let exact = r["exact_score"].as_f64().unwrap();
     assert!((exact - expected).abs() < 1e-12, "{exact} vs {expected}: {r}");
+
+    // A solution learns the label column and predicts a probability per class; its
+    // predictions are graded against the one-hot answers.
+    let code = solution(
+        &ws,
+        "\
+from sklearn.linear_model import LogisticRegression
+
+def train_and_predict(data, X_val):
+    model = LogisticRegression(max_iter=500).fit(data[['margin1', 'margin2']], data['species'])
+    return model.predict_proba(X_val[['margin1', 'margin2']])
+",
+    );
+    let run = grade_file(&ws, "leaf-classification", &code);
+    assert_eq!(run["outcome"], "ok", "{run}");
+    assert_eq!(run["invalid_reason"], Value::Null, "{run}");
+    assert!(run["score"].as_f64().unwrap() > 0.0, "{run}");
 }
 
 #[test]
