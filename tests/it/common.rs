@@ -106,6 +106,13 @@ impl Workspace {
         }
     }
 
+    /// A workspace in a new folder under `parent` (a folder every node of a cluster sees).
+    pub fn new_in(parent: &Path) -> Self {
+        Self {
+            dir: tempfile::tempdir_in(parent).unwrap(),
+        }
+    }
+
     /// A root holding only `manifests/languages.toml`: where importers write.
     pub fn empty_root() -> Self {
         let ws = Self::new();

@@ -223,7 +223,11 @@ pub(crate) const TOY_MONO: &str = "import numpy as np\n\ndef train_and_predict(d
 
 /// A benchmark root with one small competition, prepared.
 pub(crate) fn toy() -> Workspace {
-    let ws = Workspace::new();
+    toy_in(Workspace::new())
+}
+
+/// The toy competition, prepared, in the root `ws`.
+pub(crate) fn toy_in(ws: Workspace) -> Workspace {
     let root = ws.dir.path();
     std::fs::create_dir_all(root.join("manifests/competitions")).unwrap();
     for name in ["languages.toml", "models.toml"] {

@@ -31,6 +31,7 @@ mod readme;
 mod run;
 mod sandbox;
 mod show;
+mod slurm;
 mod stages;
 mod stats;
 mod viewer;
