@@ -92,6 +92,51 @@ pub enum Command {
     Check(CheckArgs),
     /// Import competitions: the original ML2B release or MLE-bench-style folders.
     Import(ImportArgs),
+    /// Run one shard of a frozen cluster plan: what each Slurm array task runs.
+    Worker(WorkerArgs),
+}
+
+/// `ml2b worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The plan's hash (an object of the store, written by `--engine slurm`).
+    #[arg(long, value_name = "HASH")]
+    pub plan: String,
+    /// The shard to run: 0 ≤ SHARD < the plan's shards (Slurm's SLURM_ARRAY_TASK_ID).
+    #[arg(long, value_name = "SHARD")]
+    pub shard: u32,
+}
+
+/// Where a stage's units run.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// `local`: here; `slurm`: a Slurm job array over a store on a shared filesystem (the
+    /// units are planned here, frozen as a plan object and sharded by unit key; each array
+    /// task runs `ml2b worker` on its shard; progress is read from the store).
+    #[arg(long, value_enum, default_value_t = Engine::Local)]
+    pub engine: Engine,
+    /// slurm: shards (array tasks) of the plan (default: 8 × --max-running, at most one per
+    /// planned unit).
+    #[arg(long, value_name = "B")]
+    pub shards: Option<u32>,
+    /// slurm: array tasks running at once (sbatch --array=…%K).
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub max_running: u32,
+    /// slurm: an argument passed to sbatch verbatim (repeatable: --slurm-arg=--partition=gpu).
+    #[arg(long = "slurm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub slurm_args: Vec<String>,
+    /// slurm: return once submitted, printing the job id and the plan's hash.
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
+/// Engines that run a stage's units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    /// In this process.
+    Local,
+    /// As a Slurm job array (`sbatch`), on a store every node sees at the same path.
+    Slurm,
 }
 
 /// Where the benchmark's manifests and data live.
@@ -450,6 +495,8 @@ pub struct ExecuteArgs {
     /// Run only code generated after the generate segment with this hash.
     #[arg(long, value_name = "HASH")]
     pub since: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@
 //! - [`providers`]: who answers a model's requests;
 //! - [`sandbox`]: running untrusted solutions;
 //! - [`pipeline`]: runs stages from resolved settings, below every command;
+//! - [`cluster`]: a stage's units as a Slurm job array (plans, shards, `ml2b worker`);
 //! - [`query`]: DataFusion SQL over the logs;
 //! - [`record`]: everything the store holds about one event (`ml2b show`, `ml2b view`);
 //! - [`viewer`]: the read-only web viewer of a store (`ml2b view`);
@@ -17,6 +18,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod competition;
 pub mod error;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::competition::Benchmark;
-use crate::events::TranslationCheck;
+use crate::events::{Execution, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
 use crate::manifest::models::Provider;
 use crate::manifest::{ManifestError, Model, Models};
@@ -150,13 +150,34 @@ impl Pipeline<'_> {
 
     /// execute with the chosen sandbox.
     pub fn execute(&self, s: &ExecuteSettings) -> Result<RunSummary, PipelineError> {
-        let stage = Execute {
+        let options = RunOptions {
+            shard: s.shard,
+            ..concurrency(s.sandbox.jobs.max(1))
+        };
+        self.run(Arc::new(self.execute_stage(s)?), options)
+    }
+
+    /// execute's units that the store does not hold yet, as `execute` would run them: what
+    /// a cluster plan freezes.
+    pub fn execute_pending(&self, s: &ExecuteSettings) -> Result<Vec<Hash>, PipelineError> {
+        let stage = self.execute_stage(s)?;
+        let view = StageLog::new(self.store, Execution::STAGE)?.view()?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(stage
+            .plan(self.store)?
+            .into_iter()
+            .map(|p| p.key)
+            .filter(|k| !view.contains(k) && seen.insert(*k))
+            .collect())
+    }
+
+    fn execute_stage(&self, s: &ExecuteSettings) -> Result<Execute, PipelineError> {
+        Ok(Execute {
             bench: Benchmark::load(&s.root)?,
             runner: self.runner(&s.sandbox)?,
             store: self.store.clone(),
             since: s.since,
-        };
-        self.run(Arc::new(stage), concurrency(s.sandbox.jobs.max(1)))
+        })
     }
 
     /// grade.

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use crate::cli::{self, GlobalArgs};
 use crate::sandbox::{Format, Limits};
+use crate::stages::Shard;
 use crate::stages::generate::aide;
 use crate::store::{Hash, Store};
 
@@ -96,7 +97,8 @@ pub fn message(line: std::fmt::Arguments<'_>) {
 }
 
 /// The sandbox backends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum BackendKind {
     /// bubblewrap namespaces and rlimits on this machine.
     Local,
@@ -124,8 +126,13 @@ pub struct SandboxSettings {
 
 impl SandboxSettings {
     fn new(backend: cli::Backend, timeout_s: u64, memory_bytes: u64, jobs: usize) -> Self {
+        Self::of(backend.into(), timeout_s, memory_bytes, jobs)
+    }
+
+    /// A backend, the wall-clock and memory limits of a run, and runs at once.
+    pub fn of(backend: BackendKind, timeout_s: u64, memory_bytes: u64, jobs: usize) -> Self {
         Self {
-            backend: backend.into(),
+            backend,
             limits: Limits {
                 wall: Duration::from_secs(timeout_s),
                 memory_bytes,
@@ -301,6 +308,10 @@ pub struct ExecuteSettings {
     pub sandbox: SandboxSettings,
     /// Only code generated after the generate segment with this hash.
     pub since: Option<Hash>,
+    /// Where the units run.
+    pub engine: EngineSettings,
+    /// Only this shard of the planned units (a cluster worker's).
+    pub shard: Option<Shard>,
 }
 
 impl ExecuteSettings {
@@ -312,12 +323,82 @@ impl ExecuteSettings {
             memory,
             backend,
             since,
+            engine,
         } = args;
         Ok(Self {
             root: root.root.clone(),
             sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
             since: parse_since(since.as_deref())?,
+            engine: EngineSettings::resolve(engine)?,
+            shard: None,
         })
+    }
+}
+
+/// Where a stage's units run (`--engine`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineSettings {
+    Local,
+    Slurm(SlurmSettings),
+}
+
+/// `--engine slurm`: how the job array is cut and submitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlurmSettings {
+    /// Shards of the plan; none: 8 × `max_running`, at most one per planned unit.
+    pub shards: Option<u32>,
+    /// Array tasks at once.
+    pub max_running: u32,
+    /// Passed to sbatch verbatim.
+    pub sbatch_args: Vec<String>,
+    /// Wait for the array to end (else return once submitted).
+    pub wait: bool,
+}
+
+impl EngineSettings {
+    fn resolve(args: &cli::EngineArgs) -> Result<Self, InputError> {
+        let cli::EngineArgs {
+            engine,
+            shards,
+            max_running,
+            slurm_args,
+            no_wait,
+        } = args;
+        let slurm_only = shards.is_some() || !slurm_args.is_empty() || *no_wait;
+        match engine {
+            cli::Engine::Local if slurm_only => Err(InputError(
+                "--shards, --slurm-arg and --no-wait are for --engine slurm".into(),
+            )),
+            cli::Engine::Local => Ok(Self::Local),
+            cli::Engine::Slurm => {
+                if *shards == Some(0) || *max_running == 0 {
+                    return Err(InputError("--shards and --max-running must be at least 1".into()));
+                }
+                Ok(Self::Slurm(SlurmSettings {
+                    shards: *shards,
+                    max_running: *max_running,
+                    sbatch_args: slurm_args.clone(),
+                    wait: !no_wait,
+                }))
+            }
+        }
+    }
+}
+
+/// `ml2b worker`.
+#[derive(Clone, Debug)]
+pub struct WorkerSettings {
+    pub plan: Hash,
+    pub shard: u32,
+}
+
+impl WorkerSettings {
+    pub fn resolve(args: &cli::WorkerArgs) -> Result<Self, InputError> {
+        let cli::WorkerArgs { plan, shard } = args;
+        let plan = plan
+            .parse()
+            .map_err(|_| InputError(format!("--plan: `{plan}` is not a hash (64 hex digits)")))?;
+        Ok(Self { plan, shard: *shard })
     }
 }
 
@@ -431,6 +512,8 @@ impl BenchmarkSettings {
             root: self.selection.root.clone(),
             sandbox: self.sandbox.clone(),
             since: None,
+            engine: EngineSettings::Local,
+            shard: None,
         }
     }
 

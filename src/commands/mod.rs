@@ -22,6 +22,7 @@ mod show;
 mod stage;
 mod verify;
 mod view;
+mod worker;
 
 use std::process::ExitCode;
 
@@ -101,6 +102,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         }
         Command::Check(args) => check::check(&settings, &s::CheckSettings::resolve(&args)),
         Command::Import(args) => import::import(&settings, &s::ImportSettings::resolve(&args)),
+        Command::Worker(args) => worker::worker(&settings, &s::WorkerSettings::resolve(&args)?),
     }
 }
 

@@ -12,11 +12,12 @@ use std::io::Write;
 
 use super::{ExitStatus, ProgressBars};
 use crate::cli::{StageArgs, StageCommand};
+use crate::cluster::ClusterRun;
 use crate::events::{Execution, Grade, TranslationCheck};
 use crate::log::{EventBody, StageLog};
 use crate::pipeline::Pipeline;
 use crate::settings::{
-    AnalyzeSettings, ExecuteSettings, GenerateSettings, GlobalSettings, GradeSettings,
+    AnalyzeSettings, EngineSettings, ExecuteSettings, GenerateSettings, GlobalSettings, GradeSettings,
     TranslateValidateSettings,
 };
 use crate::stages::RunSummary;
@@ -38,7 +39,12 @@ pub(super) fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Resu
             summarize(settings, &summary, None)
         }
         StageCommand::Execute(a) => {
-            let summary = pipeline.execute(&ExecuteSettings::resolve(a)?)?;
+            let execute = ExecuteSettings::resolve(a)?;
+            if let EngineSettings::Slurm(slurm) = &execute.engine {
+                let run = crate::cluster::engine::execute(&pipeline, &execute, slurm)?;
+                return cluster_report(settings, &run);
+            }
+            let summary = pipeline.execute(&execute)?;
             let outcomes = count_latest::<Execution>(settings, |x| x.outcome.to_string())?;
             summarize(settings, &summary, Some(outcomes))
         }
@@ -105,6 +111,34 @@ fn summarize(
         ExitStatus::Success
     } else {
         ExitStatus::Failure
+    })
+}
+
+/// A cluster run: the plan and job, committed / planned units, failed units. Exit 1 when a
+/// waited-for array left units uncommitted.
+fn cluster_report(settings: &GlobalSettings, run: &ClusterRun) -> anyhow::Result<ExitStatus> {
+    if settings.printer.json {
+        settings.printer.json(run)?;
+    } else {
+        let mut out = settings.printer.stdout();
+        let job = run.submission.as_ref().map_or_else(
+            || "nothing to submit".into(),
+            |s| format!("Slurm job {}", s.job_id),
+        );
+        writeln!(
+            out,
+            "{}: plan {} ({} shards), {job}: {} of {} planned units committed",
+            run.stage, run.plan, run.shards, run.committed, run.planned
+        )?;
+        for (label, error) in &run.failed {
+            writeln!(out, "  FAILED {label}: {error}")?;
+        }
+    }
+    let incomplete = run.waited && run.submission.is_some() && run.committed < run.planned;
+    Ok(if incomplete {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
     })
 }
 

@@ -91,7 +91,7 @@ fn drop_known<B>(events: &mut Vec<Event<B>>, view: &View) -> u64 {
 }
 
 /// A successful commit.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Committed {
     pub version: u64,
     pub hash: Hash,

@@ -23,7 +23,7 @@ use std::future::Future;
 use crate::log::{EventBody, LogError};
 use crate::store::{Hash, Store};
 
-pub use runner::{RunOptions, RunSummary, run_stage};
+pub use runner::{RunOptions, RunSummary, Shard, run_stage, shard_of};
 
 /// One unit a stage plans to run.
 #[derive(Clone, Debug)]

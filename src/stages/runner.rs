@@ -26,6 +26,8 @@ pub struct RunOptions {
     pub batch_events: usize,
     /// …or when the oldest has waited this long.
     pub batch_interval: Duration,
+    /// Only the planned units of this shard (a cluster worker's share of a plan).
+    pub shard: Option<Shard>,
 }
 
 impl Default for RunOptions {
@@ -34,12 +36,35 @@ impl Default for RunOptions {
             concurrency: 2,
             batch_events: 256,
             batch_interval: Duration::from_secs(5),
+            shard: None,
         }
     }
 }
 
+/// Shard `index` of `count`: the units whose key's first 8 bytes, read as a little-endian
+/// integer, are `index` modulo `count`. A pure function of the unit key, so a task run
+/// again (requeued, resumed) runs the same units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether the unit `key` belongs to this shard.
+    pub fn holds(&self, key: &crate::store::Hash) -> bool {
+        shard_of(key, self.count) == self.index
+    }
+}
+
+/// The shard (of `count`) that the unit `key` belongs to.
+pub fn shard_of(key: &crate::store::Hash, count: u32) -> u32 {
+    let first: [u8; 8] = key.0[..8].try_into().expect("a hash has 32 bytes");
+    (u64::from_le_bytes(first) % u64::from(count.max(1))) as u32
+}
+
 /// What one run of a stage did.
-#[derive(Debug, Default, serde::Serialize)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunSummary {
     pub stage: String,
     pub planned: u64,
@@ -66,7 +91,10 @@ pub async fn run_stage<S: Stage>(
 ) -> Result<RunSummary, StageError> {
     let log = StageLog::new(store, S::Body::STAGE)?;
     let view = log.view()?;
-    let planned = dedupe(stage.plan(store)?);
+    let mut planned = dedupe(stage.plan(store)?);
+    if let Some(shard) = options.shard {
+        planned.retain(|p| shard.holds(&p.key));
+    }
     let mut summary = RunSummary {
         stage: S::Body::STAGE.to_string(),
         planned: planned.len() as u64,

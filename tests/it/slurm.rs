@@ -3,12 +3,17 @@
 //! `ML2B_SHARED`): a job array submitted from this host with Debian's `sbatch` runs the
 //! real `ml2b` on both compute nodes, each task grading a solution in the local sandbox
 //! (bubblewrap inside the node) over a root on the shared directory, with the score that the
-//! same command gives on this host. Nothing here fakes Slurm.
+//! same command gives on this host; and `ml2b stage execute --engine slurm` plans here,
+//! submits one array of `ml2b worker` tasks and commits, from the compute nodes, what a
+//! local run commits. Nothing here fakes Slurm.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
+use ml2b::events::Execution;
+use ml2b::log::{EventBody, StageLog};
+use ml2b::store::Store;
 use serde_json::Value;
 
 use crate::common::{Workspace, stderr, write};
@@ -66,7 +71,13 @@ fn an_array_runs_ml2b_in_the_sandbox_on_every_compute_node() {
     // Four one-CPU tasks on two nodes of two CPUs each: all run at once, on both nodes.
     let submitted = Command::new("sbatch")
         .env("SLURM_CONF", &conf)
-        .args(["--wait", "--parsable", "--array=0-3", "--ntasks=1", "--cpus-per-task=1"])
+        .args([
+            "--wait",
+            "--parsable",
+            "--array=0-3",
+            "--ntasks=1",
+            "--cpus-per-task=1",
+        ])
         .arg(format!("--output={}/%a.log", out.display()))
         .arg(&job)
         .output()
@@ -94,4 +105,110 @@ fn an_array_runs_ml2b_in_the_sandbox_on_every_compute_node() {
         BTreeSet::from(["n1".to_string(), "n2".to_string()]),
         "the array ran on both compute nodes"
     );
+}
+
+/// The execute events of the store at `store`: unit key → (outcome, predictions, host).
+fn executions(store: &std::path::Path) -> std::collections::BTreeMap<String, (String, String, String)> {
+    let log = StageLog::new(&Store::open(store), Execution::STAGE).unwrap();
+    log.read_events::<Execution>(0)
+        .unwrap()
+        .into_iter()
+        .map(|e| {
+            let predictions = e.body.predictions_blake3.map(|h| h.to_hex()).unwrap_or_default();
+            (
+                e.unit_key.to_hex(),
+                (e.body.outcome.to_string(), predictions, e.provenance.host),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn execute_on_slurm_commits_what_a_local_run_commits() {
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    let local = ws.dir.path().join("local-store");
+    let stage = |store: &std::path::Path, args: &[&str]| {
+        let out = ws
+            .ml2b()
+            .env("ML2B_STORE", store)
+            .env("SLURM_CONF", &conf)
+            .args(["--json", "stage"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let cluster_store = ws.store_path();
+    for store in [&cluster_store, &local] {
+        stage(store, &["generate", "--force"]);
+    }
+    stage(&local, &["execute"]);
+    let run = stage(
+        &cluster_store,
+        &[
+            "execute",
+            "--engine",
+            "slurm",
+            "--shards",
+            "3",
+            "--max-running",
+            "3",
+        ],
+    );
+    assert_eq!(run["planned"], 2, "{run}");
+    assert_eq!(run["committed"], 2, "{run}");
+    assert_eq!(run["shards"], 2, "no more shards than units: {run}");
+    assert_eq!(run["failed"], serde_json::json!([]), "{run}");
+    assert!(
+        run["submission"]["job_id"]
+            .as_str()
+            .is_some_and(|j| !j.is_empty()),
+        "{run}"
+    );
+
+    // The same units with the same outcomes and predictions, run on the compute nodes.
+    let (here, there) = (executions(&local), executions(&cluster_store));
+    let strip = |m: &std::collections::BTreeMap<String, (String, String, String)>| {
+        m.iter()
+            .map(|(k, (o, p, _))| (k.clone(), o.clone(), p.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&there), strip(&here));
+    for (key, (_, _, host)) in &there {
+        assert!(["n1", "n2"].contains(&host.as_str()), "{key} ran on {host}");
+    }
+    // Graded where the submission runs: the same scores as the local store's.
+    let score = |store: &std::path::Path| {
+        stage(store, &["grade"]);
+        let out = ws
+            .ml2b()
+            .env("ML2B_STORE", store)
+            .args([
+                "--json",
+                "query",
+                "SELECT unit_key, score FROM grade ORDER BY unit_key",
+            ])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let (graded_here, graded_there) = (score(&local), score(&cluster_store));
+    assert_eq!(graded_there.as_array().map(Vec::len), Some(2), "{graded_there}");
+    let scores = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["score"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(scores(&graded_there), scores(&graded_here));
+    let verify = ws.ml2b().args(["verify"]).output().unwrap();
+    assert!(verify.status.success(), "{}", stderr(&verify));
+
+    // Everything is committed: a second submission has nothing to run.
+    let again = stage(&cluster_store, &["execute", "--engine", "slurm"]);
+    assert_eq!(again["planned"], 0, "{again}");
+    assert_eq!(again["submission"], Value::Null, "{again}");
 }

@@ -1,0 +1,31 @@
+//! Running a stage's units on a Slurm cluster: the store on a filesystem every node sees at
+//! the same path, the units handed to Slurm as one job array, progress read from the log.
+//!
+//! ```text
+//!  ml2b stage execute --engine slurm            (the submitting host)
+//!     │ plan: the units the store lacks (planned − committed), exactly as a local run
+//!     │ freeze: Plan {stage, settings, units, shards B} ──► objects.put ──► hash P
+//!     │ sbatch --array=0-(B-1)%K --requeue  ──►  task i:  ml2b worker --plan P --shard i
+//!     │                                                   │ runs the still-uncommitted units
+//!     │                                                   │ whose key is in shard i
+//!     │                                                   │ (first 8 bytes of the key mod B)
+//!     │                                                   └─► the same runner, sandbox,
+//!     │                                                       commit protocol and events
+//!     └ waits: committed / planned units of P, read from the log, until the array ends
+//! ```
+//!
+//! No leases and no claims: a shard is a pure function of the unit key, so a requeued task
+//! runs the same units, and a unit that runs twice (a task killed after its commit, two
+//! submissions of one selection) costs compute but never a second event, because the
+//! commit protocol drops a unit key the log already holds.
+//!
+//! On disk, beside the store's log: `cluster/<P>/<shard>.out`, each array task's output
+//! (Slurm's `--output`), whose last line is the worker's run summary as JSON.
+
+pub mod engine;
+pub mod plan;
+pub mod slurm;
+
+pub use engine::{ClusterError, ClusterRun};
+pub use plan::{Plan, PlanError};
+pub use slurm::{SlurmError, Submission};

@@ -1,0 +1,189 @@
+//! A frozen plan: what one `--engine slurm` submission asked for, stored as an object of the
+//! store (canonical JSON), named by its hash, read back by every worker.
+//!
+//! The plan holds the stage's settings as values (never a command line to re-parse), the
+//! unit keys that were planned and uncommitted when it was made, and the number of shards.
+//! Workers run the stage from those settings, restricted to their shard; `units` is what
+//! the submitter counts progress against.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::settings::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
+use crate::stages::Shard;
+use crate::store::{Hash, ObjectError, Store};
+
+/// The plan format's version.
+pub const PLAN_SCHEMA: u32 = 1;
+
+/// One submission's frozen plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub schema: u32,
+    /// The stage its units belong to (`execute`).
+    pub stage: String,
+    pub execute: ExecutePlan,
+    /// Array tasks; unit key `k` is in shard `first 8 bytes of k mod shards`.
+    pub shards: u32,
+    /// The planned, uncommitted unit keys when the plan was made.
+    pub units: Vec<Hash>,
+    /// Who made it, when (so that two submissions of one selection are two plans).
+    pub host: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// `ml2b stage execute`'s settings, as values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecutePlan {
+    /// The benchmark root, absolute.
+    pub root: PathBuf,
+    pub backend: BackendKind,
+    pub wall_seconds: u64,
+    pub memory_bytes: u64,
+    pub jobs: usize,
+    pub since: Option<Hash>,
+}
+
+/// A plan that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("plan {hash} is not in the store")]
+    Object {
+        hash: Hash,
+        #[source]
+        source: ObjectError,
+    },
+    #[error("object {hash} is not a plan")]
+    Decode {
+        hash: Hash,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("plan {hash} has schema version {found}; this ml2b reads version {PLAN_SCHEMA}")]
+    Schema { hash: Hash, found: u32 },
+    #[error("plan {hash} has {shards} shards; there is no shard {shard}")]
+    NoShard { hash: Hash, shards: u32, shard: u32 },
+}
+
+impl Plan {
+    /// The plan of an execute run of `s` over `units` cut into `shards`.
+    pub fn execute(s: &ExecuteSettings, units: Vec<Hash>, shards: u32) -> Self {
+        Self {
+            schema: PLAN_SCHEMA,
+            stage: "execute".into(),
+            execute: ExecutePlan {
+                root: std::path::absolute(&s.root).unwrap_or_else(|_| s.root.clone()),
+                backend: s.sandbox.backend,
+                wall_seconds: s.sandbox.limits.wall.as_secs(),
+                memory_bytes: s.sandbox.limits.memory_bytes,
+                jobs: s.sandbox.jobs,
+                since: s.since,
+            },
+            shards,
+            units,
+            host: crate::log::event::host_name(),
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    /// Stores the plan; its hash names it.
+    pub fn put(&self, store: &Store) -> Result<Hash, ObjectError> {
+        let bytes = serde_json::to_vec(self).expect("a plan serialises");
+        store.objects().put(&bytes)
+    }
+
+    /// Reads the plan `hash` (verified like every object).
+    pub fn get(store: &Store, hash: &Hash) -> Result<Self, PlanError> {
+        let bytes = store
+            .objects()
+            .get(hash)
+            .map_err(|source| PlanError::Object { hash: *hash, source })?;
+        let plan: Self =
+            serde_json::from_slice(&bytes).map_err(|source| PlanError::Decode { hash: *hash, source })?;
+        if plan.schema != PLAN_SCHEMA {
+            return Err(PlanError::Schema {
+                hash: *hash,
+                found: plan.schema,
+            });
+        }
+        Ok(plan)
+    }
+
+    /// The execute settings of shard `index` (the plan `hash`).
+    pub fn shard_settings(&self, hash: &Hash, index: u32) -> Result<ExecuteSettings, PlanError> {
+        if index >= self.shards {
+            return Err(PlanError::NoShard {
+                hash: *hash,
+                shards: self.shards,
+                shard: index,
+            });
+        }
+        let e = &self.execute;
+        Ok(ExecuteSettings {
+            root: e.root.clone(),
+            sandbox: SandboxSettings::of(e.backend, e.wall_seconds, e.memory_bytes, e.jobs),
+            since: e.since,
+            engine: EngineSettings::Local,
+            shard: Some(Shard {
+                index,
+                count: self.shards,
+            }),
+        })
+    }
+
+    /// How many of the plan's units shard `index` holds.
+    pub fn shard_len(&self, index: u32) -> usize {
+        let shard = Shard {
+            index,
+            count: self.shards,
+        };
+        self.units.iter().filter(|k| shard.holds(k)).count()
+    }
+}
+
+/// Shards for `units` planned units: `wanted`, else 8 × `max_running`; at most one per unit,
+/// at least one.
+pub fn shard_count(wanted: Option<u32>, max_running: u32, units: usize) -> u32 {
+    let cap = u32::try_from(units).unwrap_or(u32::MAX).max(1);
+    wanted.unwrap_or(max_running.saturating_mul(8)).clamp(1, cap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_default_to_eight_per_running_task_and_never_exceed_the_units() {
+        assert_eq!(shard_count(None, 4, 1000), 32);
+        assert_eq!(shard_count(None, 4, 5), 5);
+        assert_eq!(shard_count(Some(7), 4, 1000), 7);
+        assert_eq!(shard_count(Some(7), 4, 0), 1);
+    }
+
+    #[test]
+    fn a_plan_round_trips_through_the_store_and_every_unit_has_one_shard() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path());
+        let units: Vec<Hash> = (0..100u32).map(|i| Hash::of(&i.to_le_bytes())).collect();
+        let settings = ExecuteSettings {
+            root: dir.path().to_path_buf(),
+            sandbox: SandboxSettings::of(BackendKind::Local, 60, 1 << 30, 2),
+            since: None,
+            engine: EngineSettings::Local,
+            shard: None,
+        };
+        let plan = Plan::execute(&settings, units.clone(), 7);
+        let hash = plan.put(&store).unwrap();
+        let read = Plan::get(&store, &hash).unwrap();
+        assert_eq!(read, plan);
+        assert_eq!((0..7).map(|i| read.shard_len(i)).sum::<usize>(), units.len());
+        let s = read.shard_settings(&hash, 3).unwrap();
+        assert_eq!(s.shard, Some(Shard { index: 3, count: 7 }));
+        assert_eq!(s.sandbox.limits.wall.as_secs(), 60);
+        let none = read.shard_settings(&hash, 7).unwrap_err().to_string();
+        assert!(none.contains("has 7 shards; there is no shard 7"), "{none}");
+        let missing = Plan::get(&store, &Hash::of(b"nothing")).unwrap_err().to_string();
+        assert!(missing.contains("is not in the store"), "{missing}");
+    }
+}
