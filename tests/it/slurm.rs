@@ -17,7 +17,10 @@ use ml2b::store::Store;
 use serde_json::Value;
 
 use crate::common::{Workspace, stderr, write};
-use crate::competitions::toy_in;
+use crate::competitions::{TOY_MODULAR, TOY_MONO, toy_in};
+
+/// One cluster test at a time: one of them kills a node.
+static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// `SLURM_CONF` and `ML2B_SHARED` as `scripts/slurm-cluster up` prints them.
 fn cluster() -> (PathBuf, PathBuf) {
@@ -45,6 +48,7 @@ fn grade_file(root: &std::path::Path) -> String {
 
 #[test]
 fn an_array_runs_ml2b_in_the_sandbox_on_every_compute_node() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let (conf, shared) = cluster();
     let ws = toy_in(Workspace::new_in(&shared));
     let root = ws.dir.path();
@@ -125,6 +129,7 @@ fn executions(store: &std::path::Path) -> std::collections::BTreeMap<String, (St
 
 #[test]
 fn execute_on_slurm_commits_what_a_local_run_commits() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let (conf, shared) = cluster();
     let ws = toy_in(Workspace::new_in(&shared));
     let local = ws.dir.path().join("local-store");
@@ -211,4 +216,110 @@ fn execute_on_slurm_commits_what_a_local_run_commits() {
     let again = stage(&cluster_store, &["execute", "--engine", "slurm"]);
     assert_eq!(again["planned"], 0, "{again}");
     assert_eq!(again["submission"], Value::Null, "{again}");
+}
+
+/// The node each running task of `job` is on (`squeue`).
+fn running_nodes(conf: &std::path::Path, job: &str) -> Vec<String> {
+    let out = Command::new("squeue")
+        .env("SLURM_CONF", conf)
+        .args(["-h", "-j", job, "-t", "RUNNING", "-o", "%N"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The Slurm state of `node` (`idle`, `down*`, …).
+fn node_state(conf: &std::path::Path, node: &str) -> String {
+    let out = Command::new("sinfo")
+        .env("SLURM_CONF", conf)
+        .args(["-h", "-N", "-n", node, "-o", "%t"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn slurm_cluster(args: &[&str]) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-cluster");
+    let out = Command::new(script).args(args).output().unwrap();
+    assert!(out.status.success(), "slurm-cluster {args:?}: {}", stderr(&out));
+}
+
+/// Waits (up to `seconds`) until `done` holds.
+fn wait_for(seconds: u64, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "{what} within {seconds} s");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    // Slow solutions (two distinct programs: two units), one per node (two CPUs a task).
+    for (format, code) in [("modular", TOY_MODULAR), ("mono", TOY_MONO)] {
+        let slow = format!("import time\ntime.sleep(20)\n{code}");
+        write(
+            &ws.dir.path().join(format!("data/toy/solution/{format}.py")),
+            slow,
+        );
+    }
+    let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let submitted = ws
+        .ml2b()
+        .env("SLURM_CONF", &conf)
+        .args(["--json", "stage", "execute", "--engine", "slurm", "--no-wait"])
+        .args(["--slurm-arg=--cpus-per-task=2"])
+        .output()
+        .unwrap();
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+    let submitted: Value = serde_json::from_slice(&submitted.stdout).unwrap();
+    let job = submitted["submission"]["job_id"].as_str().unwrap().to_string();
+    let plan = submitted["plan"].as_str().unwrap().to_string();
+
+    wait_for(60, "both tasks running", || running_nodes(&conf, &job).len() == 2);
+    slurm_cluster(&["kill", "n2"]);
+    wait_for(60, "n2 marked down", || {
+        node_state(&conf, "n2").starts_with("down")
+    });
+    slurm_cluster(&["start", "n2"]);
+    // Slurm holds a requeued task for 120 s before it runs it again.
+    wait_for(400, "the array to end", || {
+        Command::new("squeue")
+            .env("SLURM_CONF", &conf)
+            .args(["-h", "-j", &job])
+            .output()
+            .map(|o| o.stdout.is_empty())
+            .unwrap_or(false)
+    });
+
+    let events = StageLog::new(&ws.store(), Execution::STAGE)
+        .unwrap()
+        .read_events::<Execution>(0)
+        .unwrap();
+    let keys: BTreeSet<String> = events.iter().map(|e| e.unit_key.to_hex()).collect();
+    assert_eq!(events.len(), 2, "both units committed once: {keys:?}");
+    assert_eq!(keys.len(), 2);
+    assert!(events.iter().all(|e| e.body.outcome.to_string() == "ok"));
+    let out = std::fs::read_dir(ws.store_path().join("cluster").join(&plan))
+        .unwrap()
+        .count();
+    assert_eq!(out, 2, "one output per task");
+    let again = ws
+        .ml2b()
+        .env("SLURM_CONF", &conf)
+        .args(["--json", "stage", "execute", "--engine", "slurm"])
+        .output()
+        .unwrap();
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["planned"], 0, "nothing left: {again}");
+    let verify = ws.ml2b().args(["verify"]).output().unwrap();
+    assert!(verify.status.success(), "{}", stderr(&verify));
 }
