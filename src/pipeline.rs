@@ -152,6 +152,7 @@ impl Pipeline<'_> {
     pub fn execute(&self, s: &ExecuteSettings) -> Result<RunSummary, PipelineError> {
         let options = RunOptions {
             shard: s.shard,
+            stop: s.stop,
             ..concurrency(s.sandbox.jobs.max(1))
         };
         self.run(Arc::new(self.execute_stage(s)?), options)

@@ -312,6 +312,8 @@ pub struct ExecuteSettings {
     pub engine: EngineSettings,
     /// Only this shard of the planned units (a cluster worker's).
     pub shard: Option<Shard>,
+    /// Set when the run must stop (a cluster worker's SIGTERM).
+    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl ExecuteSettings {
@@ -331,6 +333,7 @@ impl ExecuteSettings {
             since: parse_since(since.as_deref())?,
             engine: EngineSettings::resolve(engine)?,
             shard: None,
+            stop: None,
         })
     }
 }
@@ -514,6 +517,7 @@ impl BenchmarkSettings {
             since: None,
             engine: EngineSettings::Local,
             shard: None,
+            stop: None,
         }
     }
 

@@ -19,12 +19,18 @@
 //! submissions of one selection) costs compute but never a second event, because the
 //! commit protocol drops a unit key the log already holds.
 //!
+//! A worker that gets SIGTERM (preemption, `scancel --signal=TERM`, the time limit's
+//! warning) starts no unit, abandons those in flight (their sandboxes die with it), commits
+//! what finished, requeues its own task (`scontrol requeue`) and exits: the task runs again
+//! and resumes its shard, skipping what the log holds.
+//!
 //! On disk, beside the store's log: `cluster/<P>/<shard>.out`, each array task's output
 //! (Slurm's `--output`), whose last line is the worker's run summary as JSON.
 
 pub mod engine;
 pub mod plan;
 pub mod slurm;
+pub mod term;
 
 pub use engine::{ClusterError, ClusterRun};
 pub use plan::{Plan, PlanError};

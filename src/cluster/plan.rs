@@ -129,6 +129,7 @@ impl Plan {
                 index,
                 count: self.shards,
             }),
+            stop: None,
         })
     }
 
@@ -172,6 +173,7 @@ mod tests {
             since: None,
             engine: EngineSettings::Local,
             shard: None,
+            stop: None,
         };
         let plan = Plan::execute(&settings, units.clone(), 7);
         let hash = plan.put(&store).unwrap();

@@ -81,6 +81,8 @@ pub fn submit(
         "--parsable".to_string(),
         format!("--array=0-{}%{}", plan.shards - 1, s.max_running),
         "--requeue".into(),
+        // A requeued task appends to its output: every run's summary stays readable.
+        "--open-mode=append".into(),
         "--export=ALL".into(),
         format!("--job-name=ml2b-{}-{}", plan.stage, &hash.to_hex()[..8]),
         format!("--output={}/%a.out", output_dir.display()),
@@ -93,6 +95,23 @@ pub fn submit(
         plan: *hash,
         output_dir,
     })
+}
+
+/// Requeues the array task this process runs in (`scontrol requeue`), so that Slurm runs
+/// it again; `false` when not running under Slurm.
+pub fn requeue_self() -> Result<bool, SlurmError> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let task = match (
+        var("SLURM_ARRAY_JOB_ID"),
+        var("SLURM_ARRAY_TASK_ID"),
+        var("SLURM_JOB_ID"),
+    ) {
+        (Some(array), Some(index), _) => format!("{array}_{index}"),
+        (_, _, Some(job)) => job,
+        _ => return Ok(false),
+    };
+    run("scontrol", &["requeue".into(), task], None)?;
+    Ok(true)
 }
 
 /// Whether the job still has pending or running tasks.

@@ -2,25 +2,34 @@
 //! the store, runs its stage restricted to shard `I` (the units the log still lacks, with
 //! the plan's settings, through the same pipeline as a local run) and prints the run
 //! summary as one JSON line on stdout, which the submitting `ml2b` reads from the task's
-//! output. Exit 1 when a unit failed (it stays uncommitted; the next run retries it).
+//! output. Exit 1 when a unit failed (it stays uncommitted; the next run retries it). On
+//! SIGTERM it commits what finished, requeues its own task and exits 1 (`crate::cluster`).
+
+use std::io::Write;
 
 use super::{ExitStatus, ProgressBars};
 use crate::cluster::Plan;
 use crate::pipeline::Pipeline;
+use crate::progress::Progress;
 use crate::settings::{GlobalSettings, WorkerSettings};
 
 /// Runs `ml2b worker`.
 pub(super) fn worker(settings: &GlobalSettings, args: &WorkerSettings) -> anyhow::Result<ExitStatus> {
     let plan = Plan::get(&settings.store, &args.plan)?;
-    let execute = plan.shard_settings(&args.plan, args.shard)?;
+    let mut execute = plan.shard_settings(&args.plan, args.shard)?;
+    execute.stop = Some(crate::cluster::term::catch_sigterm());
     let progress = ProgressBars::new(&settings.printer);
     let pipeline = Pipeline {
         store: &settings.store,
         progress: &progress,
     };
     let summary = pipeline.execute(&execute)?;
-    settings.printer.json(&summary)?;
-    Ok(if summary.failed.is_empty() {
+    // One line: the submitter reads the last line of each task's output.
+    writeln!(settings.printer.stdout(), "{}", serde_json::to_string(&summary)?)?;
+    if summary.interrupted && crate::cluster::slurm::requeue_self()? {
+        progress.warn("stopped by SIGTERM: what finished is committed; the task is requeued");
+    }
+    Ok(if summary.failed.is_empty() && !summary.interrupted {
         ExitStatus::Success
     } else {
         ExitStatus::Failure

@@ -4,10 +4,12 @@
 //! protocol drops units a concurrent run committed first); every finished unit
 //! is committed before `run_stage` returns; a unit that failed is not committed,
 //! so the next run retries it; a killed run loses only units still in flight or
-//! waiting for the next batch.
+//! waiting for the next batch; a stopped run ([`RunOptions::stop`]) commits every unit that
+//! finished and abandons those in flight.
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
@@ -28,6 +30,9 @@ pub struct RunOptions {
     pub batch_interval: Duration,
     /// Only the planned units of this shard (a cluster worker's share of a plan).
     pub shard: Option<Shard>,
+    /// Once set (a worker's SIGTERM), no unit starts, the units in flight are abandoned
+    /// (never committed), what finished is committed, and the run returns `interrupted`.
+    pub stop: Option<&'static AtomicBool>,
 }
 
 impl Default for RunOptions {
@@ -37,6 +42,7 @@ impl Default for RunOptions {
             batch_events: 256,
             batch_interval: Duration::from_secs(5),
             shard: None,
+            stop: None,
         }
     }
 }
@@ -73,6 +79,9 @@ pub struct RunSummary {
     pub commits: Vec<Committed>,
     /// Units that failed (label, error); they stay uncommitted.
     pub failed: Vec<(String, String)>,
+    /// The run was stopped (`RunOptions::stop`) before every unit ran.
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 impl RunSummary {
@@ -137,7 +146,7 @@ async fn execute<S: Stage>(
     let mut queue = todo.into_iter();
     let mut running: JoinSet<Finished<S::Body>> = JoinSet::new();
     loop {
-        while running.len() < options.concurrency.max(1) {
+        while running.len() < options.concurrency.max(1) && !stopped(options) {
             let Some(p) = queue.next() else { break };
             if batcher.view.contains(&p.key) {
                 // A concurrent run committed it since we planned.
@@ -148,11 +157,19 @@ async fn execute<S: Stage>(
             progress.unit_started(&p.label);
             running.spawn(run_one(stage.clone(), p));
         }
+        if stopped(options) {
+            // The units in flight are abandoned: their sandboxes die with this process.
+            summary.interrupted = true;
+            running.abort_all();
+            return Ok(());
+        }
         let Some(done) = next_or_deadline(&mut running, batcher, options).await else {
             if running.is_empty() {
                 return Ok(());
             }
-            commit_due(batcher, options, progress, summary, true)?;
+            if !stopped(options) {
+                commit_due(batcher, options, progress, summary, true)?;
+            }
             continue;
         };
         let (label, result) = done.map_err(StageError::Panicked)?;
@@ -166,19 +183,40 @@ async fn execute<S: Stage>(
     }
 }
 
-/// Waits for the next finished unit, or returns `None` when the batch is due.
+/// Waits for the next finished unit, or returns `None` when the batch is due or the run is
+/// stopped.
 async fn next_or_deadline<B: EventBody>(
     running: &mut JoinSet<Finished<B>>,
     batcher: &Batcher<B>,
     options: &RunOptions,
 ) -> Option<Result<Finished<B>, tokio::task::JoinError>> {
     let deadline = batcher.since.map(|t| t + options.batch_interval);
-    match deadline {
-        None => running.join_next().await,
-        Some(d) => tokio::select! {
-            done = running.join_next() => done,
-            _ = tokio::time::sleep_until(d.into()) => None,
-        },
+    let batch_due = async {
+        match deadline {
+            Some(d) => tokio::time::sleep_until(d.into()).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        done = running.join_next() => done,
+        () = batch_due => None,
+        () = stop_requested(options) => None,
+    }
+}
+
+/// Whether the run was asked to stop.
+fn stopped(options: &RunOptions) -> bool {
+    options.stop.is_some_and(|s| s.load(Ordering::SeqCst))
+}
+
+/// Resolves once the run is asked to stop (never without a stop flag).
+async fn stop_requested(options: &RunOptions) {
+    const POLL: Duration = Duration::from_millis(100);
+    if options.stop.is_none() {
+        return std::future::pending().await;
+    }
+    while !stopped(options) {
+        tokio::time::sleep(POLL).await;
     }
 }
 

@@ -248,6 +248,26 @@ fn slurm_cluster(args: &[&str]) {
     assert!(out.status.success(), "slurm-cluster {args:?}: {}", stderr(&out));
 }
 
+/// The toy's reference solutions, training for `seconds` first (inside the functions: the
+/// harness drops top-level statements, as the original loader does).
+fn slow_solutions(ws: &Workspace, seconds: u32) {
+    let pause = |code: &str, def: &str| {
+        let slept = format!("{def}\n    time.sleep({seconds})\n");
+        format!("import time\n{}", code.replacen(&format!("{def}\n"), &slept, 1))
+    };
+    let solutions = [
+        ("modular", pause(TOY_MODULAR, "def train(data):")),
+        ("mono", pause(TOY_MONO, "def train_and_predict(data, X_val):")),
+    ];
+    for (format, code) in solutions {
+        assert!(code.contains("time.sleep"), "{code}");
+        write(
+            &ws.dir.path().join(format!("data/toy/solution/{format}.py")),
+            code,
+        );
+    }
+}
+
 /// Waits (up to `seconds`) until `done` holds.
 fn wait_for(seconds: u64, what: &str, mut done: impl FnMut() -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
@@ -263,13 +283,7 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
     let (conf, shared) = cluster();
     let ws = toy_in(Workspace::new_in(&shared));
     // Slow solutions (two distinct programs: two units), one per node (two CPUs a task).
-    for (format, code) in [("modular", TOY_MODULAR), ("mono", TOY_MONO)] {
-        let slow = format!("import time\ntime.sleep(20)\n{code}");
-        write(
-            &ws.dir.path().join(format!("data/toy/solution/{format}.py")),
-            slow,
-        );
-    }
+    slow_solutions(&ws, 20);
     let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
     assert!(generated.status.success(), "{}", stderr(&generated));
     let submitted = ws
@@ -284,7 +298,19 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
     let job = submitted["submission"]["job_id"].as_str().unwrap().to_string();
     let plan = submitted["plan"].as_str().unwrap().to_string();
 
-    wait_for(60, "both tasks running", || running_nodes(&conf, &job).len() == 2);
+    let queue = || {
+        let out = Command::new("squeue").env("SLURM_CONF", &conf).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    while running_nodes(&conf, &job).len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "both tasks running within 180 s:\n{}",
+            queue()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
     slurm_cluster(&["kill", "n2"]);
     wait_for(60, "n2 marked down", || {
         node_state(&conf, "n2").starts_with("down")
@@ -320,6 +346,86 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
         .unwrap();
     let again: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again["planned"], 0, "nothing left: {again}");
+    let verify = ws.ml2b().args(["verify"]).output().unwrap();
+    assert!(verify.status.success(), "{}", stderr(&verify));
+}
+
+#[test]
+fn a_task_sent_sigterm_commits_what_finished_and_its_requeued_run_finishes_the_rest() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    slow_solutions(&ws, 12);
+    let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    // One shard, one unit at a time: the task runs both units, one after the other.
+    let submitted = ws
+        .ml2b()
+        .env("SLURM_CONF", &conf)
+        .args(["--json", "stage", "execute", "-j", "1", "--engine", "slurm"])
+        .args(["--shards", "1", "--no-wait"])
+        .output()
+        .unwrap();
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+    let submitted: Value = serde_json::from_slice(&submitted.stdout).unwrap();
+    let job = submitted["submission"]["job_id"].as_str().unwrap().to_string();
+    let plan = submitted["plan"].as_str().unwrap().to_string();
+    let log = StageLog::new(&ws.store(), Execution::STAGE).unwrap();
+    let committed = || log.read_events::<Execution>(0).map_or(0, |e| e.len());
+
+    // The first unit is committed while the second runs: then SIGTERM.
+    let out = ws.store_path().join(format!("cluster/{plan}/0.out"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while committed() != 1 {
+        let seen = std::fs::read_to_string(&out).unwrap_or_default();
+        assert!(
+            std::time::Instant::now() < deadline && committed() == 0,
+            "the first unit alone committed within 120 s; {} committed; the task's output:\n{seen}",
+            committed()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let term = Command::new("scancel")
+        .env("SLURM_CONF", &conf)
+        .args(["--batch", "--signal=TERM", &format!("{job}_0")])
+        .output()
+        .unwrap();
+    assert!(term.status.success(), "{}", stderr(&term));
+    wait_for(300, "the array to end", || {
+        Command::new("squeue")
+            .env("SLURM_CONF", &conf)
+            .args(["-h", "-j", &job])
+            .output()
+            .map(|o| o.stdout.is_empty())
+            .unwrap_or(false)
+    });
+
+    let events = log.read_events::<Execution>(0).unwrap();
+    let keys: BTreeSet<String> = events.iter().map(|e| e.unit_key.to_hex()).collect();
+    assert_eq!((events.len(), keys.len()), (2, 2), "both units, once each");
+    let output = std::fs::read_to_string(&out).unwrap();
+    let summaries: Vec<Value> = output
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("stage").is_some())
+        .collect();
+    assert_eq!(
+        summaries.len(),
+        2,
+        "the stopped run and the requeued one:\n{output}"
+    );
+    assert_eq!(summaries[0]["interrupted"], true, "{output}");
+    assert_eq!(summaries[0]["ran"], 1, "{output}");
+    assert_eq!(summaries[1]["interrupted"], false, "{output}");
+    assert_eq!(
+        (
+            summaries[1]["planned"].as_u64(),
+            summaries[1]["skipped"].as_u64(),
+            summaries[1]["ran"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1)),
+        "the requeued run skips what the stopped one committed:\n{output}"
+    );
     let verify = ws.ml2b().args(["verify"]).output().unwrap();
     assert!(verify.status.success(), "{}", stderr(&verify));
 }
