@@ -84,6 +84,7 @@ pub fn submit(
         // A requeued task appends to its output: every run's summary stays readable.
         "--open-mode=append".into(),
         "--export=ALL".into(),
+        format!("--chdir={}", output_dir.display()),
         format!("--job-name=ml2b-{}-{}", plan.stage, &hash.to_hex()[..8]),
         format!("--output={}/%a.out", output_dir.display()),
     ];

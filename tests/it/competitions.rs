@@ -431,14 +431,14 @@ fn release(bad: bool) -> tempfile::TempDir {
         ("alfa-university-income-prediction", "en"),
         ("biker-tour-recommendation", "en"),
     ];
-    write(&c.join("tasks/English.csv"), &task_csv(&all));
+    write(&c.join("tasks/English.csv"), task_csv(&all));
     write(
         &c.join("tasks/Arab.csv"),
-        &task_csv(&[("thapar-summer-school-2025-hack-iii", "ar")]),
+        task_csv(&[("thapar-summer-school-2025-hack-iii", "ar")]),
     );
     write(
         &c.join("tasks/Ukranian.csv"),
-        &task_csv(&[
+        task_csv(&[
             ("thapar-summer-school-2025-hack-iii", "uk"),
             ("playground-series-s5e6", "uk"),
         ]),

@@ -384,7 +384,7 @@ fn release(flaw: Flaw) -> tempfile::TempDir {
     );
     write(
         &data.join("itmo-flat-price-prediction-2024/train.csv"),
-        &cp1251(&flats),
+        cp1251(&flats),
     );
     dir
 }

@@ -59,11 +59,11 @@ fn root() -> Workspace {
     for name in ["languages.toml", "models.toml"] {
         write(
             &root.join("manifests").join(name),
-            &std::fs::read_to_string(repo.join("manifests").join(name)).unwrap(),
+            std::fs::read_to_string(repo.join("manifests").join(name)).unwrap(),
         );
     }
     for id in [MEDALS, PLAIN] {
-        write(&root.join(format!("data/{id}/private/answers.csv")), &answers());
+        write(&root.join(format!("data/{id}/private/answers.csv")), answers());
         write(
             &root.join(format!("data/{id}/tasks/en.toml")),
             "title = \"Toy\"\ndomain = \"d\"\nmetric = \"m\"\ndescription = \"Predict y.\"\ndata_card = \"c\"\n",
@@ -71,7 +71,7 @@ fn root() -> Workspace {
         let mle_bench = if id == MEDALS {
             write(
                 &root.join(format!("data/{id}/mle-bench/leaderboard.csv")),
-                &leaderboard(),
+                leaderboard(),
             );
             format!(
                 "[mle_bench]\ngrader = \"rmse\"\nleaderboard = \"mle-bench/leaderboard.csv\"\nleaderboard_blake3 = \"{}\"\n",
@@ -134,7 +134,7 @@ fn grade_sample(ws: &Workspace, file: &Path, competition: &str) -> (i32, Value) 
 
 fn sample(ws: &Workspace, name: &str, d: f64) -> PathBuf {
     let path = ws.dir.path().join(name);
-    write(&path, &submission(d));
+    write(&path, submission(d));
     path
 }
 
@@ -185,7 +185,7 @@ fn grade_sample_of_an_invalid_or_missing_submission_has_no_medal_but_the_thresho
     write(&short, "id,y\n0,1.0\n1,2.0\n");
     let missing = ws.dir.path().join("nothing-here.csv");
     let not_csv = ws.dir.path().join("sub.txt");
-    write(&not_csv, &submission(0.1));
+    write(&not_csv, submission(0.1));
     for (file, exists) in [(&short, true), (&missing, false), (&not_csv, false)] {
         let (code, r) = grade_sample(&ws, file, MEDALS);
         assert_eq!(code, 1, "{r}");

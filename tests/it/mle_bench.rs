@@ -62,7 +62,7 @@ impl Mle {
         );
         let comp = self.repo.join("mlebench/competitions").join(id);
         write(&comp.join("config.yaml"), &config);
-        write(&comp.join("description.md"), &format!("# {id}\n\nPredict it.\n"));
+        write(&comp.join("description.md"), format!("# {id}\n\nPredict it.\n"));
         write(
             &comp.join("prepare.py"),
             "raise SystemExit('never run by ml2b')\n",

@@ -32,7 +32,12 @@ fn cluster() -> (PathBuf, PathBuf) {
             )
         })
     };
-    (var("SLURM_CONF"), var("ML2B_SHARED"))
+    let (conf, shared) = (var("SLURM_CONF"), var("ML2B_SHARED"));
+    // A node restarted by an earlier test registers again within seconds.
+    wait_for(120, "both compute nodes idle", || {
+        ["n1", "n2"].iter().all(|n| node_state(&conf, n) == "idle")
+    });
+    (conf, shared)
 }
 
 /// `ml2b --json grade-file` of the toy's reference solution, as a shell command line.
@@ -83,14 +88,22 @@ fn an_array_runs_ml2b_in_the_sandbox_on_every_compute_node() {
             "--cpus-per-task=1",
         ])
         .arg(format!("--output={}/%a.log", out.display()))
+        .arg(format!("--chdir={}", out.display()))
         .arg(&job)
         .output()
         .unwrap();
+    let logs = || {
+        (0..4)
+            .map(|t| std::fs::read_to_string(out.join(format!("{t}.log"))).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    };
     assert!(
         submitted.status.success(),
-        "sbatch: {}\n{}",
+        "sbatch: {}\n{}\ntask logs:\n{}",
         stderr(&submitted),
-        String::from_utf8_lossy(&submitted.stdout)
+        String::from_utf8_lossy(&submitted.stdout),
+        logs()
     );
 
     let mut hosts = BTreeSet::new();
@@ -282,7 +295,7 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
     let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let (conf, shared) = cluster();
     let ws = toy_in(Workspace::new_in(&shared));
-    // Slow solutions (two distinct programs: two units), one per node (two CPUs a task).
+    // Slow solutions (two distinct programs: two units); a task takes a whole node.
     slow_solutions(&ws, 20);
     let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
     assert!(generated.status.success(), "{}", stderr(&generated));
@@ -302,20 +315,34 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
         let out = Command::new("squeue").env("SLURM_CONF", &conf).output().unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-    while running_nodes(&conf, &job).len() < 2 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while running_nodes(&conf, &job).is_empty() {
+        let outputs = || {
+            let dir = ws.store_path().join("cluster").join(&plan);
+            std::fs::read_dir(&dir)
+                .map(|d| {
+                    d.filter_map(Result::ok)
+                        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                        .collect::<Vec<_>>()
+                        .join("\n---\n")
+                })
+                .unwrap_or_default()
+        };
         assert!(
             std::time::Instant::now() < deadline,
-            "both tasks running within 180 s:\n{}",
-            queue()
+            "a task running within 60 s:\n{}\n{}",
+            queue(),
+            outputs()
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    slurm_cluster(&["kill", "n2"]);
-    wait_for(60, "n2 marked down", || {
-        node_state(&conf, "n2").starts_with("down")
+    // Kill a node running a task (the shards hold the units as their keys fall).
+    let node = running_nodes(&conf, &job)[0].clone();
+    slurm_cluster(&["kill", &node]);
+    wait_for(60, "the killed node marked down", || {
+        node_state(&conf, &node).starts_with("down")
     });
-    slurm_cluster(&["start", "n2"]);
+    slurm_cluster(&["start", &node]);
     // Slurm holds a requeued task for 120 s before it runs it again.
     wait_for(400, "the array to end", || {
         Command::new("squeue")

@@ -634,35 +634,32 @@ impl Shape<'_> {
             ));
         }
         let classes = metric.input_kind() == InputKind::Probabilities && predicted.len() > 1;
-        let (targets, one_hot, kept) = if classes {
+        let kept = if classes {
             self.class_answers(&id, predicted, notes)?
         } else {
             for t in predicted {
                 self.require(t, true)?;
             }
-            let targets = predicted.to_vec();
-            let kept = self.keep(&id, &targets, notes)?;
-            (targets, Vec::new(), kept)
+            Kept {
+                answers: self.keep(&id, predicted, notes)?,
+                targets: predicted.to_vec(),
+                one_hot: Vec::new(),
+            }
         };
         let columns = Columns {
             id,
-            targets,
+            targets: kept.targets,
             weight: None,
             weight_is_feature: false,
-            one_hot,
+            one_hot: kept.one_hot,
         };
-        Ok((columns, kept))
+        Ok((columns, kept.answers))
     }
 
     /// A probability metric over class columns: the label column of train.csv, and the
     /// answers: that column when they have it, else MLE-bench's one-hot class columns, kept
     /// one-hot (`columns.one_hot`) so that a class no answer row holds still counts.
-    fn class_answers(
-        &self,
-        id: &str,
-        classes: &[String],
-        notes: &mut Vec<String>,
-    ) -> Result<(Vec<String>, Vec<String>, Vec<u8>), String> {
+    fn class_answers(&self, id: &str, classes: &[String], notes: &mut Vec<String>) -> Result<Kept, String> {
         let label = match self.train_only().as_slice() {
             [one] => (*one).clone(),
             others => {
@@ -679,11 +676,14 @@ impl Shape<'_> {
             }
         };
         if self.answers.column(&label).is_some() {
-            let kept = self.keep(id, std::slice::from_ref(&label), notes)?;
-            return Ok((vec![label], Vec::new(), kept));
+            return Ok(Kept {
+                answers: self.keep(id, std::slice::from_ref(&label), notes)?,
+                targets: vec![label],
+                one_hot: Vec::new(),
+            });
         }
         let absent = self.check_one_hot(classes, &label)?;
-        let kept = self.keep(id, classes, notes)?;
+        let answers = self.keep(id, classes, notes)?;
         notes.push(format!(
             "answers: MLE-bench's one-hot class columns ({}) of {} are kept and graded one-hot \
              ({absent} of them set in no row); the solution learns the label column `{label}` \
@@ -691,7 +691,11 @@ impl Shape<'_> {
             classes.len(),
             file_name(&self.answers.path)
         ));
-        Ok((vec![label], classes.to_vec(), kept))
+        Ok(Kept {
+            answers,
+            targets: vec![label],
+            one_hot: classes.to_vec(),
+        })
     }
 
     /// Checks that every answers row sets exactly one of the class columns (1, the others
@@ -795,6 +799,14 @@ impl Shape<'_> {
 }
 
 /// The task a native metric implies, classes counted in the kept answers' target column.
+/// A natively graded competition's targets (and one-hot class columns), and the private
+/// answers kept for them.
+struct Kept {
+    targets: Vec<String>,
+    one_hot: Vec<String>,
+    answers: Vec<u8>,
+}
+
 /// The task type of a natively graded competition: from its metric, and the number of
 /// classes (of the one-hot columns, or the distinct labels of the kept answers).
 fn native_task(metric: Metric, columns: &Columns, answers: &[u8]) -> Result<TaskType, String> {
