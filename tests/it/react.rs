@@ -399,3 +399,78 @@ fn bad_calls_and_paths_outside_the_roots_are_error_observations_and_the_step_bud
     assert_eq!(g[0]["code_bytes"], 0);
     assert_eq!(g[0]["extraction"], r#"{"react":"none"}"#);
 }
+
+#[test]
+fn a_search_that_fails_at_step_3_resumes_at_step_3_and_ends_as_an_uninterrupted_one() {
+    let fail = Arc::new(Mutex::new(true));
+    let calls = path_calls();
+    let failing = fail.clone();
+    let (port, seen) = chat_server(move |_, request| {
+        let step = step_of(request);
+        if step == 3 && *failing.lock().unwrap() {
+            return (400, "{\"error\": {\"message\": \"bad request\"}}".into());
+        }
+        let (tool, args) = &calls[step];
+        (200, tool_call(step, tool, args))
+    });
+    let ws = workspace(port, "");
+    let args = [
+        &[
+            "--json", "stage", "generate", "--langs", "en", "--format", "modular",
+        ][..],
+        &["--agent", "react", "--model", "fake"],
+    ]
+    .concat();
+    let out = ws
+        .ml2b()
+        .env("ML2B_TEST_KEY", crate::common::KEY)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        query(&ws, "SELECT count(*) AS n FROM trajectory")[0]["n"],
+        0,
+        "nothing committed"
+    );
+    let asked = |seen: &Arc<Mutex<Seen>>| -> Vec<usize> {
+        seen.lock()
+            .unwrap()
+            .requests
+            .iter()
+            .map(|(_, r)| step_of(r))
+            .collect()
+    };
+    assert_eq!(asked(&seen), [0, 1, 2, 3]);
+
+    *fail.lock().unwrap() = false;
+    generate(&ws, "fake", &[]);
+    assert_eq!(
+        asked(&seen),
+        [0, 1, 2, 3, 3, 4, 5, 6],
+        "steps 0-2 came from the cache"
+    );
+
+    // The same search in a fresh store, uninterrupted, makes the same steps.
+    let (port2, _) = scripted(path_calls());
+    let fresh = workspace(port2, "");
+    generate(&fresh, "fake", &[]);
+    let path = |ws: &Workspace| {
+        trajectory(ws)
+            .into_iter()
+            .map(|s| {
+                (
+                    s["tool"].clone(),
+                    s["arguments"].clone(),
+                    s["observation"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(path(&ws), path(&fresh));
+}

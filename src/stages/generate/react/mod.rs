@@ -23,8 +23,11 @@
 //! search killed at step N replays steps < N without a call or a run and commits the same
 //! events.
 //!
-//! Not yet: the instructions in the 14 languages, Anthropic tool use, condensing long
-//! histories (every turn is sent back as it was).
+//! Long histories are condensed deterministically ([`condense`]): past [`HISTORY_CHARS`]
+//! characters, the oldest observations are replaced by a notice, so a replay sends the same
+//! context.
+//!
+//! Not yet: the instructions in the 14 languages, Anthropic tool use.
 
 pub mod protocol;
 pub mod python;
@@ -56,6 +59,10 @@ pub const AGENT: &str = "react";
 
 /// The agent's instructions, appended to the task's user message.
 const INSTRUCTIONS: &str = include_str!("../../../../stages/generate/react.md");
+
+/// The most characters of history a request carries before the oldest observations are
+/// replaced by a notice.
+pub const HISTORY_CHARS: usize = 200_000;
 
 /// The longest thought kept in an event (characters).
 const THOUGHT_CHARS: usize = 2000;
@@ -156,12 +163,31 @@ pub fn request(
 ) -> ChatRequest {
     ChatRequest {
         model: g.model.model.clone(),
-        messages,
+        messages: condense(messages, HISTORY_CHARS),
         temperature: super::TEMPERATURE,
         seed: Some((u64::from(body.seed) << 32) | u64::from(step)),
         max_tokens: g.model.max_tokens.unwrap_or(super::MAX_TOKENS),
         tools: protocol::tools(p),
     }
+}
+
+/// `messages` within `max` characters: the oldest observations (tool messages, and user
+/// messages after the opening two) are replaced, one by one, by a notice until the history
+/// fits or none is left. The opening and the model's own messages are kept.
+pub fn condense(mut messages: Vec<Message>, max: usize) -> Vec<Message> {
+    let mut total: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+    for m in messages.iter_mut().skip(2) {
+        if total <= max {
+            break;
+        }
+        if m.role == "assistant" {
+            continue;
+        }
+        let notice = "[an earlier observation, left out to keep the history short]";
+        total = total - m.content.chars().count() + notice.len();
+        m.content = notice.to_string();
+    }
+    messages
 }
 
 /// What the search knows between steps.
@@ -495,4 +521,28 @@ fn commit_trajectory(g: &Generate, search: &Hash, steps: Vec<TrajectoryStep>) ->
     let mut view = log.view()?;
     log.commit(&mut view, events, None)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_histories_lose_their_oldest_observations_first() {
+        let mut messages = vec![Message::text("system", "s"), Message::text("user", "task")];
+        for i in 0..4 {
+            messages.push(Message::text("assistant", format!("turn {i}")));
+            messages.push(Message::text("user", format!("Observation: {}", "x".repeat(100))));
+        }
+        let kept = condense(messages.clone(), 10_000);
+        assert_eq!(kept, messages, "short histories are sent as they are");
+        let condensed = condense(messages.clone(), 400);
+        let contents: Vec<&str> = condensed.iter().map(|m| m.content.as_str()).collect();
+        assert!(contents[3].starts_with("[an earlier observation"), "{contents:?}");
+        assert!(contents[5].starts_with("[an earlier observation"), "{contents:?}");
+        assert_eq!(contents[7], messages[7].content, "the later ones are kept");
+        assert_eq!(contents[9], messages[9].content);
+        assert_eq!(contents[2], "turn 0", "the model's messages are kept");
+        assert_eq!(condense(messages, 400), condensed, "deterministic");
+    }
 }

@@ -27,7 +27,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The most characters of an observation the model is shown (the original's limit).
 pub const SHOWN_CHARS: usize = 10_000;
@@ -122,7 +122,10 @@ impl Observation {
     /// model was shown.
     pub fn record(&self) -> Value {
         let key = if self.is_error { "error" } else { "ok" };
-        json!({ key: self.value, "shown": self.shown() })
+        let mut map = serde_json::Map::new();
+        map.insert(key.into(), self.value.clone());
+        map.insert("shown".into(), Value::String(self.shown()));
+        Value::Object(map)
     }
 }
 
