@@ -142,7 +142,7 @@ pub fn truncate(text: &str, max: usize) -> String {
 /// Why a call cannot be made (shown to the model as an error observation).
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
-    #[error("unknown tool `{0}`; the tools are {}", TOOLS.join(", "))]
+    #[error("unknown tool `{0}`; the tools are {tools}", tools = TOOLS.join(", "))]
     UnknownTool(String),
     #[error("{tool}: the arguments are not a JSON object ({reason})")]
     NotAnObject { tool: String, reason: String },
