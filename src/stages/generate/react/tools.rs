@@ -103,12 +103,22 @@ impl Observation {
         }
     }
 
-    /// The text the model is shown: a string as it is, anything else as JSON; an error
-    /// begins with `Error: `; cut at [`SHOWN_CHARS`] with a notice.
+    /// The text the model is shown: a string as it is, an object one `key: value` line a
+    /// field (a multi-line text under its key), anything else as JSON; an error begins with
+    /// `Error: `; cut at [`SHOWN_CHARS`] with a notice.
     pub fn shown(&self) -> String {
         let text = match &self.value {
+            Value::Object(fields) => fields
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) if s.contains('\n') => format!("{k}:\n{}", s.trim_end()),
+                    Value::String(s) => format!("{k}: {s}"),
+                    v => format!("{k}: {v}"),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
             Value::String(s) => s.clone(),
-            v => serde_json::to_string_pretty(v).unwrap_or_default(),
+            v => v.to_string(),
         };
         let text = if self.is_error {
             format!("Error: {text}")
@@ -567,5 +577,14 @@ mod tests {
         );
         assert_eq!(shown.chars().filter(|&c| c == 'é').count(), SHOWN_CHARS);
         assert_eq!(Observation::error("no").shown(), "Error: no");
+        let run = serde_json::json!({"exit_status": 1, "stdout": "a\nb\n"});
+        assert_eq!(
+            Observation {
+                is_error: true,
+                value: run
+            }
+            .shown(),
+            "Error: exit_status: 1\nstdout:\na\nb"
+        );
     }
 }
