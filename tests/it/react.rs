@@ -474,3 +474,41 @@ fn a_search_that_fails_at_step_3_resumes_at_step_3_and_ends_as_an_uninterrupted_
     };
     assert_eq!(path(&ws), path(&fresh));
 }
+
+#[test]
+fn the_time_budget_ends_the_search_after_the_step_that_crosses_it_and_the_last_validated_file_is_the_code() {
+    let (port, _) = scripted(path_calls());
+    let ws = workspace(port, "");
+    generate(&ws, "fake", &["--time-budget", "1"]);
+    let rows = query(
+        &ws,
+        "SELECT step, tool, validation_score, elapsed_seconds FROM trajectory ORDER BY step",
+    );
+    let rows = rows.as_array().unwrap();
+    let elapsed: Vec<f64> = rows
+        .iter()
+        .map(|r| r["elapsed_seconds"].as_f64().unwrap())
+        .collect();
+    // Each step starts under the budget; the search ends at the budget or at the submit.
+    assert!(
+        elapsed[..elapsed.len() - 1].iter().all(|&e| e < 1.0),
+        "{elapsed:?}"
+    );
+    let submitted = rows.len() == 7;
+    assert!(submitted || *elapsed.last().unwrap() >= 1.0, "{elapsed:?}");
+    assert!(elapsed.windows(2).all(|w| w[0] <= w[1]));
+    // Without a submit, the code is the last file whose validation scored, else nothing.
+    let validated = rows.iter().any(|r| r["validation_score"].is_f64());
+    let how = match (submitted, validated) {
+        (true, _) => "submitted",
+        (false, true) => "last_validated",
+        (false, false) => "none",
+    };
+    let g = query(&ws, "SELECT code_blake3, extraction FROM generate");
+    assert_eq!(g[0]["extraction"], format!(r#"{{"react":"{how}"}}"#), "{rows:?}");
+    let code = if how == "none" { "" } else { TOY_MODULAR };
+    assert_eq!(
+        g[0]["code_blake3"],
+        blake3::hash(code.as_bytes()).to_hex().as_str()
+    );
+}
