@@ -312,6 +312,9 @@ pub enum Agent {
     /// AIDE's tree search: drafts, debugs and improvements, each run on a validation split
     /// of the training data; the best attempt is submitted, every attempt is in `journal`.
     Aide,
+    /// ReAct: the model calls tools (list, read, write and run files, validate on a split of
+    /// the training data) until it submits a file; every step is in `trajectory`.
+    React,
 }
 
 #[derive(Clone, Debug, Args)]
@@ -319,12 +322,16 @@ pub struct AgentArgs {
     /// The agent of LLM models (the reference and template models have none).
     #[arg(long, value_enum, default_value_t = Agent::OneShot)]
     pub agent: Agent,
-    /// aide: attempts per unit at most.
-    #[arg(long, default_value_t = AIDE.steps, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub steps: u32,
-    /// aide: seconds per unit at most, counted over the recorded answer and validation-run times.
-    #[arg(long, default_value_t = AIDE.time_budget_s, value_name = "SECONDS")]
-    pub time_budget: u64,
+    /// aide: attempts per unit at most (default 20); react: model turns (default 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub steps: Option<u32>,
+    /// aide, react: seconds per unit at most, counted over the recorded answer and run times
+    /// (default: aide 3600, react 10800).
+    #[arg(long, value_name = "SECONDS")]
+    pub time_budget: Option<u64>,
+    /// react: wall-clock limit of one `run_python` call, in seconds.
+    #[arg(long, default_value_t = REACT.tool_timeout_s, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub tool_timeout: u64,
     /// aide: drafts before debugging or improving.
     #[arg(long, default_value_t = AIDE.drafts, value_name = "N")]
     pub drafts: u32,
@@ -334,7 +341,7 @@ pub struct AgentArgs {
     /// aide: longest chain of debugging attempts.
     #[arg(long, default_value_t = AIDE.max_debug_depth, value_name = "N")]
     pub max_debug_depth: u32,
-    /// aide: share of the training rows held out to score attempts.
+    /// aide, react: share of the training rows held out to score attempts.
     #[arg(long, default_value_t = AIDE.validation_fraction, value_name = "F")]
     pub validation_fraction: f64,
 }
@@ -342,12 +349,16 @@ pub struct AgentArgs {
 /// The aide agent's defaults (AIDE's own), shown by `--help`.
 const AIDE: crate::stages::generate::aide::Config = crate::stages::generate::aide::Config::AIDE;
 
+/// The react agent's defaults (the ML2B repository's ReAct agent's), shown by `--help`.
+const REACT: crate::stages::generate::react::Config = crate::stages::generate::react::Config::REACT;
+
 impl Default for AgentArgs {
     fn default() -> Self {
         Self {
             agent: Agent::OneShot,
-            steps: AIDE.steps,
-            time_budget: AIDE.time_budget_s,
+            steps: None,
+            time_budget: None,
+            tool_timeout: REACT.tool_timeout_s,
             drafts: AIDE.drafts,
             debug_prob: AIDE.debug_prob,
             max_debug_depth: AIDE.max_debug_depth,

@@ -34,6 +34,7 @@ use crate::settings::{
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::Execute;
 use crate::stages::generate::aide::{Aide, trial::Trials};
+use crate::stages::generate::react::{React, python::Python};
 use crate::stages::generate::{Generate, prompt};
 use crate::stages::grade::GradeStage;
 use crate::stages::solution::Runner;
@@ -107,6 +108,7 @@ impl Pipeline<'_> {
             responder,
             limits: prompt::Limits::of(&s.sandbox.limits),
             aide: self.aide(s)?,
+            react: self.react(s)?,
         };
         self.run(Arc::new(stage), concurrency(GENERATE_CONCURRENCY))
     }
@@ -145,6 +147,23 @@ impl Pipeline<'_> {
         Ok(Some(Arc::new(Aide {
             config: config.clone(),
             trials,
+        })))
+    }
+
+    /// The react agent the settings ask for, with its sandbox; `None` for the others.
+    fn react(&self, s: &GenerateSettings) -> Result<Option<Arc<React>>, PipelineError> {
+        let AgentSettings::React(config) = &s.agent else {
+            return Ok(None);
+        };
+        let runner = self.runner(&s.sandbox)?;
+        let trials = Trials::new(runner.clone(), s.sandbox.jobs).map_err(|e| SandboxError::Io {
+            what: "creating the react agent's trial pool".into(),
+            source: e,
+        })?;
+        Ok(Some(Arc::new(React {
+            config: config.clone(),
+            trials,
+            python: Python { runner },
         })))
     }
 

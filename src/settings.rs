@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::cli::{self, GlobalArgs};
 use crate::sandbox::{Format, Limits};
 use crate::stages::Shard;
-use crate::stages::generate::aide;
+use crate::stages::generate::{aide, react};
 use crate::store::{Hash, Store};
 
 /// A value the user gave that cannot be used (exit 2).
@@ -189,15 +189,17 @@ impl Selection {
 pub enum AgentSettings {
     OneShot,
     Aide(aide::Config),
+    React(react::Config),
 }
 
 impl AgentSettings {
-    /// Resolves the agent flags, checking the aide agent's.
+    /// Resolves the agent flags, checking the searching agents'.
     pub fn resolve(args: &cli::AgentArgs) -> Result<Self, InputError> {
         let cli::AgentArgs {
             agent,
             steps,
             time_budget,
+            tool_timeout,
             drafts,
             debug_prob,
             max_debug_depth,
@@ -206,24 +208,35 @@ impl AgentSettings {
         if *agent == cli::Agent::OneShot {
             return Ok(Self::OneShot);
         }
-        if !(0.0..=1.0).contains(debug_prob) {
-            return Err(InputError(format!(
-                "--debug-prob {debug_prob}: not a probability"
-            )));
-        }
         if !(*validation_fraction > 0.0 && *validation_fraction < 1.0) {
             return Err(InputError(format!(
                 "--validation-fraction {validation_fraction}: must be between 0 and 1"
             )));
         }
-        Ok(Self::Aide(aide::Config {
-            steps: *steps,
-            time_budget_s: *time_budget,
-            drafts: *drafts,
-            debug_prob: *debug_prob,
-            max_debug_depth: *max_debug_depth,
-            validation_fraction: *validation_fraction,
-        }))
+        match agent {
+            cli::Agent::OneShot => Ok(Self::OneShot),
+            cli::Agent::React => Ok(Self::React(react::Config {
+                steps: steps.unwrap_or(react::Config::REACT.steps),
+                time_budget_s: time_budget.unwrap_or(react::Config::REACT.time_budget_s),
+                tool_timeout_s: *tool_timeout,
+                validation_fraction: *validation_fraction,
+            })),
+            cli::Agent::Aide => {
+                if !(0.0..=1.0).contains(debug_prob) {
+                    return Err(InputError(format!(
+                        "--debug-prob {debug_prob}: not a probability"
+                    )));
+                }
+                Ok(Self::Aide(aide::Config {
+                    steps: steps.unwrap_or(aide::Config::AIDE.steps),
+                    time_budget_s: time_budget.unwrap_or(aide::Config::AIDE.time_budget_s),
+                    drafts: *drafts,
+                    debug_prob: *debug_prob,
+                    max_debug_depth: *max_debug_depth,
+                    validation_fraction: *validation_fraction,
+                }))
+            }
+        }
     }
 }
 

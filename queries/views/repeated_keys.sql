@@ -1,7 +1,7 @@
 -- repeated_keys: the keys that several events of a log share, as the runs view finds them.
 --
 -- One row per (log, h), where h is the key_hash of the key the runs view takes the latest
--- event of: (model or <model>+aide, format, competition, language, seed) in generate,
+-- event of: (model or <model>+aide / +react, format, competition, language, seed) in generate,
 -- (competition, format, code_blake3) in execute, the graded execution's id in grade. A key
 -- whose hash is not listed has exactly one event. Nearly every key has one event, so the
 -- list is short (empty when nothing was regenerated, re-executed or regraded); it is a view
@@ -11,7 +11,7 @@
 -- they part).
 SELECT 'generate' AS log, h
 FROM (
-    SELECT key_hash(CASE WHEN agent = 'aide' THEN model || '+aide' ELSE model END,
+    SELECT key_hash(CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent ELSE model END,
         format, competition, language, seed) AS h
     FROM generate
 )

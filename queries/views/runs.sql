@@ -1,7 +1,8 @@
 -- runs: one row per generated sample, joined with its execution and its grade.
 --
 -- Grain: (model, format, competition, language, seed), where a model searched by the aide
--- agent is its own entrant, `<model>+aide` (like the paper's "AIDE (o4-mini)"), so its
+-- agent is its own entrant, `<model>+aide` (like the paper's "AIDE (o4-mini)"; the react
+-- agent's, `<model>+react`), so its
 -- samples never replace the model's one-shot ones. The latest committed event wins
 -- where a log holds several for the same thing (a regenerated sample, a re-execution, a
 -- regrade after an answers file changed): latest by created_at, ties broken by event_id.
@@ -35,7 +36,7 @@ WITH gen AS (
         input_tokens, output_tokens, cost_usd,
         key_hash(model, format, competition, language, seed) AS h
     FROM (
-        SELECT CASE WHEN agent = 'aide' THEN model || '+aide' ELSE model END AS model,
+        SELECT CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent ELSE model END AS model,
             format, competition, language, seed, event_id, created_at,
             code_blake3, input_tokens, output_tokens, cost_usd
         FROM generate

@@ -60,6 +60,8 @@ pub enum Agent {
     OneShot,
     /// AIDE's tree search (its attempts are in the `journal` log).
     Aide,
+    /// The ReAct agent: tool calls until it submits (its steps are in the `trajectory` log).
+    React,
     /// The reference provider: the competition's own solution.
     Reference,
     /// A template provider: a rendering (the AutoGluon baseline).

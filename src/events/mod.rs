@@ -11,6 +11,7 @@
 //! generate             Generation           (competition, language, model,        —
 //!                                            format, seed)
 //! journal              Attempt              (aide search, step)                  —
+//! trajectory           TrajectoryStep       (react search, step)                 —
 //! execute              Execution            (competition, format, code, sandbox) the generate event
 //! grade                Grade                execute event (+ its baseline runs)  execute, baselines
 //! analyze              Analysis             table of queries/ (+ input heads)    —
@@ -40,6 +41,7 @@ mod execution;
 mod generation;
 mod grade;
 mod journal;
+mod trajectory;
 mod translation;
 
 pub use analysis::Analysis;
@@ -47,6 +49,7 @@ pub use execution::Execution;
 pub use generation::{Agent, Generation};
 pub use grade::{Grade, GradeV2};
 pub use journal::Attempt;
+pub use trajectory::TrajectoryStep;
 pub use translation::{RATING_SCALE, TranslationCheck};
 
 use arrow::datatypes::Schema;
@@ -78,10 +81,11 @@ impl Log {
 }
 
 /// Every log of the pipeline, in pipeline order.
-pub const LOGS: [Log; 6] = [
+pub const LOGS: [Log; 7] = [
     Log::of::<TranslationCheck>(),
     Log::of::<Generation>(),
     Log::of::<Attempt>(),
+    Log::of::<TrajectoryStep>(),
     Log::of::<Execution>(),
     Log::of::<Grade>(),
     Log::of::<Analysis>(),

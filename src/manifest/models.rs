@@ -11,7 +11,9 @@
 //! responses to take), for `local` (an embedded llama.cpp model) `model` = a GGUF path or
 //! `demo`, for `template` (a fixed solution rendered from `stages/generate/<template>.py.j2`,
 //! the algorithmic baseline) `template` and a `[model.params]` table, and optionally
-//! `max_tokens` per response. Invariants: names are unique; HTTP providers have an http(s) endpoint and
+//! `max_tokens` per response, and `tool_protocol` — how the react agent offers its tools:
+//! `openai` (OpenAI tool calling, the default of `openai` models) or `text` (Thought /
+//! Action / Action Input parsed from the reply, the default of the others). Invariants: names are unique; HTTP providers have an http(s) endpoint and
 //! a model id; prices are finite and not negative.
 
 use std::collections::HashSet;
@@ -42,6 +44,17 @@ impl Provider {
     }
 }
 
+/// How the react agent offers its tools to a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolProtocol {
+    /// OpenAI-compatible tool calling (`tools` in the request, `tool_calls` in the answer).
+    Openai,
+    /// A text protocol for endpoints without tool support: Thought / Action / Action Input
+    /// in the reply, the observation sent back as a user message.
+    Text,
+}
+
 /// One model.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +83,9 @@ pub struct Model {
     /// `template` only: the template's settings (checked by the template's own rules).
     #[serde(default)]
     pub params: Option<toml::Table>,
+    /// How the react agent offers its tools (default: [`Model::tool_protocol`]).
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "tool_protocol")]
+    pub tool_protocol_override: Option<ToolProtocol>,
 }
 
 #[derive(Deserialize)]
@@ -79,6 +95,16 @@ struct File {
 }
 
 impl Model {
+    /// How the react agent offers its tools: the manifest's `tool_protocol`, else OpenAI
+    /// tool calling for `openai` models and the text protocol for the others (Anthropic
+    /// tool use is not spoken yet; the embedded model has no tool template).
+    pub fn tool_protocol(&self) -> ToolProtocol {
+        self.tool_protocol_override.unwrap_or(match self.provider {
+            Provider::Openai => ToolProtocol::Openai,
+            _ => ToolProtocol::Text,
+        })
+    }
+
     /// The params of a `template` model, checked (`manifest::templates`).
     pub fn template_params(
         &self,

@@ -412,6 +412,7 @@ fn ided<B>(e: Event<B>) -> Ided<B> {
 fn entrant(g: &Generation) -> String {
     match g.agent {
         crate::events::Agent::Aide => format!("{}+aide", g.model),
+        crate::events::Agent::React => format!("{}+react", g.model),
         _ => g.model.clone(),
     }
 }

@@ -8,8 +8,8 @@
 use std::sync::{Arc, Mutex};
 
 use crate::common::Workspace;
+use crate::common::{Seen, add_model, chat_server, completion, ml2b, query};
 use crate::competitions::{TOY_MODULAR, toy};
-use crate::generate::{Seen, add_model, chat_server, completion, ml2b, query};
 
 /// Draft 0: raises in `train`.
 const BUGGY: &str = "import numpy as np\n\ndef train(data):\n    raise ValueError('boom: no model')\n\ndef prepare_val(train_output, X_val):\n    return len(X_val)\n\ndef predict(train_output, prepare_val_output):\n    return np.full(prepare_val_output, 0.5)\n";
@@ -246,7 +246,7 @@ fn a_search_that_fails_midway_resumes_without_asking_again_and_ends_as_an_uninte
     let args = [&["--json", "stage", "generate", "--language", "en"][..], &SEARCH].concat();
     let out = ws
         .ml2b()
-        .env("ML2B_TEST_KEY", crate::generate::KEY)
+        .env("ML2B_TEST_KEY", crate::common::KEY)
         .args(&args)
         .output()
         .unwrap();

@@ -3,20 +3,10 @@
 //! through execute and grade, the request cache (no call is ever made twice, even after a
 //! crash before the commit), a 429 with Retry-After recorded, and the API key nowhere.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use crate::common::Workspace;
+use crate::common::{KEY, Seen, Workspace, add_model, chat_server, completion, ml2b, query};
 use crate::competitions::{TOY_MODULAR, toy};
-
-pub(crate) const KEY: &str = "sk-test-9f1c2e7d-never-stored";
-
-/// What the server saw.
-#[derive(Default)]
-pub(crate) struct Seen {
-    pub(crate) requests: Vec<(String, serde_json::Value)>,
-}
 
 /// A chat-completions server: answers 429 (Retry-After: 1) to the first request when
 /// `throttle_first`, then a fenced solution with usage.
@@ -30,96 +20,6 @@ fn server(throttle_first: bool) -> (u16, Arc<Mutex<Seen>>) {
             (200, completion(&content))
         }
     })
-}
-
-/// A chat-completions body with `content` and usage (1200 prompt, 300 completion tokens).
-pub(crate) fn completion(content: &str) -> String {
-    serde_json::json!({
-        "id": "cmpl-1", "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 1200, "completion_tokens": 300}
-    })
-    .to_string()
-}
-
-/// A chat-completions server on 127.0.0.1: records every request (with its authorization
-/// header) and answers `reply(n, request)` = (status, JSON body), `n` counting from 1; a
-/// 429 carries `Retry-After: 1`.
-pub(crate) fn chat_server(
-    reply: impl Fn(usize, &serde_json::Value) -> (u16, String) + Send + 'static,
-) -> (u16, Arc<Mutex<Seen>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let seen = Arc::new(Mutex::new(Seen::default()));
-    let log = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let mut stream = stream.unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let (mut auth, mut length) = (String::new(), 0usize);
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
-                    break;
-                }
-                let lower = line.to_ascii_lowercase();
-                if let Some(v) = lower.strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-                if lower.starts_with("authorization:") {
-                    auth = line["authorization:".len()..].trim().to_string();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
-            let n = {
-                let mut s = log.lock().unwrap();
-                s.requests.push((auth, request.clone()));
-                s.requests.len()
-            };
-            let (status, b) = reply(n, &request);
-            let head = match status {
-                200 => "200 OK".to_string(),
-                429 => "429 Too Many Requests\r\nRetry-After: 1".to_string(),
-                s => format!("{s} Error"),
-            };
-            let reply = format!(
-                "HTTP/1.1 {head}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
-                b.len()
-            );
-            let _ = stream.write_all(reply.as_bytes());
-        }
-    });
-    (port, seen)
-}
-
-pub(crate) fn add_model(ws: &Workspace, port: u16) {
-    let path = ws.dir.path().join("manifests/models.toml");
-    let mut text = std::fs::read_to_string(&path).unwrap();
-    text.push_str(&format!(
-        "\n[[model]]\nname = \"fake\"\nprovider = \"openai\"\nendpoint = \"http://127.0.0.1:{port}/v1\"\nmodel = \"fake-coder-2025-01-01\"\napi_key_env = \"ML2B_TEST_KEY\"\nusd_per_mtok_input = 1.0\nusd_per_mtok_output = 2.0\n"
-    ));
-    std::fs::write(path, text).unwrap();
-}
-
-pub(crate) fn ml2b(ws: &Workspace, args: &[&str]) -> (serde_json::Value, String) {
-    let out = ws.ml2b().env("ML2B_TEST_KEY", KEY).args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success() || args.contains(&"translate-validate"),
-        "{args:?}: {stderr}"
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        !stdout.contains(KEY) && !stderr.contains(KEY),
-        "the key was printed"
-    );
-    (serde_json::from_str(&stdout).unwrap_or_default(), stderr)
-}
-
-pub(crate) fn query(ws: &Workspace, sql: &str) -> serde_json::Value {
-    ml2b(ws, &["--json", "query", sql]).0
 }
 
 #[test]

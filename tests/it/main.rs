@@ -27,6 +27,7 @@ mod log;
 mod medals;
 mod mle_bench;
 mod query;
+mod react;
 mod readme;
 mod run;
 mod sandbox;

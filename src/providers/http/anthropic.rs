@@ -108,5 +108,6 @@ fn parse(body: &[u8]) -> Result<Parsed, String> {
         output_tokens: output.unwrap_or(0),
         finish_reason: response.stop_reason,
         usage_missing: input.is_none() || output.is_none(),
+        tool_calls: Vec::new(),
     })
 }

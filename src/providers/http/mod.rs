@@ -49,11 +49,53 @@ pub use openai::OpenAiClient;
 pub use retry::RETRY_AFTER_CAP;
 
 /// One message of a chat.
+///
+/// The tool-calling fields are left out of the JSON when empty, so a request without
+/// tools serializes (and is keyed in the request cache) as it did before they existed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
-    /// `system`, `user` or `assistant`.
+    /// `system`, `user`, `assistant`, or `tool` (the answer to a tool call).
     pub role: String,
     pub content: String,
+    /// An assistant message's tool calls (OpenAI tool calling).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// A `tool` message: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    /// A plain text message.
+    pub fn text(role: &str, content: impl Into<String>) -> Self {
+        Self {
+            role: role.into(),
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+}
+
+/// One tool call of an assistant message, in the OpenAI wire shape
+/// (`{"id", "type": "function", "function": {"name", "arguments"}}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    #[serde(rename = "type", default = "function_kind")]
+    pub kind: String,
+    pub function: FunctionCall,
+}
+
+/// The function a tool call names, and its arguments as the model wrote them (JSON text).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionCall {
+    pub name: String,
+    pub arguments: String,
+}
+
+fn function_kind() -> String {
+    "function".into()
 }
 
 /// One chat-completion request, provider-neutral.
@@ -66,6 +108,10 @@ pub struct ChatRequest {
     /// Sent to OpenAI-compatible servers; the Anthropic API has no seed and ignores it.
     pub seed: Option<u64>,
     pub max_tokens: u32,
+    /// The tools offered (OpenAI `tools`: JSON function specs); left out when none, so a
+    /// request without tools keeps its cache key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<serde_json::Value>,
 }
 
 /// How a client reaches its server.
@@ -117,6 +163,10 @@ pub struct Completion {
     pub usage_missing: bool,
     /// The raw body of the successful response.
     pub response_json: String,
+    /// The tool calls the answer made (OpenAI tool calling); left out when none, so the
+    /// responses recorded before tools existed read back unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
     /// Every attempt, in order; the last one succeeded.
     pub attempts: Vec<Attempt>,
 }

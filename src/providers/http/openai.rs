@@ -7,12 +7,17 @@
 //! `choices[0].message.content` (`null`, as for a refusal, reads as empty text), the counts
 //! `usage.prompt_tokens` and `usage.completion_tokens`. `max_tokens` rather than
 //! `max_completion_tokens`, because every compatible server accepts it.
+//!
+//! Tool calling: a request with tools sends them as `tools` (function specs); the answer's
+//! `choices[0].message.tool_calls` become [`Completion::tool_calls`], their `arguments`
+//! kept as the JSON text the model wrote (a server that sends an object instead has it
+//! written back as text).
 
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::{Deserialize, Serialize};
 
 use super::transport::{Auth, Parsed, Transport};
-use super::{ChatRequest, ClientConfig, Completion, Message, ProviderError};
+use super::{ChatRequest, ClientConfig, Completion, FunctionCall, Message, ProviderError, ToolCall};
 
 /// A client of one OpenAI-compatible server.
 #[derive(Debug)]
@@ -35,6 +40,7 @@ impl OpenAiClient {
             max_tokens: req.max_tokens,
             seed: req.seed,
             stream: false,
+            tools: &req.tools,
         };
         let body = serde_json::to_vec(&body).expect("strings and numbers always serialise");
         let auth = Auth {
@@ -54,6 +60,8 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
     stream: bool,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: &'a [serde_json::Value],
 }
 
 #[derive(Deserialize)]
@@ -71,6 +79,41 @@ struct Choice {
 #[derive(Deserialize)]
 struct ChoiceMessage {
     content: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: serde_json::Value,
+}
+
+impl WireToolCall {
+    /// The call in the recorded shape; a missing id is named by its position.
+    fn into_call(self, index: usize) -> ToolCall {
+        let arguments = match self.function.arguments {
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Null => String::new(),
+            v => v.to_string(),
+        };
+        ToolCall {
+            id: self.id.unwrap_or_else(|| format!("call_{index}")),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: self.function.name,
+                arguments,
+            },
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -85,7 +128,13 @@ fn parse(body: &[u8]) -> Result<Parsed, String> {
     let choice = response.choices.into_iter().next().ok_or("no choices")?;
     let input = usage.as_ref().and_then(|u| u.prompt_tokens);
     let output = usage.as_ref().and_then(|u| u.completion_tokens);
+    let calls = choice.message.tool_calls.unwrap_or_default();
     Ok(Parsed {
+        tool_calls: calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| c.into_call(i))
+            .collect(),
         text: choice.message.content.unwrap_or_default(),
         input_tokens: input.unwrap_or(0),
         output_tokens: output.unwrap_or(0),
@@ -113,5 +162,19 @@ mod tests {
         assert_eq!((p.text.as_str(), p.usage_missing), ("", true));
         assert_eq!(parse(br#"{"choices":[]}"#).err().unwrap(), "no choices");
         assert!(parse(b"{\"choices\": [").is_err());
+    }
+
+    #[test]
+    fn tool_calls_keep_their_arguments_as_text() {
+        let body = br#"{"choices":[{"message":{"content":null,"tool_calls":[
+            {"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\": \"a.py\"}"}},
+            {"type":"function","function":{"name":"list_files","arguments":{"path":"/data"}}}]},
+            "finish_reason":"tool_calls"}]}"#;
+        let p = parse(body).unwrap();
+        assert_eq!(p.tool_calls.len(), 2);
+        assert_eq!(p.tool_calls[0].id, "c1");
+        assert_eq!(p.tool_calls[0].function.arguments, r#"{"path": "a.py"}"#);
+        assert_eq!(p.tool_calls[1].id, "call_1");
+        assert_eq!(p.tool_calls[1].function.arguments, r#"{"path":"/data"}"#);
     }
 }

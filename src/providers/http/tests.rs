@@ -33,10 +33,7 @@ fn config(server: &Server, max_attempts: u32) -> ClientConfig {
 }
 
 fn request() -> ChatRequest {
-    let message = |role: &str, content: &str| Message {
-        role: role.into(),
-        content: content.into(),
-    };
+    let message = |role: &str, content: &str| Message::text(role, content);
     ChatRequest {
         model: "gpt-4.1-2025-04-14".into(),
         messages: vec![
@@ -46,6 +43,7 @@ fn request() -> ChatRequest {
         temperature: 0.0,
         seed: Some(7),
         max_tokens: 256,
+        tools: Vec::new(),
     }
 }
 

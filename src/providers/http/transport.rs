@@ -21,6 +21,7 @@ pub(super) struct Parsed {
     pub output_tokens: u64,
     pub finish_reason: Option<String>,
     pub usage_missing: bool,
+    pub tool_calls: Vec<super::ToolCall>,
 }
 
 /// Reads a 2xx body; `Err` says what was wrong with it.
@@ -248,6 +249,7 @@ impl Transport {
             finish_reason: parsed.finish_reason,
             usage_missing: parsed.usage_missing,
             response_json: body,
+            tool_calls: parsed.tool_calls,
             attempts,
         }
     }

@@ -72,6 +72,7 @@ async fn generate(model: Arc<LocalModel>, request: ChatRequest) -> Result<Comple
         output_tokens: done.output_tokens,
         finish_reason: Some(finish.into()),
         usage_missing: false,
+        tool_calls: Vec::new(),
         attempts: vec![Attempt {
             number: 1,
             duration_ms: started.elapsed().as_millis() as u64,

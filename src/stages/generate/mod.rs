@@ -19,8 +19,10 @@
 //!
 //! Agents of the LLM providers: `one-shot`, one request per unit; `aide` ([`aide`]), a tree
 //! search over attempts scored on a validation split, each attempt an event of the
-//! `journal` log, the best attempt the unit's code. A search unit's key covers the agent's
-//! settings, its first request, the split and the sandbox.
+//! `journal` log, the best attempt the unit's code; `react` ([`react`]), a tool-using model
+//! that explores, runs and validates until it submits, each step an event of the
+//! `trajectory` log. A search unit's key covers the agent's settings, its first request,
+//! the split and the sandbox.
 //!
 //! Request cache: an LLM unit's key covers the request's blake3 (provider, endpoint, model
 //! id, the full request and the sample index). The response is stored as an object the
@@ -37,6 +39,7 @@ pub mod aide;
 pub mod cache;
 pub mod extract;
 pub mod prompt;
+pub mod react;
 
 use serde::Serialize;
 
@@ -76,6 +79,8 @@ pub enum Unit {
     },
     /// An AIDE search: many requests, each attempt run on a validation split.
     Search { body: Generation, search: aide::Search },
+    /// A react search: model turns and the tool calls they make, until a submit.
+    React { body: Generation, search: react::Search },
 }
 
 /// The stage.
@@ -93,8 +98,10 @@ pub struct Generate {
     pub responder: Responder,
     /// Limits the prompt states (they should match execute's).
     pub limits: prompt::Limits,
-    /// The AIDE agent, for LLM models (`None`: one-shot).
+    /// The AIDE agent, for LLM models (`None`: one-shot, or react).
     pub aide: Option<std::sync::Arc<aide::Aide>>,
+    /// The react agent, for LLM models (`None`: one-shot, or aide).
+    pub react: Option<std::sync::Arc<react::React>>,
 }
 
 impl Generate {
@@ -134,6 +141,7 @@ impl Generate {
                 Provider::Reference => Agent::Reference,
                 Provider::Template => Agent::Template,
                 _ if self.aide.is_some() => Agent::Aide,
+                _ if self.react.is_some() => Agent::React,
                 _ => Agent::OneShot,
             },
             format,
@@ -241,6 +249,39 @@ impl Generate {
         })
     }
 
+    /// A react search unit, keyed by its first request, settings, split, sandbox and
+    /// protocol.
+    fn react_unit(
+        &self,
+        react: &react::React,
+        body: Generation,
+        c: &Competition,
+        format: Format,
+    ) -> Result<Planned<Unit>, StageError> {
+        if self.model.provider == Provider::Replay {
+            return Err(StageError::Unsupported(format!(
+                "model `{}`: the react agent cannot replay another store (its trajectory is not matched); replay its store's generate events with the one-shot agent, or copy the store",
+                self.model.name
+            )));
+        }
+        let inputs = self.prompt_inputs(c, &body.language, format)?;
+        let protocol = self.model.tool_protocol();
+        let opening = react::opening(&inputs, c, &react.config, protocol)?;
+        let first = react::request(self, &body, opening, protocol, 0);
+        let first = cache::request_key(&self.model, &self.responder.identity(), &first, body.seed)?;
+        let split = react.trials.split(c, react.config.validation_fraction)?;
+        let what = react.key_params(&first, &split.blake3, protocol);
+        planned(what, body, |body, key| Unit::React {
+            body,
+            search: react::Search {
+                key,
+                inputs,
+                format,
+                protocol,
+            },
+        })
+    }
+
     fn request_unit(
         &self,
         mut body: Generation,
@@ -256,18 +297,13 @@ impl Generate {
         let request = provider::ChatRequest {
             model: self.model.model.clone(),
             messages: vec![
-                provider::Message {
-                    role: "system".into(),
-                    content: rendered.system,
-                },
-                provider::Message {
-                    role: "user".into(),
-                    content: rendered.user,
-                },
+                provider::Message::text("system", rendered.system),
+                provider::Message::text("user", rendered.user),
             ],
             temperature: TEMPERATURE,
             seed: Some(u64::from(body.seed)),
             max_tokens: self.model.max_tokens.unwrap_or(MAX_TOKENS),
+            tools: Vec::new(),
         };
         let key = cache::request_key(&self.model, &self.responder.identity(), &request, body.seed)?;
         body.prompt_blake3 = Some(blake3::hash(&prompt).into());
@@ -278,6 +314,16 @@ impl Generate {
             prompt,
             required: mode.functions(),
         })
+    }
+
+    /// The competition `id` of this stage's benchmark.
+    fn competition(&self, id: &str) -> Result<&Competition, StageError> {
+        let found = self
+            .translations
+            .bench
+            .select(&[id.to_string()])
+            .map_err(StageError::Benchmark)?;
+        Ok(found[0])
     }
 
     /// Answers one request, cached under `key`: from the cache, or from the provider (then
@@ -403,9 +449,10 @@ impl Stage for Generate {
                     planned.push(match self.model.provider {
                         Provider::Reference => self.reference_unit(body, c, format)?,
                         Provider::Template => self.template_unit(body, c)?,
-                        _ => match &self.aide {
-                            Some(aide) => self.search_unit(aide, body, c, format)?,
-                            None => self.request_unit(body, c, format)?,
+                        _ => match (&self.aide, &self.react) {
+                            (Some(aide), _) => self.search_unit(aide, body, c, format)?,
+                            (None, Some(react)) => self.react_unit(react, body, c, format)?,
+                            (None, None) => self.request_unit(body, c, format)?,
                         },
                     });
                 }
@@ -464,6 +511,14 @@ impl Stage for Generate {
                     .select(std::slice::from_ref(&body.competition))
                     .map_err(StageError::Benchmark)?[0];
                 aide::search(self, aide, c, body, search).await
+            }
+            Unit::React { body, search } => {
+                let react = self
+                    .react
+                    .as_ref()
+                    .ok_or(StageError::Invariant("a react unit without its agent"))?;
+                let c = self.competition(&body.competition)?;
+                react::search(self, react, c, body, search).await
             }
         }
     }

@@ -329,23 +329,18 @@ fn request(
     Ok(ChatRequest {
         model: g.model.model.clone(),
         messages: vec![
-            Message {
-                role: "system".into(),
-                content: rendered.system,
-            },
-            Message {
-                role: "user".into(),
-                content: rendered.user,
-            },
+            Message::text("system", rendered.system),
+            Message::text("user", rendered.user),
         ],
         temperature: super::TEMPERATURE,
         seed: Some((u64::from(body.seed) << 32) | u64::from(index)),
         max_tokens: g.model.max_tokens.unwrap_or(super::MAX_TOKENS),
+        tools: Vec::new(),
     })
 }
 
 /// The recorded time of an answer: every HTTP attempt and the waits between them.
-fn answer_seconds(r: &Response) -> f64 {
+pub fn answer_seconds(r: &Response) -> f64 {
     let ms: u64 = r
         .completion
         .attempts
