@@ -281,6 +281,33 @@ fn slow_solutions(ws: &Workspace, seconds: u32) {
     }
 }
 
+/// Generates the toy's solutions and submits their execution with `--engine slurm
+/// --no-wait` and `args`: the job id and the plan's hash.
+fn generate_and_submit(ws: &Workspace, conf: &std::path::Path, args: &[&str]) -> (String, String) {
+    let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let submitted = ws
+        .ml2b()
+        .env("SLURM_CONF", conf)
+        .args(["--json", "stage", "execute", "--engine", "slurm", "--no-wait"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+    let submitted: Value = serde_json::from_slice(&submitted.stdout).unwrap();
+    let job = submitted["submission"]["job_id"].as_str().unwrap().to_string();
+    (job, submitted["plan"].as_str().unwrap().to_string())
+}
+
+/// Whether the job has no task left in the queue.
+fn array_ended(conf: &std::path::Path, job: &str) -> bool {
+    Command::new("squeue")
+        .env("SLURM_CONF", conf)
+        .args(["-h", "-j", job])
+        .output()
+        .is_ok_and(|o| o.status.success() && o.stdout.is_empty())
+}
+
 /// Waits (up to `seconds`) until `done` holds.
 fn wait_for(seconds: u64, what: &str, mut done: impl FnMut() -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
@@ -297,19 +324,7 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
     let ws = toy_in(Workspace::new_in(&shared));
     // Slow solutions (two distinct programs: two units); a task takes a whole node.
     slow_solutions(&ws, 20);
-    let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
-    assert!(generated.status.success(), "{}", stderr(&generated));
-    let submitted = ws
-        .ml2b()
-        .env("SLURM_CONF", &conf)
-        .args(["--json", "stage", "execute", "--engine", "slurm", "--no-wait"])
-        .args(["--slurm-arg=--cpus-per-task=2"])
-        .output()
-        .unwrap();
-    assert!(submitted.status.success(), "{}", stderr(&submitted));
-    let submitted: Value = serde_json::from_slice(&submitted.stdout).unwrap();
-    let job = submitted["submission"]["job_id"].as_str().unwrap().to_string();
-    let plan = submitted["plan"].as_str().unwrap().to_string();
+    let (job, plan) = generate_and_submit(&ws, &conf, &["--slurm-arg=--cpus-per-task=2"]);
 
     let queue = || {
         let out = Command::new("squeue").env("SLURM_CONF", &conf).output().unwrap();
@@ -344,14 +359,7 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
     });
     slurm_cluster(&["start", &node]);
     // Slurm holds a requeued task for 120 s before it runs it again.
-    wait_for(400, "the array to end", || {
-        Command::new("squeue")
-            .env("SLURM_CONF", &conf)
-            .args(["-h", "-j", &job])
-            .output()
-            .map(|o| o.stdout.is_empty())
-            .unwrap_or(false)
-    });
+    wait_for(400, "the array to end", || array_ended(&conf, &job));
 
     let events = StageLog::new(&ws.store(), Execution::STAGE)
         .unwrap()
@@ -383,20 +391,8 @@ fn a_task_sent_sigterm_commits_what_finished_and_its_requeued_run_finishes_the_r
     let (conf, shared) = cluster();
     let ws = toy_in(Workspace::new_in(&shared));
     slow_solutions(&ws, 12);
-    let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
-    assert!(generated.status.success(), "{}", stderr(&generated));
     // One shard, one unit at a time: the task runs both units, one after the other.
-    let submitted = ws
-        .ml2b()
-        .env("SLURM_CONF", &conf)
-        .args(["--json", "stage", "execute", "-j", "1", "--engine", "slurm"])
-        .args(["--shards", "1", "--no-wait"])
-        .output()
-        .unwrap();
-    assert!(submitted.status.success(), "{}", stderr(&submitted));
-    let submitted: Value = serde_json::from_slice(&submitted.stdout).unwrap();
-    let job = submitted["submission"]["job_id"].as_str().unwrap().to_string();
-    let plan = submitted["plan"].as_str().unwrap().to_string();
+    let (job, plan) = generate_and_submit(&ws, &conf, &["-j", "1", "--shards", "1"]);
     let log = StageLog::new(&ws.store(), Execution::STAGE).unwrap();
     let committed = || log.read_events::<Execution>(0).map_or(0, |e| e.len());
 
@@ -418,14 +414,7 @@ fn a_task_sent_sigterm_commits_what_finished_and_its_requeued_run_finishes_the_r
         .output()
         .unwrap();
     assert!(term.status.success(), "{}", stderr(&term));
-    wait_for(300, "the array to end", || {
-        Command::new("squeue")
-            .env("SLURM_CONF", &conf)
-            .args(["-h", "-j", &job])
-            .output()
-            .map(|o| o.stdout.is_empty())
-            .unwrap_or(false)
-    });
+    wait_for(300, "the array to end", || array_ended(&conf, &job));
 
     let events = log.read_events::<Execution>(0).unwrap();
     let keys: BTreeSet<String> = events.iter().map(|e| e.unit_key.to_hex()).collect();

@@ -227,12 +227,7 @@ impl Generate {
         c: &Competition,
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
-        if self.model.provider == Provider::Replay {
-            return Err(StageError::Unsupported(format!(
-                "model `{}`: the aide agent cannot replay another store (its journal is not matched); replay its store's generate events with the one-shot agent, or copy the store",
-                self.model.name
-            )));
-        }
+        refuse_replay(&self.model, "aide", "journal")?;
         let inputs = self.prompt_inputs(c, &body.language, format)?;
         let first = aide::first_request(self, c, &body, &inputs)?;
         let first = cache::request_key(&self.model, &self.responder.identity(), &first, body.seed)?;
@@ -258,12 +253,7 @@ impl Generate {
         c: &Competition,
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
-        if self.model.provider == Provider::Replay {
-            return Err(StageError::Unsupported(format!(
-                "model `{}`: the react agent cannot replay another store (its trajectory is not matched); replay its store's generate events with the one-shot agent, or copy the store",
-                self.model.name
-            )));
-        }
+        refuse_replay(&self.model, "react", "trajectory")?;
         let inputs = self.prompt_inputs(c, &body.language, format)?;
         let protocol = self.model.tool_protocol();
         let opening = react::opening(&inputs, c, &react.config, protocol)?;
@@ -349,6 +339,39 @@ impl Generate {
 
 /// A unit keyed by (competition, language, model, format, seed, `what`): the code's hash for
 /// the reference provider, the request's cache key for the others.
+/// Commits an agent's search steps to their log (`journal` for aide, `trajectory` for
+/// react): one event per `(step, seconds, body)`, keyed by the search and the step; keys the
+/// log holds already are dropped, so a resumed search commits each step once.
+pub(crate) fn commit_steps<B: EventBody>(
+    g: &Generate,
+    search: &crate::store::Hash,
+    steps: impl IntoIterator<Item = (u32, f64, B)>,
+) -> Result<(), StageError> {
+    use crate::log::{Event, Provenance, StageLog};
+    let log = StageLog::new(&g.store, B::STAGE)?;
+    let events = steps
+        .into_iter()
+        .map(|(step, seconds, body)| {
+            let key = unit_key(B::STAGE, B::SCHEMA_VERSION, &[], &(search.to_hex(), step))?;
+            Event::new(key, Vec::new(), body, Provenance::now((seconds * 1000.0) as u64))
+        })
+        .collect::<Result<Vec<_>, LogError>>()?;
+    let mut view = log.view()?;
+    log.commit(&mut view, events, None)?;
+    Ok(())
+}
+
+/// A model that replays another store cannot drive `agent`'s search.
+fn refuse_replay(model: &Model, agent: &str, log: &str) -> Result<(), StageError> {
+    if model.provider != Provider::Replay {
+        return Ok(());
+    }
+    Err(StageError::Unsupported(format!(
+        "model `{}`: the {agent} agent cannot replay another store (its {log} is not matched); replay its store's generate events with the one-shot agent, or copy the store",
+        model.name
+    )))
+}
+
 fn planned(
     what: impl Serialize,
     body: Generation,

@@ -34,7 +34,7 @@ use super::{Generate, StageError, extract};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
 use crate::events::{Attempt, Generation};
-use crate::log::{Event, EventBody, LogError, Provenance, StageLog, unit_key};
+use crate::log::LogError;
 use crate::metrics::grading::Direction;
 use crate::providers::{ChatRequest, Message, Response, cost_usd};
 use crate::sandbox::Format;
@@ -180,7 +180,10 @@ pub async fn search(
     body.input_tokens = all.clone().map(|a| a.input_tokens).sum();
     body.output_tokens = all.clone().map(|a| a.output_tokens).sum();
     body.cost_usd = all.map(|a| a.cost_usd).sum();
-    commit_journal(g, &unit.key, made.into_iter().map(|m| m.attempt).collect())?;
+    let attempts = made
+        .into_iter()
+        .map(|m| (m.attempt.step, m.attempt.exec_seconds, m.attempt));
+    super::commit_steps(g, &unit.key, attempts)?;
     Ok(body)
 }
 
@@ -375,25 +378,4 @@ fn node_id(search: &Hash, step: u32) -> String {
     h.update(&search.0);
     h.update(&step.to_le_bytes());
     h.finalize().to_hex()[..32].to_string()
-}
-
-/// Commits a search's attempts to the `journal` log (keys it holds already are dropped).
-fn commit_journal(g: &Generate, search: &Hash, attempts: Vec<Attempt>) -> Result<(), StageError> {
-    let log = StageLog::new(&g.store, Attempt::STAGE)?;
-    let events = attempts
-        .into_iter()
-        .map(|a| {
-            let key = unit_key(
-                Attempt::STAGE,
-                Attempt::SCHEMA_VERSION,
-                &[],
-                &(search.to_hex(), a.step),
-            )?;
-            let ms = ((a.exec_seconds) * 1000.0) as u64;
-            Event::new(key, Vec::new(), a, Provenance::now(ms))
-        })
-        .collect::<Result<Vec<_>, LogError>>()?;
-    let mut view = log.view()?;
-    log.commit(&mut view, events, None)?;
-    Ok(())
 }

@@ -44,7 +44,7 @@ use super::{Generate, StageError};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
 use crate::events::{Generation, TrajectoryStep};
-use crate::log::{Event, EventBody, LogError, Provenance, StageLog, unit_key};
+use crate::log::LogError;
 use crate::manifest::models::ToolProtocol;
 use crate::metrics::grading::Direction;
 use crate::providers::{ChatRequest, Message, Response, cost_usd};
@@ -275,7 +275,8 @@ pub async fn search(
         (None, None) => (String::new(), "none"),
     };
     finish(g, &mut body, &state.steps, &code, how)?;
-    commit_trajectory(g, &unit.key, state.steps)?;
+    let steps = state.steps.into_iter().map(|s| (s.step, s.tool_seconds, s));
+    super::commit_steps(g, &unit.key, steps)?;
     Ok(body)
 }
 
@@ -500,27 +501,6 @@ impl Ctx<'_> {
             elapsed_seconds: state.elapsed,
         })
     }
-}
-
-/// Commits a search's steps to the `trajectory` log (keys it holds already are dropped).
-fn commit_trajectory(g: &Generate, search: &Hash, steps: Vec<TrajectoryStep>) -> Result<(), StageError> {
-    let log = StageLog::new(&g.store, TrajectoryStep::STAGE)?;
-    let events = steps
-        .into_iter()
-        .map(|s| {
-            let key = unit_key(
-                TrajectoryStep::STAGE,
-                TrajectoryStep::SCHEMA_VERSION,
-                &[],
-                &(search.to_hex(), s.step),
-            )?;
-            let ms = (s.tool_seconds * 1000.0) as u64;
-            Event::new(key, Vec::new(), s, Provenance::now(ms))
-        })
-        .collect::<Result<Vec<_>, LogError>>()?;
-    let mut view = log.view()?;
-    log.commit(&mut view, events, None)?;
-    Ok(())
 }
 
 #[cfg(test)]
