@@ -259,7 +259,7 @@ impl Stage for GradeStage {
         };
         let (baseline_score, baseline_run) = against(BaselineRole::Reference);
         let (automl_score, automl_run) = against(BaselineRole::Automl);
-        let mut grade = Grade {
+        let mut grade: Grade = GradeV2 {
             competition: x.competition.clone(),
             format: x.format,
             code_blake3: x.code_blake3,
@@ -278,15 +278,9 @@ impl Stage for GradeStage {
             role: unit.role.map(|r| crate::manifest::serde_name(&r)),
             in_expected_range: None,
             answers_blake3: unit.answers_blake3,
-            grader_blake3: unit.grader_blake3,
-            leaderboard_blake3: None,
-            medal: None,
-            above_median: None,
-            gold_threshold: None,
-            silver_threshold: None,
-            bronze_threshold: None,
-            median_threshold: None,
-        };
+        }
+        .into();
+        grade.grader_blake3 = unit.grader_blake3;
         match score_execution(&self.store, c, &x)? {
             Err(reason) => grade.reason = Some(reason),
             Ok(score) => {
