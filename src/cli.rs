@@ -23,14 +23,16 @@ pub struct Cli {
 /// Options every command accepts.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// The store directory.
+    /// The store: a directory, or s3://BUCKET/PREFIX (`verify` and `log` so far; set up
+    /// from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL,
+    /// AWS_ALLOW_HTTP)
     #[arg(
         long,
         global = true,
         env = "ML2B_STORE",
         hide_env_values = true,
         default_value = "store",
-        value_name = "DIR"
+        value_name = "STORE"
     )]
     pub store: PathBuf,
     /// Print machine-readable JSON on stdout.

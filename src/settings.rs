@@ -6,14 +6,14 @@
 //! before any work starts.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{self, GlobalArgs};
 use crate::sandbox::{Format, Limits};
 use crate::stages::Shard;
 use crate::stages::generate::{aide, react};
-use crate::store::{Hash, Store};
+use crate::store::{Hash, Store, s3};
 
 /// A value the user gave that cannot be used (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -28,23 +28,38 @@ pub struct GlobalSettings {
 }
 
 impl GlobalSettings {
-    /// Resolves the global flags.
-    pub fn resolve(args: &GlobalArgs) -> Self {
+    /// Resolves the global flags; `s3_ok` says whether the command works on an S3 store
+    /// (`s3://BUCKET/PREFIX`, opened here, which checks the server).
+    pub fn resolve(args: &GlobalArgs, s3_ok: bool) -> anyhow::Result<Self> {
         let GlobalArgs {
             store,
             json,
             quiet,
             verbose: _,
         } = args;
-        Self {
-            store: Store::open(store),
+        Ok(Self {
+            store: open_store(store, s3_ok)?,
             printer: Printer {
                 json: *json,
                 quiet: *quiet,
                 progress: !quiet && std::io::stderr().is_terminal(),
             },
-        }
+        })
     }
+}
+
+/// The store `--store` names: a directory, or an S3 store where the command supports one.
+fn open_store(location: &Path, s3_ok: bool) -> anyhow::Result<Store> {
+    let Some(url) = location.to_str().filter(|l| l.starts_with(s3::SCHEME)) else {
+        return Ok(Store::open(location));
+    };
+    if !s3_ok {
+        return Err(InputError(format!(
+            "--store {url}: this command does not work on an S3 store yet (`ml2b verify` and `ml2b log` do)"
+        ))
+        .into());
+    }
+    Ok(Store::open_s3(url, &[])?)
 }
 
 /// How a command talks to the user: data on stdout, messages on stderr.

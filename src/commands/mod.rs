@@ -76,7 +76,9 @@ pub fn status_of(err: &anyhow::Error) -> ExitStatus {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     use crate::settings as s;
-    let settings = GlobalSettings::resolve(&cli.global);
+    // The commands that read and write the store only through `crate::log` and the objects.
+    let s3 = matches!(cli.command, Command::Log(_) | Command::Verify(_));
+    let settings = GlobalSettings::resolve(&cli.global, s3)?;
     match cli.command {
         Command::Run(args) => run::run(&settings, &s::RunSettings::resolve(&args)?),
         Command::Stage(args) => stage::stage(&settings, &args),

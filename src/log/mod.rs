@@ -30,7 +30,7 @@ pub use event::{Event, EventBody, Provenance, unit_key};
 pub use fold::State;
 pub use stage_log::{Committed, Head, SegmentRef, StageLog, View};
 
-use crate::store::{Hash, ObjectError, Store};
+use crate::store::{Hash, ObjectError, S3Error, Store, s3::S3Bucket};
 
 /// A failure of the event log.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +43,8 @@ pub enum LogError {
     },
     #[error(transparent)]
     Object(#[from] ObjectError),
+    #[error(transparent)]
+    S3(#[from] S3Error),
     #[error("segment {path} is damaged: {reason}")]
     Damaged { path: PathBuf, reason: String },
     #[error("segment {path} is missing: the log has a gap there")]
@@ -95,6 +97,9 @@ impl LogError {
 
 /// The stages that have a log in `store`, sorted by name.
 pub fn stages(store: &Store) -> Result<Vec<String>, LogError> {
+    if let Some(s3) = store.s3() {
+        return stages_s3(s3);
+    }
     let root = store.log_root();
     let entries = match std::fs::read_dir(&root) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -109,6 +114,12 @@ pub fn stages(store: &Store) -> Result<Vec<String>, LogError> {
         }
     }
     names.sort();
+    Ok(names)
+}
+
+fn stages_s3(s3: &S3Bucket) -> Result<Vec<String>, LogError> {
+    let mut names = s3.list_dirs(crate::store::LOG_DIR)?;
+    names.retain(|n| stage_log::check_stage_name(n).is_ok());
     Ok(names)
 }
 

@@ -16,6 +16,10 @@
 //! from a lost race is never visible. Every read re-hashes the segment and
 //! requires its hash to name an existing object, so a damaged or replaced
 //! segment is refused rather than read.
+//!
+//! On an S3 store the link is a create-if-absent PUT of the segment's bytes at the same
+//! key (`crate::store::s3`: "exists" with our bytes is our commit, a lost acknowledgement),
+//! and no key index is kept: a view reads the unit keys of every segment.
 
 use std::collections::HashSet;
 use std::fs;
@@ -30,7 +34,8 @@ use super::LogError;
 use super::event::{self, Event, EventBody, host_name};
 use super::index::{self, KeyIndex};
 use super::segment::{self, SegmentBytes, SegmentMeta};
-use crate::store::{Hash, Store, hash_file, sync_dir};
+use crate::store::s3::Created;
+use crate::store::{Hash, LOG_DIR, Store, hash_file, sync_dir};
 
 /// A committed segment's place in its log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,25 +160,54 @@ impl StageLog {
         &self.dir
     }
 
+    /// The key of version `v` below an S3 store's prefix.
+    fn key(&self, v: u64) -> String {
+        format!("{LOG_DIR}/{}/{}", self.stage, segment_name(v))
+    }
+
     /// Committed segments in version order, without checking for gaps.
     pub fn list_raw(&self) -> Result<Vec<SegmentRef>, LogError> {
+        let mut refs: Vec<SegmentRef> = self
+            .names()?
+            .iter()
+            .filter_map(|name| {
+                parse_segment_name(name).map(|version| SegmentRef {
+                    version,
+                    path: self.dir.join(name),
+                })
+            })
+            .collect();
+        refs.sort_by_key(|r| r.version);
+        Ok(refs)
+    }
+
+    /// The names in the log's folder.
+    fn names(&self) -> Result<Vec<String>, LogError> {
+        if let Some(s3) = self.store.s3() {
+            return Ok(s3.list_files(&format!("{LOG_DIR}/{}", self.stage))?);
+        }
         let entries = match fs::read_dir(&self.dir) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             other => other.map_err(|e| LogError::io(&self.dir, e))?,
         };
-        let mut refs = Vec::new();
+        let mut names = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|e| LogError::io(&self.dir, e))?;
-            let name = entry.file_name();
-            if let Some(version) = name.to_str().and_then(parse_segment_name) {
-                refs.push(SegmentRef {
-                    version,
-                    path: entry.path(),
-                });
+            if let Some(name) = entry.file_name().to_str() {
+                names.push(name.to_string());
             }
         }
-        refs.sort_by_key(|r| r.version);
-        Ok(refs)
+        Ok(names)
+    }
+
+    /// A segment's bytes, unchecked.
+    fn bytes(&self, r: &SegmentRef) -> Result<Bytes, LogError> {
+        match self.store.s3() {
+            Some(s3) => Ok(s3.get_required(&self.key(r.version))?),
+            None => fs::read(&r.path)
+                .map(Bytes::from)
+                .map_err(|e| LogError::io(&r.path, e)),
+        }
     }
 
     /// Committed segments in version order; a missing version is an error.
@@ -189,16 +223,16 @@ impl StageLog {
 
     /// Reads one segment and checks that its hash names a committed object.
     pub fn read(&self, r: &SegmentRef) -> Result<SegmentBytes, LogError> {
-        let bytes = fs::read(&r.path).map_err(|e| LogError::io(&r.path, e))?;
+        let bytes = self.bytes(r)?;
         let hash = self.require_committed(&r.path, Hash::of(&bytes))?;
-        Ok(SegmentBytes {
-            hash,
-            bytes: Bytes::from(bytes),
-        })
+        Ok(SegmentBytes { hash, bytes })
     }
 
     /// Re-hashes a segment on disk without keeping it; returns its hash.
     pub fn check(&self, r: &SegmentRef) -> Result<Hash, LogError> {
+        if self.store.s3().is_some() {
+            return self.read(r).map(|seg| seg.hash);
+        }
         let hash = hash_file(&r.path).map_err(|e| LogError::io(&r.path, e))?;
         self.require_committed(&r.path, hash)
     }
@@ -227,6 +261,10 @@ impl StageLog {
     /// Re-hashes a segment and reads its metadata from its footer, without decoding a
     /// row, checking it belongs here; returns its hash and metadata.
     pub fn check_with_meta(&self, r: &SegmentRef) -> Result<(Hash, SegmentMeta), LogError> {
+        if self.store.s3().is_some() {
+            let (seg, meta) = self.read_with_meta(r)?;
+            return Ok((seg.hash, meta));
+        }
         let hash = self.check(r)?;
         let file = fs::File::open(&r.path).map_err(|e| LogError::io(&r.path, e))?;
         let meta = segment::read_meta(file).map_err(|m| LogError::damaged(&r.path, m))?;
@@ -373,7 +411,11 @@ impl StageLog {
     /// new index when that tail has grown large, so the cost follows what was
     /// committed since the last index rather than the size of the log.
     pub fn view(&self) -> Result<View, LogError> {
-        let base = self.load_index()?;
+        let base = if self.store.is_s3() {
+            None
+        } else {
+            self.load_index()?
+        };
         let (from, parent) = base.as_ref().map_or((0, None), |b| (b.next, Some(b.head)));
         let (recent, head) = self.unit_keys(from, parent)?;
         let view = View {
@@ -407,7 +449,7 @@ impl StageLog {
 
     fn maybe_reindex(&self, view: View) -> Result<View, LogError> {
         let indexed = view.base.as_ref().map_or(0, |b| b.len());
-        let Some(head) = view.head.hash else {
+        let Some(head) = view.head.hash.filter(|_| !self.store.is_s3()) else {
             return Ok(view);
         };
         if view.recent.len() < REINDEX_MIN.max(indexed / 8) {
@@ -453,7 +495,9 @@ impl StageLog {
         config: Option<Hash>,
     ) -> Result<Option<Committed>, LogError> {
         let mut duplicates = 0;
-        fs::create_dir_all(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
+        if !self.store.is_s3() {
+            fs::create_dir_all(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
+        }
         loop {
             duplicates += drop_known(&mut events, view);
             if events.is_empty() {
@@ -498,6 +542,12 @@ impl StageLog {
         };
         let bytes = segment::encode(&event::to_batch(events)?, &meta)?;
         let hash = self.store.objects().put(&bytes)?;
+        if let Some(s3) = self.store.s3() {
+            return match s3.create(&self.key(head.next), Bytes::from(bytes))? {
+                Created::Ours => Ok(Some(hash)),
+                Created::Taken => Ok(None),
+            };
+        }
         let target = self.dir.join(segment_name(head.next));
         match fs::hard_link(self.store.objects().path(&hash), &target) {
             Ok(()) => {

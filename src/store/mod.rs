@@ -15,16 +15,26 @@
 //! segment under `log/` is a hard link to the object holding its bytes, so the
 //! segment's hash is its content address. Several processes may write one store
 //! at once: every publish is atomic (rename or hard link).
+//!
+//! A store may also live on S3-compatible object storage, `s3://BUCKET/PREFIX`, with the
+//! same layout under the prefix ([`s3`]): objects by plain PUT, segments by
+//! create-if-absent PUT, no `objects/tmp/` (a PUT is atomic) and no `index/` (yet).
+//! There, [`Store::root`] and the paths derived from it are the keys' URLs, which name
+//! them in messages; only the objects and the logs (`crate::log`) read and write S3 so
+//! far, so the commands refuse an S3 store except where they say otherwise.
 
 mod hash;
 mod objects;
+pub mod s3;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(crate) use hash::HashingWriter;
 pub use hash::{Hash, KEY_ENCODING, KeyHasher, ParseHashError, traced};
 pub use objects::{ObjectError, Objects, Stray, write_atomic};
 pub(crate) use objects::{hash_file, sync_dir};
+pub use s3::{S3Bucket, S3Error};
 
 /// The blake3 of a file, as lowercase hex.
 pub(crate) fn hash_file_hex(path: &Path) -> std::io::Result<String> {
@@ -34,11 +44,12 @@ pub(crate) fn hash_file_hex(path: &Path) -> std::io::Result<String> {
 /// Name of the folder of segments.
 pub const LOG_DIR: &str = "log";
 
-/// A store rooted at a directory (created on first write).
+/// A store rooted at a directory (created on first write), or at a prefix of an S3 bucket.
 #[derive(Clone, Debug)]
 pub struct Store {
     root: PathBuf,
     objects: Objects,
+    s3: Option<Arc<S3Bucket>>,
 }
 
 impl Store {
@@ -46,12 +57,48 @@ impl Store {
     pub fn open(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
         let objects = Objects::new(root.join("objects"));
-        Self { root, objects }
+        Self {
+            root,
+            objects,
+            s3: None,
+        }
     }
 
-    /// The store's directory.
+    /// Opens the store a location names: `s3://BUCKET/PREFIX` (configured from the AWS
+    /// environment, see [`s3`]) or a directory.
+    pub fn open_location(location: &str) -> Result<Self, S3Error> {
+        if location.starts_with(s3::SCHEME) {
+            Self::open_s3(location, &[])
+        } else {
+            Ok(Self::open(location))
+        }
+    }
+
+    /// Opens `s3://BUCKET/PREFIX`, configured from the AWS environment and then `options`
+    /// (`object_store`'s keys: `aws_endpoint`, `aws_allow_http`, …); refuses a server that
+    /// does not honour `If-None-Match: *`.
+    pub fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Self, S3Error> {
+        let bucket = S3Bucket::open(url, options)?;
+        Ok(Self {
+            root: PathBuf::from(bucket.root_url()),
+            objects: Objects::on_s3(bucket.clone()),
+            s3: Some(bucket),
+        })
+    }
+
+    /// The store's directory (on S3: its URL, for messages).
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The bucket of an S3 store.
+    pub(crate) fn s3(&self) -> Option<&S3Bucket> {
+        self.s3.as_deref()
+    }
+
+    /// Whether the store lives on S3.
+    pub fn is_s3(&self) -> bool {
+        self.s3.is_some()
     }
 
     /// The content-addressed objects.

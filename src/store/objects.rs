@@ -5,11 +5,18 @@
 //! exists, that is success (same name, same bytes). `get` re-hashes what it reads
 //! and refuses bytes that do not match their name. Objects are never modified or
 //! deleted.
+//!
+//! On an S3 store ([`super::s3`]) the same keys hold the same bytes: `put` hashes in
+//! memory and writes with a plain PUT (a repeat writes identical bytes), `get` and
+//! `verify` re-hash what they read, and a "path" is the object's URL
+//! (`s3://BUCKET/PREFIX/objects/blake3/ab/cd/<rest>`), for messages only.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use super::s3::{S3Bucket, S3Error};
 use super::{Hash, HashingWriter};
 
 /// A failure reading or writing an object.
@@ -32,6 +39,9 @@ pub enum ObjectError {
         actual: Hash,
         path: PathBuf,
     },
+    /// The S3 backend failed.
+    #[error(transparent)]
+    S3(#[from] S3Error),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ObjectError + '_ {
@@ -44,15 +54,31 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ObjectError + '_ {
 /// The object area of a store.
 #[derive(Clone, Debug)]
 pub struct Objects {
+    /// The `objects` folder; on S3, its URL.
     root: PathBuf,
+    s3: Option<Arc<S3Bucket>>,
+}
+
+/// The key of an object below the store's root: `objects/blake3/ab/cd/<rest>`.
+fn key(hash: &Hash) -> String {
+    let hex = hash.to_hex();
+    format!("objects/blake3/{}/{}/{}", &hex[..2], &hex[2..4], &hex[4..])
 }
 
 impl Objects {
     pub(crate) fn new(root: PathBuf) -> Self {
-        Self { root }
+        Self { root, s3: None }
     }
 
-    /// Where the object named `hash` lives.
+    pub(crate) fn on_s3(bucket: Arc<S3Bucket>) -> Self {
+        let root = PathBuf::from(bucket.url("objects"));
+        Self {
+            root,
+            s3: Some(bucket),
+        }
+    }
+
+    /// Where the object named `hash` lives (on S3: its URL).
     pub fn path(&self, hash: &Hash) -> PathBuf {
         let hex = hash.to_hex();
         self.root
@@ -65,6 +91,9 @@ impl Objects {
     /// Whether the object exists (not whether it is intact), or why that cannot be told
     /// (a folder this user cannot read): an object that cannot be seen is not missing.
     pub fn exists(&self, hash: &Hash) -> Result<bool, ObjectError> {
+        if let Some(s3) = &self.s3 {
+            return Ok(s3.exists(&key(hash))?);
+        }
         let path = self.path(hash);
         match fs::metadata(&path) {
             Ok(m) => Ok(m.is_file()),
@@ -83,6 +112,9 @@ impl Objects {
         &self,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> Result<Hash, ObjectError> {
+        if let Some(s3) = &self.s3 {
+            return put_s3(s3, &self.root, write);
+        }
         let tmp_dir = self.root.join("tmp");
         fs::create_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
         let tmp = tempfile::NamedTempFile::new_in(&tmp_dir).map_err(io_err(&tmp_dir))?;
@@ -116,6 +148,14 @@ impl Objects {
     /// Reads an object, verifying its hash.
     pub fn get(&self, hash: &Hash) -> Result<Vec<u8>, ObjectError> {
         let path = self.path(hash);
+        if let Some(s3) = &self.s3 {
+            let bytes = s3.get(&key(hash))?.ok_or(ObjectError::Missing {
+                hash: *hash,
+                path: path.clone(),
+            })?;
+            check(hash, Hash::of(&bytes), &path)?;
+            return Ok(bytes.to_vec());
+        }
         let bytes = match fs::read(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(ObjectError::Missing { hash: *hash, path });
@@ -128,6 +168,9 @@ impl Objects {
 
     /// Re-hashes an object on disk without keeping its bytes.
     pub fn verify(&self, hash: &Hash) -> Result<(), ObjectError> {
+        if self.s3.is_some() {
+            return self.get(hash).map(drop);
+        }
         let path = self.path(hash);
         if !self.exists(hash)? {
             return Err(ObjectError::Missing { hash: *hash, path });
@@ -139,7 +182,33 @@ impl Objects {
     ///
     /// Names that are not well-formed hashes, and folders that cannot be read, are
     /// returned as [`Stray`]s. A store without objects lists nothing.
-    pub fn list(&self) -> impl Iterator<Item = Result<(Hash, PathBuf), Stray>> {
+    pub fn list(&self) -> Box<dyn Iterator<Item = Result<(Hash, PathBuf), Stray>>> {
+        match &self.s3 {
+            Some(s3) => Box::new(self.list_s3(s3).into_iter()),
+            None => Box::new(self.list_dir()),
+        }
+    }
+
+    fn list_s3(&self, s3: &S3Bucket) -> Vec<Result<(Hash, PathBuf), Stray>> {
+        let dir = self.root.join("blake3");
+        let keys = match s3.list_all("objects/blake3") {
+            Ok(keys) => keys,
+            Err(e) => {
+                return vec![Err(Stray::Unreadable {
+                    path: dir,
+                    source: io::Error::other(e),
+                })];
+            }
+        };
+        keys.iter()
+            .map(|k| {
+                let path = dir.join(k);
+                parse_object_path(&path).ok_or(Stray::Name(path))
+            })
+            .collect()
+    }
+
+    fn list_dir(&self) -> impl Iterator<Item = Result<(Hash, PathBuf), Stray>> + use<> {
         walkdir::WalkDir::new(self.root.join("blake3"))
             .min_depth(3)
             .max_depth(3)
@@ -199,6 +268,22 @@ fn parse_object_path(path: &Path) -> Option<(Hash, PathBuf)> {
     let ab = path.parent()?.parent()?.file_name()?.to_str()?;
     let hash = format!("{ab}{cd}{rest}").parse().ok()?;
     Some((hash, path.to_path_buf()))
+}
+
+/// `put_with` on S3: hashes the bytes in memory, then one plain PUT.
+fn put_s3(
+    s3: &S3Bucket,
+    root: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<Hash, ObjectError> {
+    let mut w = HashingWriter {
+        inner: Vec::new(),
+        hasher: blake3::Hasher::new(),
+    };
+    write(&mut w).map_err(io_err(root))?;
+    let hash = Hash::from(w.hasher.finalize());
+    s3.put(&key(&hash), w.inner.into())?;
+    Ok(hash)
 }
 
 fn check(expected: &Hash, actual: Hash, path: &Path) -> Result<(), ObjectError> {

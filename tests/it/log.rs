@@ -16,11 +16,11 @@ use rand::{Rng, SeedableRng};
 use crate::common::{Echo, Workspace, run_echo};
 use crate::worker::{WorkerSpec, spawn};
 
-fn echo_log(store: &Store) -> StageLog {
+pub fn echo_log(store: &Store) -> StageLog {
     StageLog::new(store, Echo::STAGE).unwrap()
 }
 
-fn events(store: &Store) -> Vec<Event<Echo>> {
+pub fn events(store: &Store) -> Vec<Event<Echo>> {
     echo_log(store).read_events(0).unwrap()
 }
 
@@ -28,7 +28,7 @@ fn ids(store: &Store) -> BTreeSet<Hash> {
     events(store).iter().map(|e| e.id).collect()
 }
 
-fn assert_unique_units(store: &Store) -> HashSet<u64> {
+pub fn assert_unique_units(store: &Store) -> HashSet<u64> {
     let evs = events(store);
     let keys: HashSet<Hash> = evs.iter().map(|e| e.unit_key).collect();
     assert_eq!(keys.len(), evs.len(), "a unit key was committed twice");
@@ -76,7 +76,7 @@ fn deterministic_stage_rederives_identical_ids() {
 }
 
 /// Reads every `COMMIT {json}` line a worker printed.
-fn commits_of(out: &[u8]) -> Vec<Committed> {
+pub fn commits_of(out: &[u8]) -> Vec<Committed> {
     #[derive(serde::Deserialize)]
     struct C {
         version: u64,

@@ -30,6 +30,7 @@ mod query;
 mod react;
 mod readme;
 mod run;
+mod s3;
 mod sandbox;
 mod show;
 mod slurm;

@@ -1,5 +1,6 @@
 //! A worker process: this test binary, re-executed with `ML2B_IT_WORKER` set,
-//! runs the echo stage over a store and prints each commit as a JSON line.
+//! runs the echo stage over a store (a directory, or `s3://…` reached through the
+//! `AWS_*` variables it was given) and prints each commit as a JSON line.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -20,8 +21,14 @@ pub struct WorkerSpec<'a> {
 
 /// Starts a worker process.
 pub fn spawn(spec: &WorkerSpec) -> Child {
+    spawn_with_env(spec, &[])
+}
+
+/// Starts a worker process with more environment variables (an S3 store's `AWS_*`).
+pub fn spawn_with_env(spec: &WorkerSpec, env: &[(String, String)]) -> Child {
     let units: Vec<String> = spec.units.iter().map(u64::to_string).collect();
     Command::new(std::env::current_exe().unwrap())
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .args([
             "worker::worker_entry",
             "--exact",
@@ -60,7 +67,7 @@ fn worker_entry() {
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().unwrap())
         .collect();
-    let store = Store::open(var("ML2B_IT_STORE"));
+    let store = Store::open_location(&var("ML2B_IT_STORE")).unwrap();
     let stage = Arc::new(EchoStage {
         units,
         sleep_us: var("ML2B_IT_SLEEP_US").parse().unwrap(),

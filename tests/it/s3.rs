@@ -1,0 +1,265 @@
+//! The store on S3 (`ml2b::store::s3`) against a real S3-compatible server started by the
+//! test (`moto`), never a mock of the client: concurrent writers, a server that ignores
+//! `If-None-Match`, damage in the bucket, and faults injected by a proxy between the client
+//! and the server (409, 500 and a dropped connection after the server applied a PUT).
+
+mod moto;
+mod proxy;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Instant;
+
+use ml2b::log::verify::{Report, verify_store};
+use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
+use ml2b::progress::NoProgress;
+use ml2b::store::Store;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+
+use self::moto::{Endpoint, Moto};
+use self::proxy::{Fault, Proxy};
+use crate::common::{Echo, Workspace, run_echo};
+use crate::log::{assert_unique_units, commits_of, echo_log};
+use crate::worker::{WorkerSpec, spawn_with_env};
+
+const BUCKET: &str = "ml2b";
+const PREFIX: &str = "runs/a";
+const URL: &str = "s3://ml2b/runs/a";
+
+/// A moto server with the bucket made.
+struct Server {
+    moto: Moto,
+}
+
+impl Server {
+    fn start() -> Self {
+        let moto = Moto::start();
+        moto.bucket(BUCKET);
+        Self { moto }
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint { port: self.moto.port }
+    }
+
+    /// The store at [`URL`], straight on the server.
+    fn store(&self) -> Store {
+        self.endpoint().open(URL).unwrap()
+    }
+
+    fn flip_byte(&self, url: &Path, at: usize) {
+        let key = url.to_str().unwrap().strip_prefix("s3://ml2b/").unwrap();
+        self.moto.flip_byte(BUCKET, key, at);
+    }
+}
+
+fn echo_event(n: u64) -> Event<Echo> {
+    let key = unit_key(Echo::STAGE, Echo::SCHEMA_VERSION, &[], &n).unwrap();
+    Event::new(key, vec![], Echo::of(n), Provenance::now(0)).unwrap()
+}
+
+fn verified(store: &Store) -> Report {
+    let report = verify_store(store, &NoProgress).unwrap();
+    assert!(report.ok(), "{:#?}", report.problems);
+    report
+}
+
+#[test]
+fn race_of_eight_writers_on_s3_loses_nothing() {
+    let server = Server::start();
+    let store = server.store();
+    let env = server.endpoint().env();
+    let units: Vec<u64> = (0..240).collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(28);
+    let mut planned = HashSet::new();
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            let mut mine = units.clone();
+            mine.shuffle(&mut rng);
+            mine.truncate(160);
+            planned.extend(mine.iter().copied());
+            let spec = WorkerSpec {
+                store: Path::new(URL),
+                units: &mine,
+                batch: 4,
+                sleep_us: 50,
+            };
+            spawn_with_env(&spec, &env)
+        })
+        .collect();
+    let mut commits = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "worker failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        commits.extend(commits_of(&out.stdout));
+    }
+    let log = echo_log(&store);
+    let refs = log.list().expect("versions are contiguous");
+    for c in &commits {
+        assert_eq!(
+            log.check(&refs[c.version as usize]).unwrap(),
+            c.hash,
+            "committed segment {} was replaced",
+            c.version
+        );
+    }
+    let versions: HashSet<u64> = commits.iter().map(|c| c.version).collect();
+    assert_eq!(versions.len(), commits.len(), "two writers claim one version");
+    assert_eq!(versions.len(), refs.len(), "every segment has exactly one writer");
+    let committed = assert_unique_units(&store);
+    assert!(
+        planned.iter().all(|u| committed.contains(u)),
+        "a planned unit was lost"
+    );
+    let report = verified(&store);
+    println!(
+        "s3 race: {} segments, {} units, {} events dropped as committed by another writer",
+        refs.len(),
+        committed.len(),
+        commits.iter().map(|c| c.duplicates).sum::<u64>()
+    );
+    assert_eq!(report.stages[0].segments, refs.len() as u64);
+}
+
+#[test]
+fn a_server_that_ignores_if_none_match_is_refused_at_open() {
+    let server = Server::start();
+    let stripping = Proxy::start(server.moto.port, Fault::StripIfNoneMatch);
+    let err = Endpoint { port: stripping.port }
+        .open(URL)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("refusing the store s3://ml2b/runs/a") && err.contains("If-None-Match"),
+        "{err}"
+    );
+    let store = server.store();
+    assert!(
+        ml2b::log::stages(&store).unwrap().is_empty(),
+        "nothing was committed"
+    );
+    let honest = Proxy::start(server.moto.port, Fault::Pass);
+    Endpoint { port: honest.port }
+        .open(URL)
+        .expect("the same server, headers intact");
+}
+
+#[test]
+fn a_missing_bucket_is_named_at_open() {
+    let server = Server::start();
+    let err = server.endpoint().open("s3://no-such-bucket/x").unwrap_err();
+    let text = ml2b::error_chain(&err);
+    assert!(text.contains("s3://no-such-bucket/x/.ml2b-probe/"), "{text}");
+}
+
+#[test]
+fn a_flipped_byte_on_s3_is_named_by_verify_and_refused_by_reads() {
+    let server = Server::start();
+    let store = server.store();
+    run_echo(&store, (0..40).collect(), 10);
+    let blob = store.objects().put(b"a prompt blob").unwrap();
+    assert_eq!(store.objects().get(&blob).unwrap(), b"a prompt blob");
+    let report = verified(&store);
+    assert_eq!((report.stages[0].segments, report.objects), (4, 5));
+
+    let segment = echo_log(&store).list().unwrap()[2].path.clone();
+    let object = store.objects().path(&blob);
+    assert_eq!(
+        segment.to_str().unwrap(),
+        format!("{URL}/log/echo/00000000000000000002.parquet")
+    );
+    assert!(
+        object
+            .to_str()
+            .unwrap()
+            .starts_with(&format!("{URL}/objects/blake3/"))
+    );
+    server.flip_byte(&segment, 200);
+    server.flip_byte(&object, 3);
+
+    let report = verify_store(&store, &NoProgress).unwrap();
+    for damaged in [&segment, &object] {
+        let problem = report.problems.iter().find(|p| &p.path == damaged);
+        let problem =
+            problem.unwrap_or_else(|| panic!("{} not named: {:#?}", damaged.display(), report.problems));
+        assert!(problem.message.contains("damaged"), "{problem:?}");
+    }
+    let read = echo_log(&store).read_events::<Echo>(0).unwrap_err().to_string();
+    assert!(
+        read.contains(segment.to_str().unwrap()) && read.contains("damaged"),
+        "{read}"
+    );
+    let get = store.objects().get(&blob).unwrap_err().to_string();
+    assert!(
+        get.contains(object.to_str().unwrap()) && get.contains("damaged"),
+        "{get}"
+    );
+}
+
+/// Ten commits of three events through a proxy that faults the first try of each: every
+/// commit lands once, at the next version, and none is reported lost or duplicated.
+fn every_commit_lands_once_through(fault: Fault) {
+    let server = Server::start();
+    let proxy = Proxy::start(server.moto.port, fault);
+    let store = Endpoint { port: proxy.port }.open(URL).unwrap();
+    let log = echo_log(&store);
+    let mut view = log.view().unwrap();
+    for v in 0..10u64 {
+        let events = (v * 3..v * 3 + 3).map(echo_event).collect();
+        let c = log
+            .commit(&mut view, events, None)
+            .unwrap()
+            .expect("our events were committed");
+        assert_eq!((c.version, c.events, c.duplicates), (v, 3, 0), "{fault:?}");
+    }
+    assert_eq!(proxy.injected(), 10, "one {fault:?} per commit");
+    let direct = server.store();
+    assert_eq!(echo_log(&direct).list().unwrap().len(), 10);
+    assert_eq!(assert_unique_units(&direct).len(), 30);
+    verified(&direct);
+}
+
+#[test]
+fn a_lost_acknowledgement_counts_as_our_commit() {
+    every_commit_lands_once_through(Fault::LoseAck);
+}
+
+#[test]
+fn a_500_after_the_server_applied_a_put_counts_as_our_commit() {
+    every_commit_lands_once_through(Fault::FailAfterApply);
+}
+
+#[test]
+fn a_409_conflict_is_retried_at_the_same_version() {
+    every_commit_lands_once_through(Fault::Conflict);
+}
+
+/// Commits `n` one-event segments; returns commits per second.
+fn append_rate(store: &Store, n: u64) -> f64 {
+    let log = StageLog::new(store, Echo::STAGE).unwrap();
+    let mut view = log.view().unwrap();
+    let started = Instant::now();
+    for i in 0..n {
+        log.commit(&mut view, vec![echo_event(i)], None).unwrap().unwrap();
+    }
+    let rate = n as f64 / started.elapsed().as_secs_f64();
+    assert_eq!(log.list().unwrap().len() as u64, n);
+    rate
+}
+
+/// Measures, asserts nothing about time: one run each, printed for the record.
+#[test]
+fn append_throughput_on_s3_and_local() {
+    let server = Server::start();
+    let ws = Workspace::new();
+    let local = append_rate(&ws.store(), 100);
+    let s3 = append_rate(&server.store(), 100);
+    println!(
+        "append throughput (one writer, one-event segments): local {local:.0} commits/s, S3 on moto over loopback {s3:.0} commits/s"
+    );
+}
