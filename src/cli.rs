@@ -23,7 +23,7 @@ pub struct Cli {
 /// Options every command accepts.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// The store: a directory, or s3://BUCKET/PREFIX (`verify` and `log` so far; set up
+    /// The store: a directory, or s3://BUCKET/PREFIX (`verify`, `log` and `query` so far; set up
     /// from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL,
     /// AWS_ALLOW_HTTP)
     #[arg(

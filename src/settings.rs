@@ -55,7 +55,7 @@ fn open_store(location: &Path, s3_ok: bool) -> anyhow::Result<Store> {
     };
     if !s3_ok {
         return Err(InputError(format!(
-            "--store {url}: this command does not work on an S3 store yet (`ml2b verify` and `ml2b log` do)"
+            "--store {url}: this command does not work on an S3 store yet (`verify`, `log` and `query` do)"
         ))
         .into());
     }

@@ -77,7 +77,10 @@ pub fn status_of(err: &anyhow::Error) -> ExitStatus {
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     use crate::settings as s;
     // The commands that read and write the store only through `crate::log` and the objects.
-    let s3 = matches!(cli.command, Command::Log(_) | Command::Verify(_));
+    let s3 = matches!(
+        cli.command,
+        Command::Log(_) | Command::Verify(_) | Command::Query(_)
+    );
     let settings = GlobalSettings::resolve(&cli.global, s3)?;
     match cli.command {
         Command::Run(args) => run::run(&settings, &s::RunSettings::resolve(&args)?),

@@ -19,7 +19,9 @@ use crate::settings::{GlobalSettings, QueryOutput, QuerySettings};
 /// Runs `ml2b query`.
 pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::Result<ExitStatus> {
     let sql = read_sql(&args.query)?;
-    require_store(settings.store.root())?;
+    if !settings.store.is_s3() {
+        require_store(settings.store.root())?;
+    }
     let format = args.format;
     let bench = optional_bench(&args.root)?;
     let (schema, batches) = super::runtime()?.block_on(async {

@@ -35,6 +35,7 @@ use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
 use datafusion::error::DataFusionError;
 use datafusion::execution::context::SQLOptions;
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use datafusion::datasource::MemTable;
@@ -91,6 +92,7 @@ impl Session<'_> {
             .with_information_schema(false)
             .with_target_partitions(1);
         let ctx = SessionContext::new_with_config(config);
+        register_s3(&ctx, store)?;
         udf::register(&ctx);
         ctx.register_udf(key_hash::udf());
         register_logs(&ctx, store).await?;
@@ -110,6 +112,17 @@ impl Session<'_> {
         }
         Ok(ctx)
     }
+}
+
+/// Lets the engine read an S3 store's segments: their paths are their `s3://` URLs.
+fn register_s3(ctx: &SessionContext, store: &Store) -> Result<(), QueryError> {
+    let Some(s3) = store.s3() else {
+        return Ok(());
+    };
+    let (url, client) = s3.new_client().map_err(LogError::from)?;
+    let url = ObjectStoreUrl::parse(url).map_err(QueryError::Failed)?;
+    ctx.register_object_store(url.as_ref(), client);
+    Ok(())
 }
 
 /// One table per stage log of `store`, and an empty one for each log of the pipeline that

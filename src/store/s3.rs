@@ -94,12 +94,20 @@ pub enum Created {
 }
 
 /// A bucket and a prefix in it: the root of one store.
-#[derive(Debug)]
 pub struct S3Bucket {
+    /// The configuration the client was built from.
+    config: AmazonS3Builder,
     client: Arc<dyn ObjectStore>,
     bucket: String,
     /// The prefix, without leading or trailing `/` (empty: the bucket's root).
     prefix: String,
+}
+
+/// Shows the URL only: the configuration holds credentials.
+impl std::fmt::Debug for S3Bucket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("S3Bucket").field(&self.root_url()).finish()
+    }
 }
 
 /// Splits `s3://BUCKET/PREFIX` into the bucket and the prefix (maybe empty).
@@ -134,14 +142,26 @@ impl S3Bucket {
         for (key, value) in options {
             builder = builder.with_config(key.parse().map_err(config)?, *value);
         }
-        let client = builder.build().map_err(config)?;
+        let client = builder.clone().build().map_err(config)?;
         let me = Arc::new(Self {
+            config: builder,
             client: Arc::new(client),
             bucket,
             prefix,
         });
         me.probe()?;
         Ok(me)
+    }
+
+    /// A client of the bucket for another engine (DataFusion), with connections of its
+    /// own: this module's client belongs to this module's runtime, the engine's to the
+    /// caller's. Its keys are full keys (`PREFIX/log/…`); `s3://BUCKET` is its URL.
+    pub fn new_client(&self) -> Result<(String, Arc<dyn ObjectStore>), S3Error> {
+        let client = self.config.clone().build().map_err(|source| S3Error::Config {
+            url: self.root_url(),
+            source,
+        })?;
+        Ok((format!("{SCHEME}{}", self.bucket), Arc::new(client)))
     }
 
     /// The store's URL: `s3://BUCKET/PREFIX`.

@@ -263,3 +263,56 @@ fn append_throughput_on_s3_and_local() {
         "append throughput (one writer, one-event segments): local {local:.0} commits/s, S3 on moto over loopback {s3:.0} commits/s"
     );
 }
+
+#[test]
+fn verify_log_and_query_run_on_an_s3_store_and_other_commands_refuse_it() {
+    let server = Server::start();
+    run_echo(&server.store(), (0..40).collect(), 10);
+    let ws = Workspace::new();
+    let ml2b = |args: &[&str]| {
+        let out = ws
+            .ml2b()
+            .env("ML2B_STORE", URL)
+            .envs(server.endpoint().env())
+            .args(args)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let (code, stdout, stderr) = ml2b(&["verify"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("echo: 4 segments, 40 events") && stdout.contains("objects: 4 checked"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = ml2b(&[
+        "query",
+        "--format",
+        "csv",
+        "SELECT count(*) AS n, sum(n) AS s FROM echo",
+    ]);
+    assert_eq!((code, stdout.as_str()), (Some(0), "n,s\n40,780\n"), "{stderr}");
+    let (code, stdout, stderr) = ml2b(&["log"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("echo ")).count(),
+        4,
+        "{stdout}"
+    );
+
+    let segment = format!("{URL}/log/echo/00000000000000000001.parquet");
+    server.flip_byte(Path::new(&segment), 200);
+    let (code, stdout, _) = ml2b(&["verify"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains(&format!("damaged: {segment}")), "{stdout}");
+    let (code, _, stderr) = ml2b(&["query", "SELECT count(*) FROM echo"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains(&segment), "{stderr}");
+
+    let (code, _, stderr) = ml2b(&["journal"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("does not work on an S3 store yet"), "{stderr}");
+    let (code, _, stderr) = ml2b(&["verify", "--rerun"]);
+    assert_eq!(code, Some(2), "{stderr}");
+}
