@@ -23,9 +23,11 @@ pub struct Cli {
 /// Options every command accepts.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// The store: a directory, or s3://BUCKET/PREFIX (`verify`, `log` and `query` so far; set up
-    /// from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL,
-    /// AWS_ALLOW_HTTP)
+    /// The store: a directory, or s3://BUCKET/PREFIX
+    ///
+    /// An S3 store (so far for `verify`, `log` and `query`) is set up from AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL and
+    /// AWS_ALLOW_HTTP.
     #[arg(
         long,
         global = true,
