@@ -185,11 +185,9 @@ impl S3Bucket {
         }
     }
 
-    fn request(&self, key: &str) -> impl FnOnce(object_store::Error) -> S3Error + '_ {
-        move |source| S3Error::Request {
-            url: self.url(key),
-            source,
-        }
+    fn request(&self, key: &str) -> impl FnOnce(object_store::Error) -> S3Error + use<> {
+        let url = self.url(key);
+        move |source| S3Error::Request { url, source }
     }
 
     /// The bytes at `key`, or `None` when there is no such key.
