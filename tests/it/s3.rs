@@ -25,7 +25,6 @@ use crate::log::{assert_unique_units, commits_of, echo_log};
 use crate::worker::{WorkerSpec, spawn_with_env};
 
 const BUCKET: &str = "ml2b";
-const PREFIX: &str = "runs/a";
 const URL: &str = "s3://ml2b/runs/a";
 
 /// A moto server with the bucket made.
@@ -71,14 +70,14 @@ fn race_of_eight_writers_on_s3_loses_nothing() {
     let server = Server::start();
     let store = server.store();
     let env = server.endpoint().env();
-    let units: Vec<u64> = (0..240).collect();
+    let units: Vec<u64> = (0..80).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(28);
     let mut planned = HashSet::new();
     let children: Vec<_> = (0..8)
         .map(|_| {
             let mut mine = units.clone();
             mine.shuffle(&mut rng);
-            mine.truncate(160);
+            mine.truncate(50);
             planned.extend(mine.iter().copied());
             let spec = WorkerSpec {
                 store: Path::new(URL),

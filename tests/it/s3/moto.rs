@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 
-use ml2b::store::{S3Error, Store};
+use ml2b::store::{S3Bucket, S3Error, Store};
 
 /// The python of moto's venv: `ML2B_MOTO_PYTHON`, else scripts/s3-server's default venv.
 fn python() -> String {
@@ -61,17 +61,19 @@ impl Moto {
         );
     }
 
-    /// The raw bytes at `bucket/key`, straight from the server.
+    /// The bytes at `bucket/key`, through a client of the bucket's root.
     pub fn get(&self, bucket: &str, key: &str) -> Vec<u8> {
-        let (status, body) = http(self.port, "GET", &format!("/{bucket}/{key}"), &[]);
-        assert_eq!(status, 200, "GET {bucket}/{key}");
-        body
+        self.client(bucket).get_required(key).unwrap().to_vec()
     }
 
-    /// Replaces the bytes at `bucket/key`, straight on the server.
+    /// Replaces the bytes at `bucket/key`.
     pub fn put(&self, bucket: &str, key: &str, bytes: &[u8]) {
-        let (status, _) = http(self.port, "PUT", &format!("/{bucket}/{key}"), bytes);
-        assert_eq!(status, 200, "PUT {bucket}/{key}");
+        self.client(bucket).put(key, bytes.to_vec().into()).unwrap();
+    }
+
+    fn client(&self, bucket: &str) -> std::sync::Arc<S3Bucket> {
+        let endpoint = format!("http://127.0.0.1:{}", self.port);
+        S3Bucket::open(&format!("s3://{bucket}"), &Endpoint::options(&endpoint)).unwrap()
     }
 
     /// Flips one bit of the byte at `at` of `bucket/key`.
@@ -102,17 +104,18 @@ impl Endpoint {
 
     /// Opens `s3://…` through this endpoint.
     pub fn open(&self, url: &str) -> Result<Store, S3Error> {
-        let endpoint = self.url();
-        Store::open_s3(
-            url,
-            &[
-                ("aws_endpoint", &endpoint),
-                ("aws_allow_http", "true"),
-                ("aws_access_key_id", "test"),
-                ("aws_secret_access_key", "test"),
-                ("aws_region", "us-east-1"),
-            ],
-        )
+        Store::open_s3(url, &Self::options(&self.url()))
+    }
+
+    /// The client options of `endpoint`.
+    fn options(endpoint: &str) -> [(&'static str, &str); 5] {
+        [
+            ("aws_endpoint", endpoint),
+            ("aws_allow_http", "true"),
+            ("aws_access_key_id", "test"),
+            ("aws_secret_access_key", "test"),
+            ("aws_region", "us-east-1"),
+        ]
     }
 
     /// The environment that makes `Store::open_location` reach this endpoint.
