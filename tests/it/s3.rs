@@ -322,7 +322,7 @@ fn sigkill_while_committing_to_s3_never_exposes_a_partial_log() {
     let server = Server::start();
     let store = server.store();
     let env = server.endpoint().env();
-    let units: Vec<u64> = (0..600).collect();
+    let units: Vec<u64> = (0..300).collect();
     let spec = WorkerSpec {
         store: Path::new(URL),
         units: &units,
