@@ -25,9 +25,8 @@ pub struct Cli {
 pub struct GlobalArgs {
     /// The store: a directory, or s3://BUCKET/PREFIX
     ///
-    /// An S3 store (so far for `verify`, `log` and `query`) is set up from AWS_ACCESS_KEY_ID,
-    /// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL and
-    /// AWS_ALLOW_HTTP.
+    /// An S3 store is set up from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+    /// AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL and AWS_ALLOW_HTTP.
     #[arg(
         long,
         global = true,

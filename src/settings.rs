@@ -28,9 +28,10 @@ pub struct GlobalSettings {
 }
 
 impl GlobalSettings {
-    /// Resolves the global flags; `s3_ok` says whether the command works on an S3 store
-    /// (`s3://BUCKET/PREFIX`, opened here, which checks the server).
-    pub fn resolve(args: &GlobalArgs, s3_ok: bool) -> anyhow::Result<Self> {
+    /// Resolves the global flags; `uses_store` says whether the command reads or writes
+    /// the store at all (an S3 store, `s3://BUCKET/PREFIX`, is opened, and so checked, only
+    /// then).
+    pub fn resolve(args: &GlobalArgs, uses_store: bool) -> anyhow::Result<Self> {
         let GlobalArgs {
             store,
             json,
@@ -38,7 +39,7 @@ impl GlobalSettings {
             verbose: _,
         } = args;
         Ok(Self {
-            store: open_store(store, s3_ok)?,
+            store: open_store(store, uses_store)?,
             printer: Printer {
                 json: *json,
                 quiet: *quiet,
@@ -48,18 +49,13 @@ impl GlobalSettings {
     }
 }
 
-/// The store `--store` names: a directory, or an S3 store where the command supports one.
-fn open_store(location: &Path, s3_ok: bool) -> anyhow::Result<Store> {
-    let Some(url) = location.to_str().filter(|l| l.starts_with(s3::SCHEME)) else {
-        return Ok(Store::open(location));
-    };
-    if !s3_ok {
-        return Err(InputError(format!(
-            "--store {url}: this command does not work on an S3 store yet (`verify`, `log` and `query` do)"
-        ))
-        .into());
+/// The store `--store` names: a directory, or an S3 store. A command that never touches
+/// the store gets the location unopened (a path no one reads).
+fn open_store(location: &Path, uses_store: bool) -> anyhow::Result<Store> {
+    match location.to_str().filter(|l| uses_store && l.starts_with(s3::SCHEME)) {
+        Some(url) => Ok(Store::open_s3(url, &[])?),
+        None => Ok(Store::open(location)),
     }
-    Ok(Store::open_s3(url, &[])?)
 }
 
 /// How a command talks to the user: data on stdout, messages on stderr.

@@ -76,12 +76,19 @@ pub fn status_of(err: &anyhow::Error) -> ExitStatus {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     use crate::settings as s;
-    // The commands that read and write the store only through `crate::log` and the objects.
-    let s3 = matches!(
+    // The commands that never touch the store do not open one (on S3, opening probes it).
+    let uses_store = !matches!(
         cli.command,
-        Command::Log(_) | Command::Verify(_) | Command::Query(_)
+        Command::Prepare(_)
+            | Command::GradeSample(_)
+            | Command::Check(_)
+            | Command::Import(_)
+            | Command::Bleu(_)
+            | Command::Agreement(_)
+            | Command::Score(_)
+            | Command::Aup(_)
     );
-    let settings = GlobalSettings::resolve(&cli.global, s3)?;
+    let settings = GlobalSettings::resolve(&cli.global, uses_store)?;
     match cli.command {
         Command::Run(args) => run::run(&settings, &s::RunSettings::resolve(&args)?),
         Command::Stage(args) => stage::stage(&settings, &args),

@@ -15,13 +15,12 @@ use super::{ExitStatus, InputError};
 
 use crate::competition::Benchmark;
 use crate::settings::{GlobalSettings, QueryOutput, QuerySettings};
+use crate::store::Store;
 
 /// Runs `ml2b query`.
 pub(super) fn query(settings: &GlobalSettings, args: &QuerySettings) -> anyhow::Result<ExitStatus> {
     let sql = read_sql(&args.query)?;
-    if !settings.store.is_s3() {
-        require_store(settings.store.root())?;
-    }
+    require_store(&settings.store)?;
     let format = args.format;
     let bench = optional_bench(&args.root)?;
     let (schema, batches) = super::runtime()?.block_on(async {
@@ -50,8 +49,13 @@ pub(super) fn optional_bench(root: &Path) -> anyhow::Result<Option<Benchmark>> {
 }
 
 /// A store that does not exist would answer every query with no rows: most likely the
-/// path is wrong, so say so. (An existing, empty store answers no rows.)
-pub(super) fn require_store(root: &Path) -> anyhow::Result<()> {
+/// path is wrong, so say so. (An existing, empty store answers no rows; an S3 store has no
+/// folder to look for, and opening it checked the bucket.)
+pub(super) fn require_store(store: &Store) -> anyhow::Result<()> {
+    if store.is_s3() {
+        return Ok(());
+    }
+    let root = store.root();
     match std::fs::metadata(root) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(InputError(format!(
             "there is no store at {} (see --store or ML2B_STORE)",

@@ -15,7 +15,7 @@ use crate::settings::{GlobalSettings, ShowSettings};
 
 /// Runs `ml2b show`.
 pub(super) fn show(settings: &GlobalSettings, args: &ShowSettings) -> anyhow::Result<ExitStatus> {
-    require_store(settings.store.root())?;
+    require_store(&settings.store)?;
     let bench = optional_bench(&args.root)?;
     super::runtime()?.block_on(async {
         let records = Records::open(settings.store.clone(), bench).await?;

@@ -8,16 +8,13 @@
 
 use std::io::Write;
 
-use super::{ExitStatus, InputError, ProgressBars};
+use super::{ExitStatus, ProgressBars};
 use crate::log::verify::{Report, verify_store};
 use crate::pipeline::{Pipeline, Rederived};
 use crate::settings::{GlobalSettings, Printer, VerifySettings};
 
 /// Runs `ml2b verify`.
 pub(super) fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
-    if args.rerun && settings.store.is_s3() {
-        return Err(InputError("`verify --rerun` does not work on an S3 store yet".into()).into());
-    }
     let reporter = ProgressBars::new(&settings.printer);
     let report = verify_store(&settings.store, &reporter)?;
     let rerun = if args.rerun && report.ok() {

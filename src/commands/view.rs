@@ -18,7 +18,7 @@ use crate::viewer::Viewer;
 
 /// Runs `ml2b view`.
 pub(super) fn view(settings: &GlobalSettings, args: &ViewSettings) -> anyhow::Result<ExitStatus> {
-    super::query::require_store(settings.store.root())?;
+    super::query::require_store(&settings.store)?;
     let bench = Benchmark::load(&args.root)?;
     super::runtime()?.block_on(serve(settings, args, bench))
 }

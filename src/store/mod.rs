@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 pub(crate) use hash::HashingWriter;
 pub use hash::{Hash, KEY_ENCODING, KeyHasher, ParseHashError, traced};
-pub use objects::{ObjectError, Objects, Stray, write_atomic};
+pub use objects::{LocalFile, ObjectError, Objects, Stray, write_atomic};
 pub(crate) use objects::{hash_file, sync_dir};
 pub use s3::{S3Bucket, S3Error};
 

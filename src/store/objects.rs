@@ -178,6 +178,24 @@ impl Objects {
         check(hash, hash_file(&path).map_err(io_err(&path))?, &path)
     }
 
+    /// The object as a file a program can read, verified: the object's own file in a
+    /// local store, a temporary copy (removed when the value is dropped) of an S3 store's.
+    pub fn local_file(&self, hash: &Hash) -> Result<LocalFile, ObjectError> {
+        if self.s3.is_none() {
+            self.verify(hash)?;
+            return Ok(LocalFile::Stored(self.path(hash)));
+        }
+        let bytes = self.get(hash)?;
+        let tmp = std::env::temp_dir();
+        let mut file = tempfile::Builder::new()
+            .prefix("ml2b-object-")
+            .tempfile_in(&tmp)
+            .map_err(io_err(&tmp))?;
+        file.write_all(&bytes).map_err(io_err(file.path()))?;
+        file.flush().map_err(io_err(file.path()))?;
+        Ok(LocalFile::Copy(file.into_temp_path()))
+    }
+
     /// Every object name on disk, with the path it was found at.
     ///
     /// Names that are not well-formed hashes, and folders that cannot be read, are
@@ -271,6 +289,32 @@ fn parse_object_path(path: &Path) -> Option<(Hash, PathBuf)> {
 }
 
 /// `put_with` on S3: hashes the bytes in memory, then one plain PUT.
+/// An object as a local file ([`Objects::local_file`]).
+#[derive(Debug)]
+pub enum LocalFile {
+    /// The object's file in a local store.
+    Stored(PathBuf),
+    /// A copy of an S3 store's object, removed on drop.
+    Copy(tempfile::TempPath),
+}
+
+impl std::ops::Deref for LocalFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        match self {
+            Self::Stored(path) => path,
+            Self::Copy(path) => path,
+        }
+    }
+}
+
+impl AsRef<Path> for LocalFile {
+    fn as_ref(&self) -> &Path {
+        self
+    }
+}
+
 fn put_s3(
     s3: &S3Bucket,
     root: &Path,

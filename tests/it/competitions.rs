@@ -228,6 +228,12 @@ pub(crate) fn toy() -> Workspace {
 
 /// The toy competition, prepared, in the root `ws`.
 pub(crate) fn toy_in(ws: Workspace) -> Workspace {
+    toys_in(ws, &["toy"])
+}
+
+/// Toy competitions with the ids `ids` (the first one's data is the toy's; each next one
+/// shifts its rows), prepared, in the root `ws`.
+pub(crate) fn toys_in(ws: Workspace, ids: &[&str]) -> Workspace {
     let root = ws.dir.path();
     std::fs::create_dir_all(root.join("manifests/competitions")).unwrap();
     for name in ["languages.toml", "models.toml"] {
@@ -237,31 +243,39 @@ pub(crate) fn toy_in(ws: Workspace) -> Workspace {
         )
         .unwrap();
     }
-    write(&root.join("manifests/competitions/toy.toml"), TOY_MANIFEST);
+    let bench = Benchmark::load(repo()).unwrap();
+    for (n, id) in ids.iter().enumerate() {
+        add_toy(root, id, n, &bench);
+    }
+    let out = ws.ml2b().arg("prepare").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    ws
+}
+
+/// Writes the unprepared toy competition `id`, its rows shifted by `shift`.
+fn add_toy(root: &Path, id: &str, shift: usize, bench: &Benchmark) {
+    let manifest = TOY_MANIFEST
+        .replace("id = \"toy\"", &format!("id = \"{id}\""))
+        .replace("source/toy.csv", &format!("source/{id}.csv"));
+    write(&root.join(format!("manifests/competitions/{id}.toml")), &manifest);
     let mut csv = String::from("x,note,y\n");
     for i in 0..40 {
         csv.push_str(&format!(
             "{},\"a, b\",{}\n",
-            i * 7 % 13,
-            if i % 3 == 0 { "yes" } else { "no" }
+            (i + shift) * 7 % 13,
+            if (i + shift) % 3 == 0 { "yes" } else { "no" }
         ));
     }
-    write(&root.join("data/toy/source/toy.csv"), &csv);
-    let bench = Benchmark::load(repo()).unwrap();
+    write(&root.join(format!("data/{id}/source/{id}.csv")), &csv);
     for lang in bench.languages.all() {
         let text = format!(
             "title = \"Toy {0}\"\ndomain = \"d\"\nmetric = \"m\"\ndescription = \"Predict widgets ({0}).\"\ndata_card = \"c\"\n",
             lang.code
         );
-        write(&root.join(format!("data/toy/tasks/{}.toml", lang.code)), &text);
+        write(&root.join(format!("data/{id}/tasks/{}.toml", lang.code)), &text);
     }
-    let modular = TOY_MODULAR;
-    let mono = TOY_MONO;
-    write(&root.join("data/toy/solution/modular.py"), modular);
-    write(&root.join("data/toy/solution/mono.py"), mono);
-    let out = ws.ml2b().arg("prepare").output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    ws
+    write(&root.join(format!("data/{id}/solution/modular.py")), TOY_MODULAR);
+    write(&root.join(format!("data/{id}/solution/mono.py")), TOY_MONO);
 }
 
 fn manifest(ws: &Workspace) -> PathBuf {

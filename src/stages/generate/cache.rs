@@ -12,6 +12,7 @@
 //! ```
 //! The entry is written atomically after the response object is stored, so an entry
 //! always names a complete object; a damaged or missing object makes the entry a miss.
+//! On an S3 store the same keys hold the same text, written create-if-absent.
 
 use std::path::PathBuf;
 
@@ -41,20 +42,40 @@ pub fn request_key(
 /// The requests' cache folder (under `store/cache/`).
 const REQUESTS: &str = "requests";
 
+/// An entry's key below the store's root.
+fn entry_key(kind: &str, key: &Hash) -> String {
+    format!("cache/{kind}/{}", key.to_hex())
+}
+
 fn entry(store: &Store, kind: &str, key: &Hash) -> PathBuf {
-    store.root().join("cache").join(kind).join(key.to_hex())
+    store.root().join(entry_key(kind, key))
+}
+
+/// The object hash an entry holds, if it is there and well-formed.
+fn read_entry(store: &Store, kind: &str, key: &Hash) -> Option<Hash> {
+    let text = match store.s3() {
+        Some(s3) => String::from_utf8(s3.get(&entry_key(kind, key)).ok()??.to_vec()).ok()?,
+        None => std::fs::read_to_string(entry(store, kind, key)).ok()?,
+    };
+    text.trim().parse::<Hash>().ok()
 }
 
 /// The object (hash and bytes) that `kind`'s entry `key` names, if it is complete.
 pub fn lookup_object(store: &Store, kind: &str, key: &Hash) -> Option<(Hash, Vec<u8>)> {
-    let text = std::fs::read_to_string(entry(store, kind, key)).ok()?;
-    let object = text.trim().parse::<Hash>().ok()?;
+    let object = read_entry(store, kind, key)?;
     let bytes = store.objects().get(&object).ok()?;
     Some((object, bytes))
 }
 
-/// Records, atomically, that `kind`'s entry `key` is the (already stored) `object`.
+/// Records, atomically, that `kind`'s entry `key` is the (already stored) `object`. On S3
+/// the entry is created only if absent: the first writer's answer stays, as every later
+/// reader of it then sees the same one.
 pub fn record_object(store: &Store, kind: &str, key: &Hash, object: &Hash) -> Result<(), StageError> {
+    if let Some(s3) = store.s3() {
+        let hex = bytes::Bytes::from(object.to_hex().into_bytes());
+        s3.create(&entry_key(kind, key), hex).map_err(LogError::from)?;
+        return Ok(());
+    }
     let path = entry(store, kind, key);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| LogError::io(dir, e))?;

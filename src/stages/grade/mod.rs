@@ -337,8 +337,7 @@ pub fn score_execution(
     else {
         return Ok(Err(format!("the run ended {}", x.outcome)));
     };
-    let predictions = store.objects().path(&hash);
-    store.objects().verify(&hash).map_err(LogError::from)?;
+    let predictions = store.objects().local_file(&hash).map_err(LogError::from)?;
     let score = score_file(c, &predictions)
         .map_err(|e| StageError::failed(format!("grading {}", x.competition), e))?;
     Ok(match score {

@@ -157,7 +157,10 @@ impl Trials {
             return Ok(trial);
         };
         trial.predictions_blake3 = Some(predictions.to_hex());
-        let path = store.objects().path(&predictions);
+        let path = store
+            .objects()
+            .local_file(&predictions)
+            .map_err(|e| fail(crate::error_chain(&e)))?;
         let score = score_files_with(
             &c.manifest.metric.name,
             &split.answers(),
