@@ -52,7 +52,10 @@ impl GlobalSettings {
 /// The store `--store` names: a directory, or an S3 store. A command that never touches
 /// the store gets the location unopened (a path no one reads).
 fn open_store(location: &Path, uses_store: bool) -> anyhow::Result<Store> {
-    match location.to_str().filter(|l| uses_store && l.starts_with(s3::SCHEME)) {
+    match location
+        .to_str()
+        .filter(|l| uses_store && l.starts_with(s3::SCHEME))
+    {
         Some(url) => Ok(Store::open_s3(url, &[])?),
         None => Ok(Store::open(location)),
     }

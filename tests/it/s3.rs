@@ -241,6 +241,50 @@ fn a_409_conflict_is_retried_at_the_same_version() {
     every_commit_lands_once_through(Fault::Conflict);
 }
 
+/// An answer slower than the client's timeout: the PUT landed, the client gave up on it,
+/// and its retry (412, our bytes there) counts as our commit.
+#[test]
+fn a_put_answered_after_the_client_timed_out_counts_as_our_commit() {
+    let server = Server::start();
+    let proxy = Proxy::start(server.moto.port, Fault::Slow);
+    let store = Endpoint { port: proxy.port }
+        .open_with_timeout(URL, "1s")
+        .unwrap();
+    let log = echo_log(&store);
+    let mut view = log.view().unwrap();
+    for v in 0..3u64 {
+        let events = (v * 3..v * 3 + 3).map(echo_event).collect();
+        let c = log.commit(&mut view, events, None).unwrap().expect("committed");
+        assert_eq!((c.version, c.events, c.duplicates), (v, 3, 0));
+    }
+    assert_eq!(proxy.injected(), 3, "one slow answer per commit");
+    let direct = server.store();
+    assert_eq!(echo_log(&direct).list().unwrap().len(), 3);
+    assert_eq!(assert_unique_units(&direct).len(), 9);
+    verified(&direct);
+}
+
+/// A server that answers every create-if-absent PUT with 409: the commit fails after its
+/// tries, naming the segment's key, and nothing is published.
+#[test]
+fn endless_409s_fail_the_commit_naming_the_key() {
+    let server = Server::start();
+    let proxy = Proxy::start(server.moto.port, Fault::AlwaysConflict);
+    let store = Endpoint { port: proxy.port }.open(URL).unwrap();
+    let log = echo_log(&store);
+    let mut view = log.view().unwrap();
+    let err = log
+        .commit(&mut view, vec![echo_event(1)], None)
+        .expect_err("no try can land");
+    let text = ml2b::error_chain(&err);
+    assert!(
+        text.contains(&format!("{URL}/log/echo/00000000000000000000.parquet")) && text.contains("409"),
+        "{text}"
+    );
+    assert!(proxy.injected() >= 2, "it retried");
+    assert!(echo_log(&server.store()).list().unwrap().is_empty());
+}
+
 /// Commits `n` one-event segments; returns commits per second.
 fn append_rate(store: &Store, n: u64) -> f64 {
     let log = StageLog::new(store, Echo::STAGE).unwrap();
@@ -382,9 +426,17 @@ fn a_run_into_s3_matches_a_run_into_a_local_store() {
         let rows: serde_json::Value = serde_json::from_str(&here).unwrap();
         assert!(rows.as_array().is_some_and(|r| !r.is_empty()), "{sql}: no rows");
     }
-    let scored: serde_json::Value =
-        serde_json::from_str(&on_s3(&["--json", "query", "SELECT DISTINCT competition FROM grade WHERE valid"])).unwrap();
-    assert_eq!(scored.as_array().unwrap().len(), 2, "both competitions graded: {scored}");
+    let scored: serde_json::Value = serde_json::from_str(&on_s3(&[
+        "--json",
+        "query",
+        "SELECT DISTINCT competition FROM grade WHERE valid",
+    ]))
+    .unwrap();
+    assert_eq!(
+        scored.as_array().unwrap().len(),
+        2,
+        "both competitions graded: {scored}"
+    );
     let report = |out: &Path| report_tables(out);
     let (here, there) = (local.dir.path().join("tables"), remote.dir.path().join("tables"));
     on_local(&["-q", "report", "--out", here.to_str().unwrap()]);
@@ -409,7 +461,10 @@ fn a_run_into_s3_matches_a_run_into_a_local_store() {
     let before = on_s3(&["log"]);
     on_s3(&run);
     assert_eq!(on_s3(&["log"]), before, "a second run committed something");
-    assert!(remote.dir.path().join("store").read_dir().is_err(), "nothing went to a local store");
+    assert!(
+        remote.dir.path().join("store").read_dir().is_err(),
+        "nothing went to a local store"
+    );
 }
 
 /// Runs an `ml2b` command that must succeed; returns its stdout.
@@ -429,7 +484,12 @@ fn report_tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
         .collect();
     csv.sort();
     csv

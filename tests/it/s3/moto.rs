@@ -107,6 +107,15 @@ impl Endpoint {
         Store::open_s3(url, &Self::options(&self.url()))
     }
 
+    /// Opens `s3://…` through this endpoint with a client that gives up on a request after
+    /// `timeout` (`object_store`'s syntax: `1s`, `500ms`).
+    pub fn open_with_timeout(&self, url: &str, timeout: &str) -> Result<Store, S3Error> {
+        let endpoint = self.url();
+        let mut options = Self::options(&endpoint).to_vec();
+        options.push(("timeout", timeout));
+        Store::open_s3(url, &options)
+    }
+
     /// The client options of `endpoint`.
     fn options(endpoint: &str) -> [(&'static str, &str); 5] {
         [

@@ -5,12 +5,14 @@
 //! server with `Connection: close`, reads the whole answer, and gives it back with
 //! `Connection: close`, or injects its fault instead. Faults hit the create-if-absent PUTs
 //! of segments (`If-None-Match` on a key under `/log/`), on the odd-numbered ones: the
-//! first try of every commit is faulted and its retry passes.
+//! first try of every commit is faulted and its retry passes (`AlwaysConflict`: every try).
 //! ```text
 //!  client ──► proxy ─┬─ Pass ─────────────► server ──► answer forwarded
 //!                    ├─ StripIfNoneMatch ─► server (header removed, every request)
 //!                    ├─ Conflict ─────────► 409 answered, nothing forwarded
+//!                    ├─ AlwaysConflict ───► 409 answered to every try
 //!                    ├─ LoseAck ──────────► server applies it ──► connection dropped
+//!                    ├─ Slow ─────────────► server applies it ──► answered after SLOW
 //!                    └─ FailAfterApply ───► server applies it ──► 500 answered
 //! ```
 
@@ -28,9 +30,14 @@ pub enum Fault {
     Pass,
     StripIfNoneMatch,
     Conflict,
+    AlwaysConflict,
     LoseAck,
+    Slow,
     FailAfterApply,
 }
+
+/// How long a `Slow` answer is held back.
+pub const SLOW: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A running proxy; stops when dropped.
 pub struct Proxy {
@@ -127,6 +134,7 @@ async fn serve(mut client: TcpStream, upstream: u16, fault: Fault, counts: Arc<C
     let faulted = request.is_segment_create() && counts.creates.fetch_add(1, Ordering::SeqCst) % 2 == 0;
     let fault = match fault {
         Fault::StripIfNoneMatch => Fault::StripIfNoneMatch,
+        Fault::AlwaysConflict if request.is_segment_create() => Fault::Conflict,
         f if faulted => f,
         _ => Fault::Pass,
     };
@@ -144,6 +152,11 @@ async fn serve(mut client: TcpStream, upstream: u16, fault: Fault, counts: Arc<C
     };
     match fault {
         Fault::LoseAck => drop(client),
+        Fault::Slow => {
+            tokio::time::sleep(SLOW).await;
+            let _ = client.write_all(&close_connection(&answer)).await;
+            let _ = client.shutdown().await;
+        }
         Fault::FailAfterApply => {
             respond(
                 &mut client,
