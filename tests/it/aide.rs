@@ -81,7 +81,13 @@ fn best_of(rows: &[serde_json::Value]) -> usize {
 }
 
 fn workspace(port: u16) -> Workspace {
-    let ws = toy();
+    workspace_with(port, Vec::new())
+}
+
+/// The toy root, the scripted model and translate-validate, with `env` on every command.
+fn workspace_with(port: u16, env: Vec<(String, String)>) -> Workspace {
+    let mut ws = toy();
+    ws.env = env;
     add_model(&ws, port);
     ml2b(&ws, &["stage", "translate-validate"]);
     ws
@@ -240,9 +246,23 @@ fn the_search_drafts_debugs_improves_and_submits_the_best_attempt() {
 
 #[test]
 fn a_search_that_fails_midway_resumes_without_asking_again_and_ends_as_an_uninterrupted_one() {
+    fails_midway_and_resumes(Vec::new());
+}
+
+/// The same, on an S3 store: the request and trial caches are keys there, and trials are
+/// graded from a temporary copy of their predictions.
+#[test]
+fn a_search_on_an_s3_store_resumes_from_its_caches_there() {
+    let server = crate::s3::Server::start();
+    let mut env = server.endpoint().env();
+    env.push(("ML2B_STORE".into(), crate::s3::URL.into()));
+    fails_midway_and_resumes(env);
+}
+
+fn fails_midway_and_resumes(env: Vec<(String, String)>) {
     let fail = Arc::new(Mutex::new(Some(3)));
     let (port, seen) = scripted(fail.clone());
-    let ws = workspace(port);
+    let ws = workspace_with(port, env);
     let args = [&["--json", "stage", "generate", "--language", "en"][..], &SEARCH].concat();
     let out = ws
         .ml2b()
@@ -288,6 +308,12 @@ fn a_search_that_fails_midway_resumes_without_asking_again_and_ends_as_an_uninte
     generate(&fresh, &[]);
     assert_eq!(path(&ws), path(&fresh));
     assert_eq!(path(&ws).as_array().unwrap().len(), 5);
+    let elsewhere = ws.env.iter().any(|(k, _)| k == "ML2B_STORE");
+    assert_eq!(
+        !ws.store_path().exists(),
+        elsewhere,
+        "the store is where ML2B_STORE says"
+    );
 }
 
 /// The search's path: each step's stage, parent step, plan, code and verdict.

@@ -97,15 +97,19 @@ pub fn run_echo(store: &Store, units: Vec<u64>, batch: usize) -> RunSummary {
         .unwrap()
 }
 
-/// A temp directory with a store inside.
+/// A temp directory with a store inside (or, with [`Workspace::env`] naming another
+/// `ML2B_STORE`, a store elsewhere: on S3).
 pub struct Workspace {
     pub dir: tempfile::TempDir,
+    /// Variables every `ml2b` command of the workspace gets, after `ML2B_STORE`.
+    pub env: Vec<(String, String)>,
 }
 
 impl Workspace {
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
+            env: Vec::new(),
         }
     }
 
@@ -113,6 +117,7 @@ impl Workspace {
     pub fn new_in(parent: &Path) -> Self {
         Self {
             dir: tempfile::tempdir_in(parent).unwrap(),
+            env: Vec::new(),
         }
     }
 
@@ -148,6 +153,7 @@ impl Workspace {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ml2b"));
         cmd.current_dir(self.dir.path())
             .env("ML2B_STORE", self.store_path())
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .env_remove("RUST_LOG");
         cmd
     }

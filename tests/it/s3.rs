@@ -27,21 +27,21 @@ use crate::log::{assert_unique_units, commits_of, echo_log};
 use crate::worker::{WorkerSpec, spawn_with_env};
 
 const BUCKET: &str = "ml2b";
-const URL: &str = "s3://ml2b/runs/a";
+pub(crate) const URL: &str = "s3://ml2b/runs/a";
 
 /// A moto server with the bucket made.
-struct Server {
+pub(crate) struct Server {
     moto: Moto,
 }
 
 impl Server {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let moto = Moto::start();
         moto.bucket(BUCKET);
         Self { moto }
     }
 
-    fn endpoint(&self) -> Endpoint {
+    pub(crate) fn endpoint(&self) -> Endpoint {
         Endpoint { port: self.moto.port }
     }
 
