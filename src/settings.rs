@@ -52,7 +52,10 @@ impl GlobalSettings {
 /// The store `--store` names: a directory, or an S3 store. A command that never touches
 /// the store gets the location unopened (a path no one reads).
 fn open_store(location: &Path, uses_store: bool) -> anyhow::Result<Store> {
-    match location.to_str().filter(|l| uses_store && l.starts_with(s3::SCHEME)) {
+    match location
+        .to_str()
+        .filter(|l| uses_store && l.starts_with(s3::SCHEME))
+    {
         Some(url) => Ok(Store::open_s3(url, &[])?),
         None => Ok(Store::open(location)),
     }
@@ -1053,6 +1056,22 @@ impl JournalSettings {
         Self {
             search: search.clone(),
             out: out.clone(),
+        }
+    }
+}
+
+/// `ml2b trajectory`.
+#[derive(Clone, Debug)]
+pub struct TrajectorySettings {
+    /// A search key or a unique prefix of one.
+    pub search: Option<String>,
+}
+
+impl TrajectorySettings {
+    pub fn resolve(args: &cli::TrajectoryArgs) -> Self {
+        let cli::TrajectoryArgs { search } = args;
+        Self {
+            search: search.clone(),
         }
     }
 }

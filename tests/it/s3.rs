@@ -382,9 +382,17 @@ fn a_run_into_s3_matches_a_run_into_a_local_store() {
         let rows: serde_json::Value = serde_json::from_str(&here).unwrap();
         assert!(rows.as_array().is_some_and(|r| !r.is_empty()), "{sql}: no rows");
     }
-    let scored: serde_json::Value =
-        serde_json::from_str(&on_s3(&["--json", "query", "SELECT DISTINCT competition FROM grade WHERE valid"])).unwrap();
-    assert_eq!(scored.as_array().unwrap().len(), 2, "both competitions graded: {scored}");
+    let scored: serde_json::Value = serde_json::from_str(&on_s3(&[
+        "--json",
+        "query",
+        "SELECT DISTINCT competition FROM grade WHERE valid",
+    ]))
+    .unwrap();
+    assert_eq!(
+        scored.as_array().unwrap().len(),
+        2,
+        "both competitions graded: {scored}"
+    );
     let report = |out: &Path| report_tables(out);
     let (here, there) = (local.dir.path().join("tables"), remote.dir.path().join("tables"));
     on_local(&["-q", "report", "--out", here.to_str().unwrap()]);
@@ -409,7 +417,10 @@ fn a_run_into_s3_matches_a_run_into_a_local_store() {
     let before = on_s3(&["log"]);
     on_s3(&run);
     assert_eq!(on_s3(&["log"]), before, "a second run committed something");
-    assert!(remote.dir.path().join("store").read_dir().is_err(), "nothing went to a local store");
+    assert!(
+        remote.dir.path().join("store").read_dir().is_err(),
+        "nothing went to a local store"
+    );
 }
 
 /// Runs an `ml2b` command that must succeed; returns its stdout.
@@ -429,7 +440,12 @@ fn report_tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
         .collect();
     csv.sort();
     csv

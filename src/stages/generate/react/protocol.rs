@@ -5,7 +5,8 @@
 //! openai   request: tools = [function specs]           answer: message.tool_calls
 //!          history: assistant {content, tool_calls} then one `tool` message per call
 //!          (its tool_call_id); the first call is run, the others are answered with an error
-//! text     the instructions describe the tools and the format; the answer is parsed:
+//! text     the instructions describe the tools and the format (keywords in English in
+//!          every language); the answer is parsed:
 //!              Thought: …
 //!              Action: <tool>
 //!              Action Input: {json arguments}
@@ -16,6 +17,7 @@
 
 use serde_json::{Value, json};
 
+use super::instructions::Instructions;
 use super::tools::{Observation, TOOLS};
 use crate::manifest::models::ToolProtocol;
 use crate::providers::{Completion, Message};
@@ -63,18 +65,13 @@ pub fn tools(p: ToolProtocol) -> Vec<Value> {
     }
 }
 
-/// The protocol's part of the instructions.
-pub fn instructions(p: ToolProtocol) -> String {
+/// The protocol's part of the instructions, in the language of `i`. The text protocol's
+/// keywords and the tools' names and descriptions stay English (see `instructions`).
+pub fn instructions(p: ToolProtocol, i: &Instructions) -> String {
     match p {
-        ToolProtocol::Openai => "\nCall the tools through function calling.\n".into(),
+        ToolProtocol::Openai => format!("\n{}\n", i.function_calling),
         ToolProtocol::Text => {
-            let mut text = String::from(
-                "\nAnswer every step in this format, and write nothing after the Action Input:\n\n\
-                 Thought: what you know and what you do next\n\
-                 Action: the tool's name\n\
-                 Action Input: the arguments, one JSON object on one line\n\n\
-                 The tool's result comes back as `Observation: …`. The tools:\n\n",
-            );
+            let mut text = format!("\n{}\n\n", i.text_format);
             for (name, description, parameters) in specs() {
                 let args: Vec<String> = parameters["properties"]
                     .as_object()
@@ -287,7 +284,7 @@ mod tests {
             .collect();
         assert_eq!(names, TOOLS);
         assert!(tools(ToolProtocol::Text).is_empty());
-        let text = instructions(ToolProtocol::Text);
+        let text = instructions(ToolProtocol::Text, &Instructions::of("en").unwrap());
         let line = text.lines().find(|l| l.starts_with("- write_file {")).unwrap();
         assert!(
             line.contains("\"content\"") && line.contains("\"path\""),
