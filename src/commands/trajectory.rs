@@ -89,15 +89,17 @@ fn list(settings: &GlobalSettings, searches: &BTreeMap<String, Steps>) -> anyhow
         let score = r["last_validation_score"]
             .as_f64()
             .map_or("-".to_string(), |m| m.to_string());
+        // A JSON value ignores widths: the numbers are written as text first.
+        let n = |k: &str| r[k].to_string();
         writeln!(
             out,
             "{}  {:<40}  {:<8}  {:>5}  {:>6}  {:>11}  {score:>10}  {}",
             &r["search"].as_str().unwrap_or_default()[..12],
             unit(r),
             r["protocol"].as_str().unwrap_or_default(),
-            r["steps"],
-            r["errors"],
-            r["validations"],
+            n("steps"),
+            n("errors"),
+            n("validations"),
             r["ended"].as_str().unwrap_or_default(),
         )?;
     }

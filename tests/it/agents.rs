@@ -12,7 +12,8 @@ use crate::competitions::toy;
 
 /// The toy workspace with model `fake` (the aide script) and `tooler` (the react script,
 /// OpenAI tool calling), after the aide search in `en` and react searches in `en` (the
-/// whole path, submitted) and `kk` (3 steps: list, read, write).
+/// whole path, submitted) and `kk` (3 steps: list, read, write; the toy's `kk` text is
+/// not a translation, so the pair is forced).
 pub(crate) fn searched() -> Workspace {
     let (aide_port, _) = crate::aide::scripted(Arc::new(Mutex::new(None)));
     let (react_port, _) = crate::react::scripted(crate::react::path_calls());
@@ -34,7 +35,12 @@ pub(crate) fn searched() -> Workspace {
     ml2b(&ws, &[&generate[..], &["--langs", "en"], &react].concat());
     ml2b(
         &ws,
-        &[&generate[..], &["--langs", "kk", "--steps", "3"], &react].concat(),
+        &[
+            &generate[..],
+            &["--langs", "kk", "--force", "--steps", "3"],
+            &react,
+        ]
+        .concat(),
     );
     ws
 }

@@ -539,7 +539,7 @@ fn the_instructions_are_in_the_pairs_language_and_the_text_protocol_still_parses
     let (ws, seen) = text_workspace();
     let args = [
         "--json", "stage", "generate", "--langs", "en,ja", "--format", "modular", "--agent", "react",
-        "--model", "plain",
+        "--model", "plain", "--force",
     ];
     ml2b(&ws, &args);
     let s = seen.lock().unwrap();
