@@ -640,3 +640,112 @@ fn trajectory_lists_the_react_searches_and_prints_one_as_text_and_json() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no search of the trajectory has this key"));
 }
+
+/// An Anthropic Messages body whose content is a text block and a `tool_use` block.
+fn tool_use(step: usize, tool: &str, arguments: &Value) -> String {
+    json!({
+        "id": format!("msg_{step}"), "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": format!("Step {step}.")},
+            {"type": "tool_use", "id": format!("toolu_{step}"), "name": tool, "input": arguments}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 100, "output_tokens": 20}
+    })
+    .to_string()
+}
+
+#[test]
+fn an_anthropic_model_works_through_tool_use_blocks() {
+    // The Messages API has no seed: a request's step is the number of turns the model took.
+    let calls = path_calls();
+    let (port, seen) = chat_server(move |_, request| {
+        let messages = request["messages"].as_array().unwrap();
+        let step = messages.iter().filter(|m| m["role"] == "assistant").count();
+        let (tool, args) = &calls[step];
+        (200, tool_use(step, tool, args))
+    });
+    let model = format!(
+        "\n[[model]]\nname = \"claude\"\nprovider = \"anthropic\"\nendpoint = \"http://127.0.0.1:{port}\"\nmodel = \"claude-test\"\napi_key_env = \"ML2B_TEST_KEY\"\n"
+    );
+    let ws = workspace(port, &model);
+    generate(&ws, "claude", &[]);
+    let steps = trajectory(&ws);
+    let tools: Vec<&str> = steps.iter().map(|s| s["tool"].as_str().unwrap()).collect();
+    assert_eq!(
+        tools,
+        [
+            "list_files",
+            "read_file",
+            "write_file",
+            "run_python",
+            "write_file",
+            "validate",
+            "submit"
+        ]
+    );
+    assert!(steps.iter().all(|s| s["protocol"] == "anthropic"));
+    assert_eq!(steps[5]["validation_score"], 0.5);
+    assert_eq!(steps[6]["submitted"], true);
+    assert_eq!(
+        steps[0]["arguments"], r#"{"path":"/data"}"#,
+        "the input as JSON text"
+    );
+
+    let s = seen.lock().unwrap();
+    assert_eq!(s.requests.len(), 7);
+    let first = &s.requests[0].1;
+    let offered: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert!(t["input_schema"]["properties"].is_object(), "{t}");
+            t["name"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            "list_files",
+            "read_file",
+            "write_file",
+            "run_python",
+            "validate",
+            "submit"
+        ]
+    );
+    assert!(
+        first["system"].is_string() && first.get("seed").is_none(),
+        "{first}"
+    );
+    // Each answer goes back as a tool_result block for its tool_use, in the next request.
+    for (i, step) in steps.iter().enumerate().take(6) {
+        let messages = s.requests[i + 1].1["messages"].as_array().unwrap();
+        let call = &messages[messages.len() - 2];
+        assert_eq!(call["role"], "assistant");
+        assert_eq!(
+            call["content"][0],
+            json!({"type": "text", "text": format!("Step {i}.")})
+        );
+        assert_eq!(call["content"][1]["type"], "tool_use");
+        assert_eq!(call["content"][1]["id"], format!("toolu_{i}"));
+        assert_eq!(call["content"][1]["input"], path_calls()[i].1);
+        let answer = &messages[messages.len() - 1];
+        assert_eq!(answer["role"], "user");
+        assert_eq!(
+            answer["content"],
+            json!([{"type": "tool_result", "tool_use_id": format!("toolu_{i}"),
+                "content": step["observation"]["shown"]}]),
+            "step {i}"
+        );
+    }
+    drop(s);
+    let g = query(&ws, "SELECT code_blake3, extraction FROM generate");
+    assert_eq!(
+        g[0]["code_blake3"],
+        blake3::hash(TOY_MODULAR.as_bytes()).to_hex().as_str()
+    );
+    assert_eq!(g[0]["extraction"], r#"{"react":"submitted"}"#);
+    ml2b(&ws, &["stage", "execute"]);
+    ml2b(&ws, &["stage", "grade"]);
+    let runs = query(&ws, "SELECT model, valid FROM runs");
+    assert_eq!(runs, json!([{"model": "claude+react", "valid": true}]));
+}

@@ -3,10 +3,9 @@
 //!
 //! The model gets the task's prompt in the pair's language with the agent's instructions
 //! in the same language ([`instructions`]: `stages/generate/react/<code>.toml`) and the
-//! tools of
-//! [`tools`], offered as the model's manifest entry says ([`protocol`]: OpenAI tool
-//! calling, or a text protocol). Each step is one model turn and the one tool call it
-//! makes: ml2b runs the call and answers with the observation. The file tools read the
+//! tools of [`tools`], offered as the model's manifest entry says ([`protocol`]: OpenAI
+//! tool calling, Anthropic tool use, or a text protocol). Each step is one model turn and
+//! the one tool call it makes: ml2b runs the call and answers with the observation. The file tools read the
 //! competition's public files and the agent's workspace; `run_python` runs in execute's
 //! sandbox ([`python`]); `validate` is an AIDE trial (`aide::trial`): the static checks,
 //! then a run on the validation split of the public training rows scored by ml2b's grader.
@@ -28,7 +27,6 @@
 //! characters, the oldest observations are replaced by a notice, so a replay sends the same
 //! context.
 //!
-//! Not yet: Anthropic tool use.
 
 pub mod instructions;
 pub mod protocol;

@@ -1,10 +1,15 @@
 //! How the react agent's tools reach a model and its calls come back: OpenAI tool calling,
-//! or a text protocol for endpoints without tool support.
+//! Anthropic tool use, or a text protocol for endpoints without tool support.
 //!
 //! ```text
-//! openai   request: tools = [function specs]           answer: message.tool_calls
-//!          history: assistant {content, tool_calls} then one `tool` message per call
-//!          (its tool_call_id); the first call is run, the others are answered with an error
+//! openai     request: tools = [function specs]           answer: message.tool_calls
+//!            history: assistant {content, tool_calls} then one `tool` message per call
+//!            (its tool_call_id); the first call is run, the others are answered with an
+//!            error
+//! anthropic  request: tools = [{name, description, input_schema}]
+//!            answer: `tool_use` blocks, which the Anthropic client reads as tool calls;
+//!            history as openai's, which the client writes as `tool_use` / `tool_result`
+//!            blocks (`providers::http::anthropic`)
 //! text     the instructions describe the tools and the format (keywords in English in
 //!          every language); the answer is parsed:
 //!              Thought: …
@@ -46,6 +51,7 @@ pub struct Turn {
 pub fn name(p: ToolProtocol) -> &'static str {
     match p {
         ToolProtocol::Openai => "openai",
+        ToolProtocol::Anthropic => "anthropic",
         ToolProtocol::Text => "text",
     }
 }
@@ -61,6 +67,12 @@ pub fn tools(p: ToolProtocol) -> Vec<Value> {
                 }})
             })
             .collect(),
+        ToolProtocol::Anthropic => specs()
+            .into_iter()
+            .map(|(name, description, parameters)| {
+                json!({"name": name, "description": description, "input_schema": parameters})
+            })
+            .collect(),
         ToolProtocol::Text => Vec::new(),
     }
 }
@@ -69,7 +81,7 @@ pub fn tools(p: ToolProtocol) -> Vec<Value> {
 /// keywords and the tools' names and descriptions stay English (see `instructions`).
 pub fn instructions(p: ToolProtocol, i: &Instructions) -> String {
     match p {
-        ToolProtocol::Openai => format!("\n{}\n", i.function_calling),
+        ToolProtocol::Openai | ToolProtocol::Anthropic => format!("\n{}\n", i.function_calling),
         ToolProtocol::Text => {
             let mut text = format!("\n{}\n\n", i.text_format);
             for (name, description, parameters) in specs() {
@@ -119,7 +131,7 @@ fn specs() -> Vec<(&'static str, &'static str, Value)> {
 /// Reads the model's turn.
 pub fn turn(p: ToolProtocol, completion: &Completion) -> Turn {
     match p {
-        ToolProtocol::Openai => openai_turn(completion),
+        ToolProtocol::Openai | ToolProtocol::Anthropic => openai_turn(completion),
         ToolProtocol::Text => text_turn(&completion.text),
     }
 }
@@ -219,7 +231,7 @@ pub fn answers(p: ToolProtocol, turn: &Turn, observation: &Observation) -> Vec<M
             "user",
             format!("Observation: {}", observation.shown()),
         )],
-        ToolProtocol::Openai => {
+        ToolProtocol::Openai | ToolProtocol::Anthropic => {
             let Ok(made) = &turn.call else {
                 return vec![Message::text("user", observation.shown())];
             };
@@ -283,6 +295,13 @@ mod tests {
             .map(|s| s["function"]["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, TOOLS);
+        let anthropic = tools(ToolProtocol::Anthropic);
+        let names: Vec<&str> = anthropic.iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, TOOLS);
+        for (a, o) in anthropic.iter().zip(&specs) {
+            assert_eq!(a["input_schema"], o["function"]["parameters"]);
+            assert_eq!(a["description"], o["function"]["description"]);
+        }
         assert!(tools(ToolProtocol::Text).is_empty());
         let text = instructions(ToolProtocol::Text, &Instructions::of("en").unwrap());
         let line = text.lines().find(|l| l.starts_with("- write_file {")).unwrap();
