@@ -59,6 +59,9 @@ pub enum Command {
     Log(LogArgs),
     /// The aide agent's searches; one search as AIDE's journal.json.
     Journal(JournalArgs),
+    /// The react agent's searches; one search step by step (thoughts, tool calls,
+    /// observations), as text or with --json.
+    Trajectory(TrajectoryArgs),
     /// One event and all it names (a run's prompt, response, code, findings, score); or the
     /// latest runs.
     Show(ShowArgs),
@@ -552,6 +555,13 @@ pub struct JournalArgs {
     /// Write DIR/journal.json and DIR/best_solution.py instead of printing the journal.
     #[arg(long, value_name = "DIR", requires = "search")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TrajectoryArgs {
+    /// A search: its key (`generate.unit_key`) or a unique prefix of 8+ hex digits.
+    #[arg(value_name = "SEARCH")]
+    pub search: Option<String>,
 }
 
 #[derive(Debug, Args)]

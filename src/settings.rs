@@ -1060,6 +1060,22 @@ impl JournalSettings {
     }
 }
 
+/// `ml2b trajectory`.
+#[derive(Clone, Debug)]
+pub struct TrajectorySettings {
+    /// A search key or a unique prefix of one.
+    pub search: Option<String>,
+}
+
+impl TrajectorySettings {
+    pub fn resolve(args: &cli::TrajectoryArgs) -> Self {
+        let cli::TrajectoryArgs { search } = args;
+        Self {
+            search: search.clone(),
+        }
+    }
+}
+
 /// `ml2b show`.
 #[derive(Clone, Debug)]
 pub struct ShowSettings {

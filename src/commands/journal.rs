@@ -29,7 +29,7 @@ pub(super) fn journal(settings: &GlobalSettings, args: &JournalSettings) -> anyh
     let Some(wanted) = &args.search else {
         return list(settings, &searches);
     };
-    let key = resolve(&searches, wanted)?;
+    let key = resolve(&searches, wanted, "journal")?;
     let attempts = &searches[&key];
     let dump = aide_json(settings, attempts)?;
     match &args.out {
@@ -66,19 +66,24 @@ fn read(settings: &GlobalSettings) -> anyhow::Result<BTreeMap<String, Vec<Event<
     Ok(searches)
 }
 
-/// The one search key that `wanted` names (whole, or a prefix of 8 or more hex digits).
-fn resolve(searches: &BTreeMap<String, Vec<Event<Attempt>>>, wanted: &str) -> Result<String, InputError> {
+/// The one search key of `searches` (the searches of `ml2b <command>`) that `wanted` names
+/// (whole, or a prefix of 8 or more hex digits).
+pub(super) fn resolve<V>(
+    searches: &BTreeMap<String, V>,
+    wanted: &str,
+    command: &str,
+) -> Result<String, InputError> {
     let wanted = wanted.to_ascii_lowercase();
     if wanted.len() < 8 || !wanted.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(InputError(format!(
-            "{wanted}: a search is named by its key or a prefix of at least 8 hex digits (see `ml2b journal`)"
+            "{wanted}: a search is named by its key or a prefix of at least 8 hex digits (see `ml2b {command}`)"
         )));
     }
     let found: Vec<&String> = searches.keys().filter(|k| k.starts_with(&wanted)).collect();
     match found.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(InputError(format!(
-            "{wanted}: no search of the journal has this key"
+            "{wanted}: no search of the {command} has this key"
         ))),
         many => Err(InputError(format!(
             "{wanted}: {} searches have keys starting so",

@@ -20,6 +20,7 @@ mod run;
 mod score;
 mod show;
 mod stage;
+mod trajectory;
 mod verify;
 mod view;
 mod worker;
@@ -95,6 +96,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Baselines(args) => baselines::baselines(&settings, &s::BaselinesSettings::resolve(&args)),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Journal(args) => journal::journal(&settings, &s::JournalSettings::resolve(&args)),
+        Command::Trajectory(args) => {
+            trajectory::trajectory(&settings, &s::TrajectorySettings::resolve(&args))
+        }
         Command::Show(args) => show::show(&settings, &s::ShowSettings::resolve(&args)),
         Command::Verify(args) => verify::verify(&settings, &s::VerifySettings::resolve(&args)),
         Command::Query(args) => {

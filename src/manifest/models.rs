@@ -53,6 +53,9 @@ pub enum ToolProtocol {
     /// A text protocol for endpoints without tool support: Thought / Action / Action Input
     /// in the reply, the observation sent back as a user message.
     Text,
+    /// Anthropic tool use (`tools` with `input_schema` in the request, `tool_use` blocks in
+    /// the answer, `tool_result` blocks back): `anthropic` models only.
+    Anthropic,
 }
 
 /// One model.
@@ -96,11 +99,12 @@ struct File {
 
 impl Model {
     /// How the react agent offers its tools: the manifest's `tool_protocol`, else OpenAI
-    /// tool calling for `openai` models and the text protocol for the others (Anthropic
-    /// tool use is not spoken yet; the embedded model has no tool template).
+    /// tool calling for `openai` models, Anthropic tool use for `anthropic` models and the
+    /// text protocol for the others (the embedded model has no tool template).
     pub fn tool_protocol(&self) -> ToolProtocol {
         self.tool_protocol_override.unwrap_or(match self.provider {
             Provider::Openai => ToolProtocol::Openai,
+            Provider::Anthropic => ToolProtocol::Anthropic,
             _ => ToolProtocol::Text,
         })
     }
@@ -133,6 +137,17 @@ impl Models {
     }
 }
 
+/// Why `m`'s tool protocol cannot reach its provider: a tool-calling protocol is spoken by
+/// its own API's client only.
+fn protocol_mismatch(m: &Model) -> Option<String> {
+    let (needs, name) = match m.tool_protocol_override? {
+        ToolProtocol::Openai => (Provider::Openai, "openai"),
+        ToolProtocol::Anthropic => (Provider::Anthropic, "anthropic"),
+        ToolProtocol::Text => return None,
+    };
+    (m.provider != needs).then(|| format!("`{name}` tool calling needs provider = \"{name}\""))
+}
+
 fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
     let mut names = HashSet::new();
     for (i, m) in models.iter().enumerate() {
@@ -157,6 +172,9 @@ fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
                     "an HTTP provider needs the provider's model id".into(),
                 ));
             }
+        }
+        if let Some(message) = protocol_mismatch(m) {
+            return Err(bad("tool_protocol", message));
         }
         if m.provider == Provider::Template {
             m.template_params().map_err(|e| bad("template", e.to_string()))?;
@@ -188,6 +206,40 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/models.toml");
         let models = Models::load(&path).unwrap();
         assert_eq!(models.get("reference").unwrap().provider, Provider::Reference);
+    }
+
+    #[test]
+    fn tool_calling_is_refused_on_another_providers_model() {
+        let path = Path::new("models.toml");
+        let model = |provider: &str, protocol: &str| {
+            format!(
+                "[[model]]\nname = \"m\"\nprovider = \"{provider}\"\nendpoint = \"http://h\"\nmodel = \"x\"\ntool_protocol = \"{protocol}\"\n"
+            )
+        };
+        let checked = |text: &str| {
+            let file: File = crate::manifest::parse(path, text).unwrap();
+            check(path, &file.model).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            checked(&model("openai", "anthropic")).unwrap_err(),
+            "models.toml: model[0].tool_protocol: `anthropic` tool calling needs provider = \"anthropic\""
+        );
+        assert!(checked(&model("anthropic", "openai")).is_err());
+        for (provider, protocol) in [
+            ("anthropic", "anthropic"),
+            ("anthropic", "text"),
+            ("openai", "text"),
+        ] {
+            assert_eq!(
+                checked(&model(provider, protocol)),
+                Ok(()),
+                "{provider} {protocol}"
+            );
+        }
+        let default =
+            "[[model]]\nname = \"m\"\nprovider = \"anthropic\"\nendpoint = \"http://h\"\nmodel = \"x\"\n";
+        let file: File = crate::manifest::parse(path, default).unwrap();
+        assert_eq!(file.model[0].tool_protocol(), ToolProtocol::Anthropic);
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub const VIEWS: [Query; 4] = queries!("views/":
 );
 
 /// The tables of the paper, in report order.
-pub const TABLES: [Query; 11] = queries!("":
+pub const TABLES: [Query; 12] = queries!("":
     "aup" => "AUP and pass rate per model and language",
     "pass_rate" => "Pass rate per model and language",
     "rp_matrix" => "Task × language matrix of r per model",
@@ -69,6 +69,7 @@ pub const TABLES: [Query; 11] = queries!("":
     "leakage" => "Leakage findings per model",
     "cost" => "Token usage and cost per model",
     "medals" => "MLE-bench medals per model and language",
+    "agents" => "Agent searches per model, agent, competition and language",
 );
 
 /// The table named `name`.

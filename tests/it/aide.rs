@@ -20,7 +20,7 @@ const BY_X: &str = "import numpy as np\n\ndef train(data):\n    return 13.0\n\nd
 /// The improve answer: scores rows by `-x`.
 const BY_MINUS_X: &str = "import numpy as np\n\ndef train(data):\n    return 13.0\n\ndef prepare_val(train_output, X_val):\n    return X_val['x'].to_numpy(dtype=float)\n\ndef predict(train_output, prepare_val_output):\n    return 1.0 - prepare_val_output / train_output\n";
 
-const SEARCH: [&str; 12] = [
+pub(crate) const SEARCH: [&str; 12] = [
     "--steps",
     "5",
     "--drafts",
@@ -47,7 +47,7 @@ fn user(request: &serde_json::Value) -> &str {
 /// Answers by the step's kind (read from the English prompt): draft 0 is buggy, later
 /// drafts the base rate; a debug scores by `x`, an improvement by `-x`. While `fail_step`
 /// holds a step, that step gets a 400.
-fn scripted(fail_step: Arc<Mutex<Option<u64>>>) -> (u16, Arc<Mutex<Seen>>) {
+pub(crate) fn scripted(fail_step: Arc<Mutex<Option<u64>>>) -> (u16, Arc<Mutex<Seen>>) {
     chat_server(move |_, request| {
         let step = step_of(request);
         if *fail_step.lock().unwrap() == Some(step) {

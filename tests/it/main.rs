@@ -7,6 +7,7 @@
 // A test or bench binary prints what it measured, and its helpers are `pub` for its modules.
 #![allow(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
 
+mod agents;
 mod aide;
 mod analyze;
 mod architecture;

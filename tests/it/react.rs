@@ -36,7 +36,7 @@ fn tool_call(step: usize, tool: &str, arguments: &Value) -> String {
 const EXPLORE: &str = "import pandas as pd\ndf = pd.read_csv('/data/train.csv')\nprint('rows', len(df))\nprint(df['no_such_column'])\n";
 
 /// The calls of the scripted search, one per step.
-fn path_calls() -> Vec<(&'static str, Value)> {
+pub(crate) fn path_calls() -> Vec<(&'static str, Value)> {
     vec![
         ("list_files", json!({"path": "/data"})),
         (
@@ -55,7 +55,7 @@ fn path_calls() -> Vec<(&'static str, Value)> {
 }
 
 /// A server that makes `calls[step]` at each step (and no call past the list).
-fn scripted(calls: Vec<(&'static str, Value)>) -> (u16, Arc<Mutex<Seen>>) {
+pub(crate) fn scripted(calls: Vec<(&'static str, Value)>) -> (u16, Arc<Mutex<Seen>>) {
     chat_server(move |_, request| {
         let step = step_of(request);
         match calls.get(step) {
@@ -511,4 +511,241 @@ fn the_time_budget_ends_the_search_after_the_step_that_crosses_it_and_the_last_v
         g[0]["code_blake3"],
         blake3::hash(code.as_bytes()).to_hex().as_str()
     );
+}
+
+/// A workspace whose model `plain` speaks the text protocol and writes, validates and
+/// submits the toy's solution (the server and what it saw).
+fn text_workspace() -> (Workspace, Arc<Mutex<Seen>>) {
+    let calls = [
+        (
+            "write_file",
+            json!({"path": "solution.py", "content": TOY_MODULAR}),
+        ),
+        ("validate", json!({"path": "solution.py"})),
+        ("submit", json!({"path": "solution.py"})),
+    ];
+    let (port, seen) = chat_server(move |_, request| {
+        let (tool, args) = &calls[step_of(request).min(2)];
+        (200, text_reply(tool, args))
+    });
+    let text_model = format!(
+        "\n[[model]]\nname = \"plain\"\nprovider = \"openai\"\nendpoint = \"http://127.0.0.1:{port}/v1\"\nmodel = \"plain-2025-01-01\"\ntool_protocol = \"text\"\n"
+    );
+    (workspace(port, &text_model), seen)
+}
+
+#[test]
+fn the_instructions_are_in_the_pairs_language_and_the_text_protocol_still_parses() {
+    let (ws, seen) = text_workspace();
+    let args = [
+        "--json", "stage", "generate", "--langs", "en,ja", "--format", "modular", "--agent", "react",
+        "--model", "plain", "--force",
+    ];
+    ml2b(&ws, &args);
+    let s = seen.lock().unwrap();
+    let opening = |language: &str| -> String {
+        let (_, r) = s
+            .requests
+            .iter()
+            .find(|(_, r)| {
+                step_of(r) == 0
+                    && r["messages"][1]["content"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("Toy {language}"))
+            })
+            .unwrap_or_else(|| panic!("no opening request in {language}"));
+        r["messages"][1]["content"].as_str().unwrap().to_string()
+    };
+    let (en, ja) = (opening("en"), opening("ja"));
+    assert!(
+        en.contains("# Working as an agent") && en.contains("You have 100 steps"),
+        "{en}"
+    );
+    // The direction is the metric's (AUC: higher), in the language's words.
+    assert!(en.contains("(higher is better)"), "{en}");
+    assert!(
+        ja.contains("# エージェントとして作業する")
+            && ja.contains("使えるステップは 100 です")
+            && ja.contains("（高いほど良い）"),
+        "{ja}"
+    );
+    assert!(!ja.contains("Working as an agent"), "{ja}");
+    for keyword in [
+        "Thought:",
+        "Action:",
+        "Action Input:",
+        "Observation: …",
+        "- validate {\"path\"}",
+    ] {
+        assert!(ja.contains(keyword), "{keyword} in {ja}");
+    }
+    drop(s);
+    // Both searches follow the path and submit; they are different units.
+    let rows = query(
+        &ws,
+        "SELECT language, count(*) AS steps, bool_or(submitted) AS submitted, count(DISTINCT search) AS searches FROM trajectory GROUP BY language ORDER BY language",
+    );
+    assert_eq!(
+        rows,
+        json!([
+            {"language": "en", "steps": 3, "submitted": true, "searches": 1},
+            {"language": "ja", "steps": 3, "submitted": true, "searches": 1},
+        ])
+    );
+    let keys = query(&ws, "SELECT count(DISTINCT unit_key) AS n FROM generate");
+    assert_eq!(keys[0]["n"], 2);
+}
+
+#[test]
+fn trajectory_lists_the_react_searches_and_prints_one_as_text_and_json() {
+    let (ws, _) = text_workspace();
+    generate(&ws, "plain", &[]);
+    insta::assert_snapshot!("trajectory_list", ws.run(&["trajectory"]));
+    let g = query(&ws, "SELECT unit_key FROM generate");
+    let key = g[0]["unit_key"].as_str().unwrap().to_string();
+    insta::assert_snapshot!("trajectory_text", ws.run(&["trajectory", &key[..10]]));
+
+    // --json: every step with its message and observation as stored.
+    let (listed, _) = ml2b(&ws, &["--json", "trajectory"]);
+    assert_eq!(listed[0]["search"], key.as_str());
+    assert_eq!(listed[0]["steps"], 3);
+    assert_eq!(listed[0]["ended"], "submitted");
+    let (search, _) = ml2b(&ws, &["--json", "trajectory", &key]);
+    let exported = search["trajectory"].as_array().unwrap();
+    let logged = trajectory(&ws);
+    assert_eq!(exported.len(), logged.len());
+    for (e, l) in exported.iter().zip(&logged) {
+        for k in [
+            "step",
+            "tool",
+            "arguments",
+            "is_error",
+            "validation_score",
+            "submitted",
+            "observation",
+            "message",
+        ] {
+            assert_eq!(e[k], l[k], "{k}: {e}");
+        }
+    }
+    assert_eq!(exported[1]["observation"]["ok"]["validation_score"], 0.5);
+    let thought = exported[0]["thought"].as_str().unwrap();
+    assert!(
+        thought.starts_with("Thought: next, write_file.\nAction: write_file"),
+        "{thought}"
+    );
+
+    let unknown = ws.ml2b().args(["trajectory", "00000000"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no search of the trajectory has this key"));
+}
+
+/// An Anthropic Messages body whose content is a text block and a `tool_use` block.
+fn tool_use(step: usize, tool: &str, arguments: &Value) -> String {
+    json!({
+        "id": format!("msg_{step}"), "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": format!("Step {step}.")},
+            {"type": "tool_use", "id": format!("toolu_{step}"), "name": tool, "input": arguments}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 100, "output_tokens": 20}
+    })
+    .to_string()
+}
+
+#[test]
+fn an_anthropic_model_works_through_tool_use_blocks() {
+    // The Messages API has no seed: a request's step is the number of turns the model took.
+    let calls = path_calls();
+    let (port, seen) = chat_server(move |_, request| {
+        let messages = request["messages"].as_array().unwrap();
+        let step = messages.iter().filter(|m| m["role"] == "assistant").count();
+        let (tool, args) = &calls[step];
+        (200, tool_use(step, tool, args))
+    });
+    let model = format!(
+        "\n[[model]]\nname = \"claude\"\nprovider = \"anthropic\"\nendpoint = \"http://127.0.0.1:{port}\"\nmodel = \"claude-test\"\napi_key_env = \"ML2B_TEST_KEY\"\n"
+    );
+    let ws = workspace(port, &model);
+    generate(&ws, "claude", &[]);
+    let steps = trajectory(&ws);
+    let tools: Vec<&str> = steps.iter().map(|s| s["tool"].as_str().unwrap()).collect();
+    assert_eq!(
+        tools,
+        [
+            "list_files",
+            "read_file",
+            "write_file",
+            "run_python",
+            "write_file",
+            "validate",
+            "submit"
+        ]
+    );
+    assert!(steps.iter().all(|s| s["protocol"] == "anthropic"));
+    assert_eq!(steps[5]["validation_score"], 0.5);
+    assert_eq!(steps[6]["submitted"], true);
+    assert_eq!(
+        steps[0]["arguments"], r#"{"path":"/data"}"#,
+        "the input as JSON text"
+    );
+
+    let s = seen.lock().unwrap();
+    assert_eq!(s.requests.len(), 7);
+    let first = &s.requests[0].1;
+    let offered: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert!(t["input_schema"]["properties"].is_object(), "{t}");
+            t["name"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            "list_files",
+            "read_file",
+            "write_file",
+            "run_python",
+            "validate",
+            "submit"
+        ]
+    );
+    assert!(
+        first["system"].is_string() && first.get("seed").is_none(),
+        "{first}"
+    );
+    // Each answer goes back as a tool_result block for its tool_use, in the next request.
+    for (i, step) in steps.iter().enumerate().take(6) {
+        let messages = s.requests[i + 1].1["messages"].as_array().unwrap();
+        let call = &messages[messages.len() - 2];
+        assert_eq!(call["role"], "assistant");
+        assert_eq!(
+            call["content"][0],
+            json!({"type": "text", "text": format!("Step {i}.")})
+        );
+        assert_eq!(call["content"][1]["type"], "tool_use");
+        assert_eq!(call["content"][1]["id"], format!("toolu_{i}"));
+        assert_eq!(call["content"][1]["input"], path_calls()[i].1);
+        let answer = &messages[messages.len() - 1];
+        assert_eq!(answer["role"], "user");
+        assert_eq!(
+            answer["content"],
+            json!([{"type": "tool_result", "tool_use_id": format!("toolu_{i}"),
+                "content": step["observation"]["shown"]}]),
+            "step {i}"
+        );
+    }
+    drop(s);
+    let g = query(&ws, "SELECT code_blake3, extraction FROM generate");
+    assert_eq!(
+        g[0]["code_blake3"],
+        blake3::hash(TOY_MODULAR.as_bytes()).to_hex().as_str()
+    );
+    assert_eq!(g[0]["extraction"], r#"{"react":"submitted"}"#);
+    ml2b(&ws, &["stage", "execute"]);
+    ml2b(&ws, &["stage", "grade"]);
+    let runs = query(&ws, "SELECT model, valid FROM runs");
+    assert_eq!(runs, json!([{"model": "claude+react", "valid": true}]));
 }

@@ -108,8 +108,9 @@ pub struct ChatRequest {
     /// Sent to OpenAI-compatible servers; the Anthropic API has no seed and ignores it.
     pub seed: Option<u64>,
     pub max_tokens: u32,
-    /// The tools offered (OpenAI `tools`: JSON function specs); left out when none, so a
-    /// request without tools keeps its cache key.
+    /// The tools offered, in the shape of the API they are sent to (OpenAI function specs,
+    /// Anthropic `{name, description, input_schema}`); left out when none, so a request
+    /// without tools keeps its cache key.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<serde_json::Value>,
 }

@@ -451,7 +451,7 @@ fn next_placeholder(text: &str) -> Option<(&str, &str, &str)> {
     None
 }
 
-fn placeholders(mut text: &str) -> BTreeSet<&str> {
+pub(super) fn placeholders(mut text: &str) -> BTreeSet<&str> {
     let mut names = BTreeSet::new();
     while let Some((_, name, after)) = next_placeholder(text) {
         names.insert(name);

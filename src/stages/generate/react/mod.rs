@@ -2,10 +2,10 @@
 //! submits (the ML2B repository's ReAct agent), one generate unit.
 //!
 //! The model gets the task's prompt in the pair's language with the agent's instructions
-//! (`stages/generate/react.md`, English for every language so far) and the tools of
-//! [`tools`], offered as the model's manifest entry says ([`protocol`]: OpenAI tool
-//! calling, or a text protocol). Each step is one model turn and the one tool call it
-//! makes: ml2b runs the call and answers with the observation. The file tools read the
+//! in the same language ([`instructions`]: `stages/generate/react/<code>.toml`) and the
+//! tools of [`tools`], offered as the model's manifest entry says ([`protocol`]: OpenAI
+//! tool calling, Anthropic tool use, or a text protocol). Each step is one model turn and
+//! the one tool call it makes: ml2b runs the call and answers with the observation. The file tools read the
 //! competition's public files and the agent's workspace; `run_python` runs in execute's
 //! sandbox ([`python`]); `validate` is an AIDE trial (`aide::trial`): the static checks,
 //! then a run on the validation split of the public training rows scored by ml2b's grader.
@@ -27,8 +27,8 @@
 //! characters, the oldest observations are replaced by a notice, so a replay sends the same
 //! context.
 //!
-//! Not yet: the instructions in the 14 languages, Anthropic tool use.
 
+pub mod instructions;
 pub mod protocol;
 pub mod python;
 pub mod tools;
@@ -46,19 +46,16 @@ use crate::competition::validation::Validation;
 use crate::events::{Generation, TrajectoryStep};
 use crate::log::LogError;
 use crate::manifest::models::ToolProtocol;
-use crate::metrics::grading::Direction;
 use crate::providers::{ChatRequest, Message, Response, cost_usd};
 use crate::sandbox::Format;
 use crate::store::Hash;
+use instructions::Instructions;
 use protocol::{Made, Turn};
 use python::Python;
 use tools::{Call, Observation, Workspace};
 
 /// The agent's name in events and on the command line.
 pub const AGENT: &str = "react";
-
-/// The agent's instructions, appended to the task's user message.
-const INSTRUCTIONS: &str = include_str!("../../../../stages/generate/react.md");
 
 /// The most characters of history a request carries before the oldest observations are
 /// replaced by a notice.
@@ -135,15 +132,14 @@ pub fn opening(
     p: ToolProtocol,
 ) -> Result<Vec<Message>, StageError> {
     let rendered = prompt::render(inputs).map_err(|e| StageError::failed("rendering the react prompt", e))?;
-    let direction = match c.manifest.metric.direction {
-        Direction::Maximize => "higher is better",
-        Direction::Minimize => "lower is better",
-    };
-    let instructions = INSTRUCTIONS
-        .replace("{direction}", direction)
-        .replace("{steps}", &config.steps.to_string())
-        .replace("{limit}", &tools::SHOWN_CHARS.to_string())
-        .replace("{protocol}", &protocol::instructions(p));
+    let i = Instructions::of(&inputs.language)
+        .map_err(|e| StageError::failed("reading the react instructions", e))?;
+    let instructions = i.render(
+        c.manifest.metric.direction,
+        config.steps,
+        tools::SHOWN_CHARS,
+        &protocol::instructions(p, &i),
+    );
     Ok(vec![
         Message::text("system", rendered.system),
         Message::text(

@@ -1,11 +1,17 @@
 //! How the react agent's tools reach a model and its calls come back: OpenAI tool calling,
-//! or a text protocol for endpoints without tool support.
+//! Anthropic tool use, or a text protocol for endpoints without tool support.
 //!
 //! ```text
-//! openai   request: tools = [function specs]           answer: message.tool_calls
-//!          history: assistant {content, tool_calls} then one `tool` message per call
-//!          (its tool_call_id); the first call is run, the others are answered with an error
-//! text     the instructions describe the tools and the format; the answer is parsed:
+//! openai     request: tools = [function specs]           answer: message.tool_calls
+//!            history: assistant {content, tool_calls} then one `tool` message per call
+//!            (its tool_call_id); the first call is run, the others are answered with an
+//!            error
+//! anthropic  request: tools = [{name, description, input_schema}]
+//!            answer: `tool_use` blocks, which the Anthropic client reads as tool calls;
+//!            history as openai's, which the client writes as `tool_use` / `tool_result`
+//!            blocks (`providers::http::anthropic`)
+//! text     the instructions describe the tools and the format (keywords in English in
+//!          every language); the answer is parsed:
 //!              Thought: …
 //!              Action: <tool>
 //!              Action Input: {json arguments}
@@ -16,6 +22,7 @@
 
 use serde_json::{Value, json};
 
+use super::instructions::Instructions;
 use super::tools::{Observation, TOOLS};
 use crate::manifest::models::ToolProtocol;
 use crate::providers::{Completion, Message};
@@ -44,6 +51,7 @@ pub struct Turn {
 pub fn name(p: ToolProtocol) -> &'static str {
     match p {
         ToolProtocol::Openai => "openai",
+        ToolProtocol::Anthropic => "anthropic",
         ToolProtocol::Text => "text",
     }
 }
@@ -59,22 +67,23 @@ pub fn tools(p: ToolProtocol) -> Vec<Value> {
                 }})
             })
             .collect(),
+        ToolProtocol::Anthropic => specs()
+            .into_iter()
+            .map(|(name, description, parameters)| {
+                json!({"name": name, "description": description, "input_schema": parameters})
+            })
+            .collect(),
         ToolProtocol::Text => Vec::new(),
     }
 }
 
-/// The protocol's part of the instructions.
-pub fn instructions(p: ToolProtocol) -> String {
+/// The protocol's part of the instructions, in the language of `i`. The text protocol's
+/// keywords and the tools' names and descriptions stay English (see `instructions`).
+pub fn instructions(p: ToolProtocol, i: &Instructions) -> String {
     match p {
-        ToolProtocol::Openai => "\nCall the tools through function calling.\n".into(),
+        ToolProtocol::Openai | ToolProtocol::Anthropic => format!("\n{}\n", i.function_calling),
         ToolProtocol::Text => {
-            let mut text = String::from(
-                "\nAnswer every step in this format, and write nothing after the Action Input:\n\n\
-                 Thought: what you know and what you do next\n\
-                 Action: the tool's name\n\
-                 Action Input: the arguments, one JSON object on one line\n\n\
-                 The tool's result comes back as `Observation: …`. The tools:\n\n",
-            );
+            let mut text = format!("\n{}\n\n", i.text_format);
             for (name, description, parameters) in specs() {
                 let args: Vec<String> = parameters["properties"]
                     .as_object()
@@ -122,7 +131,7 @@ fn specs() -> Vec<(&'static str, &'static str, Value)> {
 /// Reads the model's turn.
 pub fn turn(p: ToolProtocol, completion: &Completion) -> Turn {
     match p {
-        ToolProtocol::Openai => openai_turn(completion),
+        ToolProtocol::Openai | ToolProtocol::Anthropic => openai_turn(completion),
         ToolProtocol::Text => text_turn(&completion.text),
     }
 }
@@ -222,7 +231,7 @@ pub fn answers(p: ToolProtocol, turn: &Turn, observation: &Observation) -> Vec<M
             "user",
             format!("Observation: {}", observation.shown()),
         )],
-        ToolProtocol::Openai => {
+        ToolProtocol::Openai | ToolProtocol::Anthropic => {
             let Ok(made) = &turn.call else {
                 return vec![Message::text("user", observation.shown())];
             };
@@ -286,8 +295,15 @@ mod tests {
             .map(|s| s["function"]["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, TOOLS);
+        let anthropic = tools(ToolProtocol::Anthropic);
+        let names: Vec<&str> = anthropic.iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, TOOLS);
+        for (a, o) in anthropic.iter().zip(&specs) {
+            assert_eq!(a["input_schema"], o["function"]["parameters"]);
+            assert_eq!(a["description"], o["function"]["description"]);
+        }
         assert!(tools(ToolProtocol::Text).is_empty());
-        let text = instructions(ToolProtocol::Text);
+        let text = instructions(ToolProtocol::Text, &Instructions::of("en").unwrap());
         let line = text.lines().find(|l| l.starts_with("- write_file {")).unwrap();
         assert!(
             line.contains("\"content\"") && line.contains("\"path\""),
