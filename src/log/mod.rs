@@ -43,8 +43,9 @@ pub enum LogError {
     },
     #[error(transparent)]
     Object(#[from] ObjectError),
+    /// The S3 backend failed (boxed: its client's errors are large).
     #[error(transparent)]
-    S3(#[from] S3Error),
+    S3(Box<S3Error>),
     #[error("segment {path} is damaged: {reason}")]
     Damaged { path: PathBuf, reason: String },
     #[error("segment {path} is missing: the log has a gap there")]
@@ -77,6 +78,12 @@ pub enum LogError {
 
 fn show(h: &Option<Hash>) -> String {
     h.map_or_else(|| "nothing".to_string(), |h| h.short())
+}
+
+impl From<S3Error> for LogError {
+    fn from(e: S3Error) -> Self {
+        Self::S3(Box::new(e))
+    }
 }
 
 impl LogError {

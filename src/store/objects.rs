@@ -39,9 +39,15 @@ pub enum ObjectError {
         actual: Hash,
         path: PathBuf,
     },
-    /// The S3 backend failed.
+    /// The S3 backend failed (boxed: its client's errors are large).
     #[error(transparent)]
-    S3(#[from] S3Error),
+    S3(Box<S3Error>),
+}
+
+impl From<S3Error> for ObjectError {
+    fn from(e: S3Error) -> Self {
+        Self::S3(Box::new(e))
+    }
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ObjectError + '_ {

@@ -263,7 +263,11 @@ fn add_toy(root: &Path, id: &str, shift: usize, bench: &Benchmark) {
         csv.push_str(&format!(
             "{},\"a, b\",{}\n",
             (i + shift) * 7 % 13,
-            if (i + shift) % 3 == 0 { "yes" } else { "no" }
+            if (i + shift).is_multiple_of(3) {
+                "yes"
+            } else {
+                "no"
+            }
         ));
     }
     write(&root.join(format!("data/{id}/source/{id}.csv")), &csv);

@@ -131,7 +131,8 @@ async fn serve(mut client: TcpStream, upstream: u16, fault: Fault, counts: Arc<C
     let Some(request) = read_request(&mut client).await else {
         return;
     };
-    let faulted = request.is_segment_create() && counts.creates.fetch_add(1, Ordering::SeqCst) % 2 == 0;
+    let faulted =
+        request.is_segment_create() && counts.creates.fetch_add(1, Ordering::SeqCst).is_multiple_of(2);
     let fault = match fault {
         Fault::StripIfNoneMatch => Fault::StripIfNoneMatch,
         Fault::AlwaysConflict if request.is_segment_create() => Fault::Conflict,
