@@ -5,7 +5,10 @@
 //! (bubblewrap inside the node) over a root on the shared directory, with the score that the
 //! same command gives on this host; and `ml2b stage execute --engine slurm` plans here,
 //! submits one array of `ml2b worker` tasks and commits, from the compute nodes, what a
-//! local run commits. Nothing here fakes Slurm.
+//! local run commits, each segment naming the Slurm task that wrote it and `ml2b status`
+//! the plan's job; a node killed, a task sent SIGTERM and two submissions of one selection
+//! at once lose no unit and commit none twice; `ml2b run --engine slurm` grades here what
+//! the nodes executed. Nothing here fakes Slurm.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
