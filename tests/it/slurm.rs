@@ -556,8 +556,12 @@ fn two_submissions_of_one_selection_at_once_commit_each_unit_once() {
     }
     let plans: BTreeSet<&str> = runs.iter().filter_map(|r| r["plan"].as_str()).collect();
     assert_eq!(plans.len(), 2, "two plans: {runs:?}");
+    // Both planned the two units before either committed one: both submitted them.
     let submitted = runs.iter().filter(|r| !r["submission"].is_null()).count();
-    assert!(submitted >= 1, "{runs:?}");
+    assert_eq!(submitted, 2, "{runs:?}");
+    for run in &runs {
+        assert_eq!(run["planned"], 2, "{run}");
+    }
 
     let keys = execute_keys(&ws.store_path());
     let distinct: BTreeSet<&String> = keys.iter().collect();
