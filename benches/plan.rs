@@ -3,8 +3,8 @@
 //!
 //! 1. pending: which of the 100,000 planned unit keys a log of 50,000 committed units
 //!    lacks (the view and the filter `Pipeline::execute_pending` applies);
-//! 2. freeze: the plan of the pending units (`Plan::execute`), encoded and stored as an
-//!    object (`Plan::put`: JSON, BLAKE3, temp file, fsync, rename);
+//! 2. freeze: the plan of 100,000 units (none committed yet: `Plan::execute`), encoded
+//!    and stored as an object (`Plan::put`: JSON, BLAKE3, temp file, fsync, rename);
 //! 3. read: one worker reading the plan back (`Plan::get`: read, re-hash, decode);
 //! 4. shard: one worker's shard of 1,000 (`Shard::holds` over every unit), and every
 //!    shard's size (`Plan::shard_len` × 1,000) with the split into arrays.
@@ -92,9 +92,11 @@ fn main() {
         shard: None,
         stop: None,
     };
-    let units = pending.len();
+    // The plan of a selection none of whose units is committed yet: all 100,000.
+    drop(pending);
+    let units = planned as usize;
     let ((plan, hash), secs) = timed(|| {
-        let plan = Plan::execute(&settings, pending, shards);
+        let plan = Plan::execute(&settings, (0..planned).map(key).collect(), shards);
         let hash = plan.put(&store).unwrap();
         (plan, hash)
     });
