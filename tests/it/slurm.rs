@@ -632,3 +632,106 @@ fn run_on_slurm_grades_here_what_the_nodes_executed() {
         assert_eq!((meta.host, meta.slurm), (ml2b::log::event::host_name(), None));
     }
 }
+
+/// The cluster's `MaxArraySize` set to `size` (its slurm.conf rewritten, `scontrol
+/// reconfigure`) until dropped; `scripts/slurm-cluster up` writes the usual value too.
+struct MaxArraySize {
+    conf: PathBuf,
+    original: String,
+}
+
+impl MaxArraySize {
+    fn set(conf: &std::path::Path, size: u32) -> Self {
+        let original = std::fs::read_to_string(conf).unwrap();
+        let line = original
+            .lines()
+            .find(|l| l.starts_with("MaxArraySize="))
+            .expect("slurm.conf sets MaxArraySize");
+        let changed = original.replace(line, &format!("MaxArraySize={size}"));
+        std::fs::write(conf, changed).unwrap();
+        reconfigure(conf, size);
+        Self {
+            conf: conf.to_path_buf(),
+            original,
+        }
+    }
+}
+
+impl Drop for MaxArraySize {
+    fn drop(&mut self) {
+        std::fs::write(&self.conf, &self.original).unwrap();
+        let _ = Command::new("scontrol")
+            .env("SLURM_CONF", &self.conf)
+            .arg("reconfigure")
+            .status();
+    }
+}
+
+/// `scontrol reconfigure`, then waits until the controller reports `MaxArraySize = size`.
+fn reconfigure(conf: &std::path::Path, size: u32) {
+    let done = Command::new("scontrol")
+        .env("SLURM_CONF", conf)
+        .arg("reconfigure")
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{}", stderr(&done));
+    wait_for(30, "the controller to take the new MaxArraySize", || {
+        let out = Command::new("scontrol")
+            .env("SLURM_CONF", conf)
+            .args(["show", "config"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["MaxArraySize", "=", &size.to_string()])
+    });
+}
+
+#[test]
+fn more_shards_than_one_array_holds_are_submitted_as_several_arrays() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    // One task per array: the plan's two shards need two arrays, the second after the first.
+    let _small = MaxArraySize::set(&conf, 2);
+    let (_, plan) = generate_and_submit(&ws, &conf, &["--shards", "2"]);
+    let status = || json_of(ws.ml2b().args(["--json", "status", "--plan", &plan]));
+    let jobs = status()["jobs"].as_array().unwrap().clone();
+    let spans: Vec<(u64, u64)> = jobs
+        .iter()
+        .map(|j| (j["first"].as_u64().unwrap(), j["shards"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(spans, vec![(0, 1), (1, 1)], "{jobs:?}");
+    for job in &jobs {
+        let id = job["job_id"].as_str().unwrap().to_string();
+        wait_for(300, "the arrays to end", || array_ended(&conf, &id));
+    }
+    let done = status();
+    assert_eq!(
+        (done["planned"].as_u64(), done["committed"].as_u64()),
+        (Some(2), Some(2)),
+        "{done}"
+    );
+    // Each array's task ran its own shard: shard 1 is the second array's task 0.
+    let mut ran: Vec<String> = slurm_tasks(&ws.store_path())
+        .into_iter()
+        .map(|(_, t)| t.expect("a Slurm task wrote it").to_string())
+        .collect();
+    ran.sort();
+    ran.dedup();
+    let ids: Vec<String> = jobs
+        .iter()
+        .map(|j| format!("{}_0", j["job_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ran, ids, "a segment from task 0 of each array");
+    for shard in 0..2 {
+        let out = ws.store_path().join(format!("cluster/{plan}/{shard}.out"));
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        assert!(
+            text.contains("\"planned\":1"),
+            "shard {shard} ran one unit:\n{text}"
+        );
+    }
+    let verify = ws.ml2b().args(["verify"]).output().unwrap();
+    assert!(verify.status.success(), "{}", stderr(&verify));
+}
