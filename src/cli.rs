@@ -100,6 +100,19 @@ pub enum Command {
     Import(ImportArgs),
     /// Run one shard of a frozen cluster plan: what each Slurm array task runs.
     Worker(WorkerArgs),
+    /// Cluster plans: committed / planned / failed units and their Slurm jobs.
+    ///
+    /// Read from the store alone (the log, the plan, `cluster/<P>/`), never from Slurm.
+    /// Without --plan, every submitted plan of the store, newest first.
+    Status(StatusArgs),
+}
+
+/// `ml2b status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// One plan: its hash or a unique prefix of 8+ hex digits (as `--engine slurm` printed).
+    #[arg(long, value_name = "P")]
+    pub plan: Option<String>,
 }
 
 /// `ml2b worker`.
@@ -307,6 +320,9 @@ pub struct RunArgs {
     pub memory: u64,
     #[command(flatten)]
     pub agent: AgentArgs,
+    // Where execute's units run (translate-validate, generate, grade and analyze run here).
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// How LLM models turn a prompt into a submission.
@@ -400,6 +416,9 @@ pub struct BaselinesArgs {
     /// Wall-clock limit per sandbox run, in seconds.
     #[arg(long, default_value_t = 1800, value_name = "SECONDS")]
     pub timeout: u64,
+    // Where execute's units run (grade runs here).
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 #[derive(Debug, Args)]

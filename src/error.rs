@@ -6,6 +6,7 @@
 //! `#[error(transparent)]`, which hides the wrapped error from the cause chain.
 //! [`is_input_error`] walks an error's cause chain and asks each cause it knows.
 
+use crate::cluster::ClusterError;
 use crate::competition::import::ImportError;
 use crate::competition::prepare::PrepareError;
 use crate::manifest::ManifestError;
@@ -48,6 +49,7 @@ fn classify(e: &(dyn std::error::Error + 'static)) -> Option<bool> {
     ask!(
         InputError,
         PipelineError,
+        ClusterError,
         StageError,
         ManifestError,
         SandboxError,
@@ -75,7 +77,18 @@ impl IsInputError for PipelineError {
             Self::Manifest(e) => e.is_input_error(),
             Self::Sandbox(e) => e.is_input_error(),
             Self::Stage(e) => e.is_input_error(),
+            Self::Cluster(e) => e.is_input_error(),
             Self::Log(_) | Self::Runtime(_) | Self::TranslationChecks(_) => false,
+        }
+    }
+}
+
+impl IsInputError for ClusterError {
+    fn is_input_error(&self) -> bool {
+        match self {
+            Self::Pipeline(e) => e.is_input_error(),
+            Self::S3Store { .. } => true,
+            Self::Plan(_) | Self::Slurm(_) | Self::Log(_) => false,
         }
     }
 }

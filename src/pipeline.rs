@@ -5,6 +5,7 @@
 //!                  │
 //!                  └──► stages::run_stage(stage) for translate_validate → generate →
 //!                       execute → grade → analyze, each over the same store
+//!                       (execute on Slurm with `--engine slurm`: crate::cluster)
 //! ```
 //! `ml2b run`, `ml2b baselines` and `ml2b stage …` are thin callers of it; so is anything
 //! else that drives stages from code (a cluster worker). The pipeline never prints: what
@@ -28,8 +29,8 @@ use crate::providers::http::is_floating_alias;
 use crate::providers::{Responder, client_config};
 use crate::sandbox::{Backend, SandboxError};
 use crate::settings::{
-    AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, ExecuteSettings, GenerateSettings,
-    GradeSettings, InputError, SandboxSettings, Selection, TranslateValidateSettings,
+    AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, ExecuteSettings,
+    GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, TranslateValidateSettings,
 };
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::Execute;
@@ -60,6 +61,8 @@ pub enum PipelineError {
     Runtime(#[source] std::io::Error),
     #[error("{} translation checks could not run:\n  {}", .0.len(), .0.join("\n  "))]
     TranslationChecks(Vec<String>),
+    #[error("the cluster run of execute failed")]
+    Cluster(#[source] Box<crate::cluster::ClusterError>),
 }
 
 /// Units in flight at once, per stage (none of it changes results).
@@ -177,6 +180,17 @@ impl Pipeline<'_> {
         self.run(Arc::new(self.execute_stage(s)?), options)
     }
 
+    /// execute where `s.engine` says: here, or on Slurm, waiting for the arrays to end
+    /// (`crate::cluster::engine`), reported as a run summary.
+    pub fn execute_on_engine(&self, s: &ExecuteSettings) -> Result<RunSummary, PipelineError> {
+        match &s.engine {
+            EngineSettings::Local => self.execute(s),
+            EngineSettings::Slurm(slurm) => crate::cluster::engine::execute(self, s, slurm)
+                .map(|run| run.summary())
+                .map_err(|e| PipelineError::Cluster(Box::new(e))),
+        }
+    }
+
     /// execute's units that the store does not hold yet, as `execute` would run them: what
     /// a cluster plan freezes.
     pub fn execute_pending(&self, s: &ExecuteSettings) -> Result<Vec<Hash>, PipelineError> {
@@ -223,7 +237,7 @@ impl Pipeline<'_> {
         for entry in &s.entries {
             summaries.push(self.generate(&s.generate(entry))?);
         }
-        summaries.push(self.execute(&s.execute())?);
+        summaries.push(self.execute_on_engine(&s.execute())?);
         summaries.push(self.grade(&s.grade())?);
         Ok(summaries)
     }

@@ -386,6 +386,17 @@ pub struct SlurmSettings {
 }
 
 impl EngineSettings {
+    /// The engine of a command that goes on with the execute stage's results (grade), so
+    /// waits for them: `--no-wait` is refused.
+    fn resolve_waiting(args: &cli::EngineArgs, command: &str) -> Result<Self, InputError> {
+        if args.no_wait {
+            return Err(InputError(format!(
+                "--no-wait: {command} grades what execute ran, so it waits;                  `ml2b stage execute --engine slurm --no-wait` submits without waiting"
+            )));
+        }
+        Self::resolve(args)
+    }
+
     fn resolve(args: &cli::EngineArgs) -> Result<Self, InputError> {
         let cli::EngineArgs {
             engine,
@@ -429,6 +440,28 @@ impl WorkerSettings {
             .parse()
             .map_err(|_| InputError(format!("--plan: `{plan}` is not a hash (64 hex digits)")))?;
         Ok(Self { plan, shard: *shard })
+    }
+}
+
+/// `ml2b status`.
+#[derive(Clone, Debug)]
+pub struct StatusSettings {
+    /// A plan's hash or hex prefix (8 to 64 lowercase hex digits); none: every plan.
+    pub plan: Option<String>,
+}
+
+impl StatusSettings {
+    pub fn resolve(args: &cli::StatusArgs) -> Result<Self, InputError> {
+        let cli::StatusArgs { plan } = args;
+        let hex = |p: &str| (8..=64).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_hexdigit());
+        match plan {
+            Some(p) if !hex(p) => Err(InputError(format!(
+                "--plan {p}: not a plan hash or a prefix of one (8 to 64 hex digits)"
+            ))),
+            _ => Ok(Self {
+                plan: plan.as_ref().map(|p| p.to_ascii_lowercase()),
+            }),
+        }
     }
 }
 
@@ -498,6 +531,8 @@ pub struct BenchmarkSettings {
     pub seeds: u32,
     pub agent: AgentSettings,
     pub sandbox: SandboxSettings,
+    /// Where execute's units run; generate and grade run here.
+    pub engine: EngineSettings,
 }
 
 /// One model over a selection, in some formats.
@@ -542,7 +577,7 @@ impl BenchmarkSettings {
             root: self.selection.root.clone(),
             sandbox: self.sandbox.clone(),
             since: None,
-            engine: EngineSettings::Local,
+            engine: self.engine.clone(),
             shard: None,
             stop: None,
         }
@@ -596,6 +631,7 @@ impl RunSettings {
             timeout,
             memory,
             agent,
+            engine,
         } = args;
         let chosen =
             models.is_some() || !languages.is_empty() || !competitions.is_empty() || !formats.is_empty();
@@ -620,6 +656,7 @@ impl RunSettings {
                 seeds: *seeds,
                 agent: AgentSettings::resolve(agent)?,
                 sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+                engine: EngineSettings::resolve_waiting(engine, "ml2b run")?,
             },
         })
     }
@@ -653,7 +690,7 @@ pub struct BaselinesSettings {
 }
 
 impl BaselinesSettings {
-    pub fn resolve(args: &cli::BaselinesArgs) -> Self {
+    pub fn resolve(args: &cli::BaselinesArgs) -> Result<Self, InputError> {
         let cli::BaselinesArgs {
             root,
             competitions,
@@ -662,21 +699,23 @@ impl BaselinesSettings {
             backend,
             jobs,
             timeout,
+            engine,
         } = args;
         let selection = Selection {
             root: root.root.clone(),
             competitions: competitions.clone(),
             languages: vec!["en".into()],
         };
-        Self {
+        Ok(Self {
             benchmark: BenchmarkSettings {
                 entries: BenchmarkSettings::grid(selection.clone(), models, vec![Format::Modular]),
                 selection,
                 seeds: *seeds,
                 agent: AgentSettings::OneShot,
                 sandbox: SandboxSettings::new(*backend, *timeout, Limits::default().memory_bytes, *jobs),
+                engine: EngineSettings::resolve_waiting(engine, "ml2b baselines")?,
             },
-        }
+        })
     }
 }
 

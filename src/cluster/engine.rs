@@ -1,5 +1,5 @@
-//! `--engine slurm` for the execute stage: plan here, freeze, submit one array, wait on the
-//! log (module docs of [`crate::cluster`]).
+//! `--engine slurm` for the execute stage: plan here, freeze, submit its arrays, wait on
+//! the log (module docs of [`crate::cluster`]).
 
 use std::time::Duration;
 
@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use super::plan::{Plan, shard_count};
 use super::slurm::{self, SlurmError, Submission};
+use super::status::failed_units;
 use crate::events::Execution;
-use crate::log::{EventBody, LogError, StageLog};
+use crate::log::{Committed, EventBody, LogError, StageLog};
 use crate::pipeline::{Pipeline, PipelineError};
 use crate::settings::{ExecuteSettings, SlurmSettings};
 use crate::stages::RunSummary;
@@ -33,6 +34,25 @@ pub struct ClusterRun {
     pub waited: bool,
     /// Units the workers report as failed (label, error); they stay uncommitted.
     pub failed: Vec<(String, String)>,
+    /// The segments the plan's tasks committed (their footers name its jobs), once waited.
+    pub commits: Vec<Committed>,
+}
+
+impl ClusterRun {
+    /// The run as a stage's run summary (what `ml2b run` reports per stage): the planned
+    /// units, those committed before the tasks ran them as skipped, the tasks' segments.
+    pub fn summary(&self) -> RunSummary {
+        let ran: u64 = self.commits.iter().map(|c| c.events).sum();
+        RunSummary {
+            stage: self.stage.clone(),
+            planned: self.planned,
+            skipped: self.committed.saturating_sub(ran),
+            ran,
+            commits: self.commits.clone(),
+            failed: self.failed.clone(),
+            interrupted: !self.waited,
+        }
+    }
 }
 
 /// Why a cluster run could not be made.
@@ -46,16 +66,33 @@ pub enum ClusterError {
     Slurm(#[from] SlurmError),
     #[error(transparent)]
     Log(#[from] LogError),
+    #[error(
+        "--engine slurm does not take an S3 store yet ({url}): its tasks' outputs and job \
+         records live in the store's folder, which the nodes must share; use a store on a \
+         shared filesystem, or --engine local"
+    )]
+    S3Store { url: String },
 }
 
-/// Plans the execute stage of `s`, submits it as one array and, when asked, waits for it.
+/// Plans the execute stage of `s`, submits it (one array, or several beyond the cluster's
+/// `MaxArraySize`) and, when asked, waits for it.
 pub fn execute(
     pipeline: &Pipeline,
     s: &ExecuteSettings,
     slurm: &SlurmSettings,
 ) -> Result<ClusterRun, ClusterError> {
+    if pipeline.store.is_s3() {
+        let url = pipeline.store.root().display().to_string();
+        return Err(ClusterError::S3Store { url });
+    }
     let units = pipeline.execute_pending(s)?;
-    let shards = shard_count(slurm.shards, slurm.max_running, units.len());
+    let first_version = StageLog::new(pipeline.store, Execution::STAGE)?.list()?.len() as u64;
+    let max_array_size = if units.is_empty() {
+        slurm::DEFAULT_MAX_ARRAY_SIZE
+    } else {
+        slurm::max_array_size()?
+    };
+    let shards = shard_count(slurm.shards, slurm.max_running, units.len(), max_array_size);
     let plan = Plan::execute(s, units, shards);
     let hash = plan.put(pipeline.store)?;
     let mut run = ClusterRun {
@@ -67,20 +104,23 @@ pub fn execute(
         committed: 0,
         waited: slurm.wait,
         failed: Vec::new(),
+        commits: Vec::new(),
     };
     if plan.units.is_empty() {
         return Ok(run);
     }
-    let submission = slurm::submit(pipeline.store.root(), &hash, &plan, slurm)?;
+    let submission = slurm::submit(pipeline.store.root(), &hash, &plan, slurm, max_array_size)?;
+    let jobs: Vec<&str> = submission.arrays.iter().map(|a| a.job_id.as_str()).collect();
     pipeline.progress.info(&format!(
         "submitted plan {} as Slurm job {} ({shards} shards, {} at once)",
         hash.short(),
-        submission.job_id,
+        jobs.join(", "),
         slurm.max_running
     ));
     if slurm.wait {
         run.committed = wait(pipeline, &plan, &submission)?;
-        run.failed = failed_units(&submission, shards);
+        run.failed = failed_units(&submission.output_dir, shards);
+        run.commits = commits_of(pipeline, &submission, first_version)?;
     }
     run.submission = Some(submission);
     Ok(run)
@@ -93,7 +133,7 @@ fn wait(pipeline: &Pipeline, plan: &Plan, submission: &Submission) -> Result<u64
     pipeline.progress.begin(&plan.stage, plan.units.len() as u64);
     let mut shown = 0;
     loop {
-        let active = slurm::active(&submission.job_id)?;
+        let active = slurm::active(&submission.arrays)?;
         log.refresh(&mut view)?;
         let committed = plan.units.iter().filter(|k| view.contains(k)).count() as u64;
         pipeline.progress.advance(committed.saturating_sub(shown));
@@ -106,15 +146,21 @@ fn wait(pipeline: &Pipeline, plan: &Plan, submission: &Submission) -> Result<u64
     }
 }
 
-/// The failed units the tasks' outputs report (the last line of each is its run summary).
-fn failed_units(submission: &Submission, shards: u32) -> Vec<(String, String)> {
-    (0..shards)
-        .filter_map(|i| std::fs::read_to_string(submission.output_dir.join(format!("{i}.out"))).ok())
-        .filter_map(|out| {
-            out.lines()
-                .rev()
-                .find_map(|line| serde_json::from_str::<RunSummary>(line).ok())
-        })
-        .flat_map(|summary| summary.failed)
-        .collect()
+/// The segments from version `from` on that the submission's tasks committed.
+fn commits_of(pipeline: &Pipeline, submission: &Submission, from: u64) -> Result<Vec<Committed>, LogError> {
+    let log = StageLog::new(pipeline.store, Execution::STAGE)?;
+    let ours = |job: &str| submission.arrays.iter().any(|a| a.job_id == job);
+    let mut commits = Vec::new();
+    for r in log.list()?.into_iter().filter(|r| r.version >= from) {
+        let (hash, meta) = log.check_with_meta(&r)?;
+        if meta.slurm.as_ref().is_some_and(|t| ours(&t.job)) {
+            commits.push(Committed {
+                version: r.version,
+                hash,
+                events: meta.events,
+                duplicates: 0,
+            });
+        }
+    }
+    Ok(commits)
 }

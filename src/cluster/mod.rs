@@ -11,6 +11,7 @@
 //!     │                                                   │ (first 8 bytes of the key mod B)
 //!     │                                                   └─► the same runner, sandbox,
 //!     │                                                       commit protocol and events
+//!     │ records the arrays' job ids ──► cluster/<P>/jobs.jsonl
 //!     └ waits: committed / planned units of P, read from the log, until the array ends
 //! ```
 //!
@@ -24,14 +25,20 @@
 //! what finished, requeues its own task (`scontrol requeue`) and exits: the task runs again
 //! and resumes its shard, skipping what the log holds.
 //!
-//! On disk, beside the store's log: `cluster/<P>/<shard>.out`, each array task's output
-//! (Slurm's `--output`), whose last line is the worker's run summary as JSON.
+//! On disk, beside the store's log, in `cluster/<P>/`: `<shard>.out`, each shard's worker
+//! output, whose last line is the worker's run summary as JSON; `slurm.log`, Slurm's own
+//! messages; `jobs.jsonl`, the Slurm jobs the plan was submitted as ([`jobs`]). Plans of
+//! more shards than one array may hold (`MaxArraySize − 1`) are submitted as several
+//! arrays, one after another ([`slurm`]). `ml2b status` reads all of it ([`status`]).
 
 pub mod engine;
+pub mod jobs;
 pub mod plan;
 pub mod slurm;
+pub mod status;
 pub mod term;
 
 pub use engine::{ClusterError, ClusterRun};
 pub use plan::{Plan, PlanError};
 pub use slurm::{SlurmError, Submission};
+pub use status::PlanStatus;

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::slurm::array_cap;
 use crate::settings::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
 use crate::stages::Shard;
 use crate::store::{Hash, ObjectError, Store};
@@ -143,11 +144,13 @@ impl Plan {
     }
 }
 
-/// Shards for `units` planned units: `wanted`, else 8 × `max_running`; at most one per unit,
-/// at least one.
-pub fn shard_count(wanted: Option<u32>, max_running: u32, units: usize) -> u32 {
+/// Shards for `units` planned units: `wanted` (cut into several arrays beyond one array's
+/// cap), else 8 × `max_running` within one array of a cluster whose `MaxArraySize` is
+/// `max_array_size`; at most one per unit, at least one.
+pub fn shard_count(wanted: Option<u32>, max_running: u32, units: usize, max_array_size: u32) -> u32 {
     let cap = u32::try_from(units).unwrap_or(u32::MAX).max(1);
-    wanted.unwrap_or(max_running.saturating_mul(8)).clamp(1, cap)
+    let default = || max_running.saturating_mul(8).min(array_cap(max_array_size));
+    wanted.unwrap_or_else(default).clamp(1, cap)
 }
 
 #[cfg(test)]
@@ -156,10 +159,13 @@ mod tests {
 
     #[test]
     fn shards_default_to_eight_per_running_task_and_never_exceed_the_units() {
-        assert_eq!(shard_count(None, 4, 1000), 32);
-        assert_eq!(shard_count(None, 4, 5), 5);
-        assert_eq!(shard_count(Some(7), 4, 1000), 7);
-        assert_eq!(shard_count(Some(7), 4, 0), 1);
+        assert_eq!(shard_count(None, 4, 1000, 1001), 32);
+        assert_eq!(shard_count(None, 4, 5, 1001), 5);
+        assert_eq!(shard_count(Some(7), 4, 1000, 1001), 7);
+        assert_eq!(shard_count(Some(7), 4, 0, 1001), 1);
+        // The default stays within one array; an explicit count may span several.
+        assert_eq!(shard_count(None, 500, 100_000, 1001), 1000);
+        assert_eq!(shard_count(Some(2500), 4, 100_000, 1001), 2500);
     }
 
     #[test]

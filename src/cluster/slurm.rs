@@ -1,12 +1,19 @@
-//! Slurm through its own commands: `sbatch` submits a plan as one job array, `squeue` says
-//! whether it still has tasks. Nothing else is asked of Slurm: what is done is read from
-//! the store's log, never from the scheduler.
+//! Slurm through its own commands: `sbatch` submits a plan as job arrays, `squeue` says
+//! whether they still have tasks, `scontrol show config` gives the cluster's
+//! `MaxArraySize`. Nothing else is asked of Slurm: what is done is read from the store's
+//! log, never from the scheduler.
 //!
-//! The array's batch script (given to `sbatch` on stdin) runs this very `ml2b` binary as
-//! `ml2b --store <store> worker --plan <P> --shard $SLURM_ARRAY_TASK_ID`, with the
-//! submitting environment (`--export=ALL`: `ML2B_PYTHON`, `ML2B_ROOT`, …). Tasks are
-//! requeued when their node is lost (`--requeue`). Each task's output goes to
-//! `<store>/cluster/<P>/<task>.out`.
+//! A plan of B shards is one array when B ≤ `MaxArraySize − 1`, else several arrays of at
+//! most that many tasks, each after the previous one (`--dependency=afterany:…`, so that
+//! no more than `--max-running` tasks run at once). The array whose first shard is F runs,
+//! in its task `t`, shard F + t: its batch script (given to `sbatch` on stdin) runs this
+//! very `ml2b` binary as `ml2b --store <store> worker --plan <P> --shard $((F + t))`, with
+//! the submitting environment (`--export=ALL`: `ML2B_PYTHON`, `ML2B_ROOT`, …). Tasks are
+//! requeued when their node is lost (`--requeue`).
+//!
+//! On disk, in `<store>/cluster/<P>/`: `<shard>.out`, the worker's output (appended by
+//! each run of the task; its last line is the run summary), `slurm.log`, what Slurm itself
+//! says about the tasks (`--output`, appended), and `jobs.jsonl` (`crate::cluster::jobs`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,15 +23,56 @@ use super::Plan;
 use crate::settings::SlurmSettings;
 use crate::store::Hash;
 
-/// A submitted array.
+/// A submitted plan: its arrays.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Submission {
-    /// Slurm's job id of the array.
+    /// Slurm's job id of the first array.
     pub job_id: String,
+    /// Every array, in shard order.
+    pub arrays: Vec<Array>,
     /// The plan's hash.
     pub plan: Hash,
     /// Where the tasks' outputs go.
     pub output_dir: PathBuf,
+}
+
+/// One job array of a plan: shards `first..first + shards`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Array {
+    pub job_id: String,
+    pub first: u32,
+    pub shards: u32,
+}
+
+/// Slurm's default `MaxArraySize`, used when the cluster's configuration does not say.
+pub const DEFAULT_MAX_ARRAY_SIZE: u32 = 1001;
+
+/// The shards `first..first + len` of one array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub first: u32,
+    pub len: u32,
+}
+
+/// The most tasks one array may have on a cluster whose `MaxArraySize` is `max`: task ids
+/// must stay below it, and one is kept in reserve (the issue's `MaxArraySize − 1`).
+pub fn array_cap(max_array_size: u32) -> u32 {
+    max_array_size.saturating_sub(1).max(1)
+}
+
+/// `shards` cut into arrays of at most [`array_cap`] tasks, in order, covering each shard
+/// once.
+pub fn spans(shards: u32, max_array_size: u32) -> Vec<Span> {
+    let cap = array_cap(max_array_size);
+    (0..shards.div_ceil(cap))
+        .map(|i| {
+            let first = i * cap;
+            Span {
+                first,
+                len: cap.min(shards - first),
+            }
+        })
+        .collect()
 }
 
 /// Slurm could not be asked.
@@ -42,6 +90,8 @@ pub enum SlurmError {
         status: std::process::ExitStatus,
         stderr: String,
     },
+    #[error("cannot record the submitted job")]
+    Record(#[from] super::jobs::JobsError),
     #[error("cannot create {}", path.display())]
     Output {
         path: PathBuf,
@@ -55,12 +105,33 @@ pub fn output_dir(store_root: &Path, plan: &Hash) -> PathBuf {
     store_root.join("cluster").join(plan.to_hex())
 }
 
-/// Submits `plan` (stored as `hash` in the store at `store_root`) as one array.
+/// The output of shard `shard` in a plan's folder.
+pub fn shard_output(output_dir: &Path, shard: u32) -> PathBuf {
+    output_dir.join(format!("{shard}.out"))
+}
+
+/// The cluster's `MaxArraySize` (`scontrol show config`); Slurm's default when unset.
+pub fn max_array_size() -> Result<u32, SlurmError> {
+    let config = run("scontrol", &["show".into(), "config".into()], None)?;
+    Ok(parse_max_array_size(&config).unwrap_or(DEFAULT_MAX_ARRAY_SIZE))
+}
+
+/// `MaxArraySize = N` in `scontrol show config`'s output.
+fn parse_max_array_size(config: &str) -> Option<u32> {
+    config.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "MaxArraySize").then(|| value.trim().parse().ok())?
+    })
+}
+
+/// Submits `plan` (stored as `hash` in the store at `store_root`) as arrays of at most
+/// [`array_cap`]`(max_array_size)` tasks.
 pub fn submit(
     store_root: &Path,
     hash: &Hash,
     plan: &Plan,
     s: &SlurmSettings,
+    max_array_size: u32,
 ) -> Result<Submission, SlurmError> {
     let store_root = std::path::absolute(store_root).unwrap_or_else(|_| store_root.to_path_buf());
     let output_dir = output_dir(&store_root, hash);
@@ -72,30 +143,80 @@ pub fn submit(
         command: "ml2b (its own path)".into(),
         source,
     })?;
-    let script = format!(
-        "#!/bin/sh\nexec {} --store {} worker --plan {hash} --shard \"$SLURM_ARRAY_TASK_ID\"\n",
-        shell_quote(&exe.to_string_lossy()),
-        shell_quote(&store_root.to_string_lossy()),
-    );
-    let mut args = vec![
-        "--parsable".to_string(),
-        format!("--array=0-{}%{}", plan.shards - 1, s.max_running),
-        "--requeue".into(),
-        // A requeued task appends to its output: every run's summary stays readable.
-        "--open-mode=append".into(),
-        "--export=ALL".into(),
-        format!("--chdir={}", output_dir.display()),
-        format!("--job-name=ml2b-{}-{}", plan.stage, &hash.to_hex()[..8]),
-        format!("--output={}/%a.out", output_dir.display()),
-    ];
-    args.extend(s.sbatch_args.iter().cloned());
-    let out = run("sbatch", &args, Some(&script))?;
-    let job_id = out.split(';').next().unwrap_or_default().trim().to_string();
+    let job = ArrayJob {
+        exe: &exe,
+        store_root: &store_root,
+        output_dir: &output_dir,
+        hash,
+        plan,
+        settings: s,
+    };
+    let mut arrays: Vec<Array> = Vec::new();
+    for span in spans(plan.shards, max_array_size) {
+        let after = arrays.last().map(|a| a.job_id.as_str());
+        let array = job.submit(span, after)?;
+        super::jobs::record(&output_dir, &array)?;
+        arrays.push(array);
+    }
     Ok(Submission {
-        job_id,
+        job_id: arrays.first().map(|a| a.job_id.clone()).unwrap_or_default(),
+        arrays,
         plan: *hash,
         output_dir,
     })
+}
+
+/// What every array of one submission shares.
+struct ArrayJob<'a> {
+    exe: &'a Path,
+    store_root: &'a Path,
+    output_dir: &'a Path,
+    hash: &'a Hash,
+    plan: &'a Plan,
+    settings: &'a SlurmSettings,
+}
+
+impl ArrayJob<'_> {
+    /// Submits the shards of `span`, after the array `after` when given.
+    fn submit(&self, span: Span, after: Option<&str>) -> Result<Array, SlurmError> {
+        let out = run("sbatch", &self.args(span, after), Some(&self.script(span)))?;
+        Ok(Array {
+            job_id: out.split(';').next().unwrap_or_default().trim().to_string(),
+            first: span.first,
+            shards: span.len,
+        })
+    }
+
+    /// The batch script of the array starting at shard `span.first`.
+    fn script(&self, span: Span) -> String {
+        let out = shell_quote(&self.output_dir.to_string_lossy());
+        format!(
+            "#!/bin/sh\nshard=$(({} + SLURM_ARRAY_TASK_ID))\n\
+             exec {} --store {} worker --plan {} --shard \"$shard\" >> {out}/\"$shard\".out 2>&1\n",
+            span.first,
+            shell_quote(&self.exe.to_string_lossy()),
+            shell_quote(&self.store_root.to_string_lossy()),
+            self.hash,
+        )
+    }
+
+    fn args(&self, span: Span, after: Option<&str>) -> Vec<String> {
+        let dir = self.output_dir.display();
+        let mut args = vec![
+            "--parsable".to_string(),
+            format!("--array=0-{}%{}", span.len - 1, self.settings.max_running),
+            "--requeue".into(),
+            // A requeued task appends: every run's messages stay readable.
+            "--open-mode=append".into(),
+            "--export=ALL".into(),
+            format!("--chdir={dir}"),
+            format!("--job-name=ml2b-{}-{}", self.plan.stage, &self.hash.to_hex()[..8]),
+            format!("--output={dir}/slurm.log"),
+        ];
+        args.extend(after.map(|job| format!("--dependency=afterany:{job}")));
+        args.extend(self.settings.sbatch_args.iter().cloned());
+        args
+    }
 }
 
 /// Requeues the array task this process runs in (`scontrol requeue`), so that Slurm runs
@@ -115,11 +236,12 @@ pub fn requeue_self() -> Result<bool, SlurmError> {
     Ok(true)
 }
 
-/// Whether the job still has pending or running tasks.
-pub fn active(job_id: &str) -> Result<bool, SlurmError> {
+/// Whether any of the arrays still has pending or running tasks.
+pub fn active(arrays: &[Array]) -> Result<bool, SlurmError> {
+    let ids: Vec<&str> = arrays.iter().map(|a| a.job_id.as_str()).collect();
     let out = run(
         "squeue",
-        &["-h".into(), "-j".into(), job_id.into(), "-o".into(), "%i".into()],
+        &["-h".into(), "-j".into(), ids.join(","), "-o".into(), "%i".into()],
         None,
     )?;
     Ok(!out.trim().is_empty())
@@ -170,6 +292,55 @@ fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_beyond_one_array_are_cut_into_consecutive_arrays() {
+        assert_eq!(array_cap(1001), 1000);
+        assert_eq!(array_cap(1), 1);
+        assert_eq!(spans(7, 10001), vec![Span { first: 0, len: 7 }]);
+        assert_eq!(
+            spans(2500, 1001),
+            vec![
+                Span { first: 0, len: 1000 },
+                Span {
+                    first: 1000,
+                    len: 1000
+                },
+                Span {
+                    first: 2000,
+                    len: 500
+                },
+            ]
+        );
+        assert_eq!(spans(2000, 1001).len(), 2, "a last full array, not an empty one");
+        for (shards, max) in [
+            (1, 2),
+            (5, 3),
+            (999, 1000),
+            (1000, 1001),
+            (1001, 1001),
+            (12345, 101),
+        ] {
+            let all: Vec<u32> = spans(shards, max)
+                .iter()
+                .inspect(|s| assert!(s.len >= 1 && s.len <= array_cap(max), "{s:?}"))
+                .flat_map(|s| s.first..s.first + s.len)
+                .collect();
+            assert_eq!(
+                all,
+                (0..shards).collect::<Vec<_>>(),
+                "{shards} shards, MaxArraySize {max}"
+            );
+        }
+    }
+
+    #[test]
+    fn max_array_size_is_read_from_scontrol_show_config() {
+        let config = "Configuration data as of 2026-12-02T20:00:00\nMaxArraySize            = 10001\n\
+                      MaxJobCount             = 10000\n";
+        assert_eq!(parse_max_array_size(config), Some(10001));
+        assert_eq!(parse_max_array_size("MaxJobCount = 3\n"), None);
+    }
 
     #[test]
     fn words_are_quoted_for_the_shell() {

@@ -1,4 +1,6 @@
-//! `ml2b log [--stage S]`: the committed segments of each stage log, in order.
+//! `ml2b log [--stage S]`: the committed segments of each stage log, in order. Where a
+//! segment was written by a Slurm task (`--engine slurm`), a last column says where it ran:
+//! its host and Slurm job_task; `--json` always has `host` and `slurm` (null outside Slurm).
 
 use std::io::Write;
 
@@ -75,23 +77,35 @@ fn read_stage(settings: &GlobalSettings, stage: &str) -> anyhow::Result<StageRow
     })
 }
 
+/// One line per segment; a last column `slurm` (job_task, or `-`) when a segment listed
+/// was written by a Slurm task.
 fn print_table(logs: &[StageRows], printer: &Printer) -> std::io::Result<()> {
+    let slurm = logs
+        .iter()
+        .flat_map(|l| &l.segments)
+        .any(|s| s.meta.slurm.is_some());
     writeln!(
         printer.stdout(),
-        "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  committed",
+        "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  committed{}",
         "stage",
         "version",
         "segment",
         "parent",
-        "events"
+        "events",
+        if slurm {
+            format!("{:<11}  ran on", "")
+        } else {
+            String::new()
+        }
     )?;
     for l in logs {
         for s in &l.segments {
             let parent = s.meta.parent.map_or_else(|| "-".to_string(), |p| p.short());
             let time = s.meta.created_at.to_rfc3339_opts(SecondsFormat::Secs, true);
+            let ran_on = if slurm { ran_on(&s.meta) } else { String::new() };
             writeln!(
                 printer.stdout(),
-                "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  {time}",
+                "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  {time}{ran_on}",
                 l.stage,
                 s.version,
                 s.hash.short(),
@@ -101,4 +115,12 @@ fn print_table(logs: &[StageRows], printer: &Printer) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `  HOST slurm JOB_TASK`, or `  HOST` for a segment written outside Slurm.
+fn ran_on(meta: &SegmentMeta) -> String {
+    match &meta.slurm {
+        Some(task) => format!("  {} slurm {task}", meta.host),
+        None => format!("  {}", meta.host),
+    }
 }

@@ -20,6 +20,7 @@ mod run;
 mod score;
 mod show;
 mod stage;
+mod status;
 mod trajectory;
 mod verify;
 mod view;
@@ -93,7 +94,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Run(args) => run::run(&settings, &s::RunSettings::resolve(&args)?),
         Command::Stage(args) => stage::stage(&settings, &args),
-        Command::Baselines(args) => baselines::baselines(&settings, &s::BaselinesSettings::resolve(&args)),
+        Command::Baselines(args) => baselines::baselines(&settings, &s::BaselinesSettings::resolve(&args)?),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Journal(args) => journal::journal(&settings, &s::JournalSettings::resolve(&args)),
         Command::Trajectory(args) => {
@@ -119,6 +120,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Check(args) => check::check(&settings, &s::CheckSettings::resolve(&args)),
         Command::Import(args) => import::import(&settings, &s::ImportSettings::resolve(&args)),
         Command::Worker(args) => worker::worker(&settings, &s::WorkerSettings::resolve(&args)?),
+        Command::Status(args) => status::status(&settings, &s::StatusSettings::resolve(&args)?),
     }
 }
 

@@ -123,7 +123,10 @@ fn cluster_report(settings: &GlobalSettings, run: &ClusterRun) -> anyhow::Result
         let mut out = settings.printer.stdout();
         let job = run.submission.as_ref().map_or_else(
             || "nothing to submit".into(),
-            |s| format!("Slurm job {}", s.job_id),
+            |s| {
+                let ids: Vec<&str> = s.arrays.iter().map(|a| a.job_id.as_str()).collect();
+                format!("Slurm job {}", ids.join(", "))
+            },
         );
         writeln!(
             out,

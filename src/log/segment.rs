@@ -8,7 +8,13 @@
 //! ml2b.config         config hash or ""   ml2b.version        ml2b release that wrote it
 //! ml2b.created_at     RFC 3339            ml2b.host           writer's host
 //! ml2b.events         number of rows
+//! ml2b.slurm_job      the Slurm job that wrote it (an array's id)     } only when written
+//! ml2b.slurm_task     its array task id ("" outside an array)         } under Slurm
 //! ```
+//! One segment is committed by one process, so where a segment's events ran is its host
+//! and, under Slurm, its job and array task: kept in the footer, not in a column, so that
+//! the Arrow schema of every stage stays as it was and segments written before these keys
+//! existed read as written outside Slurm.
 //! The segment's own hash is the BLAKE3 hash of the whole file; it is not
 //! stored inside the file but is the file's object name, and the next segment
 //! names it as its parent.
@@ -45,6 +51,44 @@ pub struct SegmentMeta {
     pub created_at: DateTime<Utc>,
     pub host: String,
     pub events: u64,
+    /// The Slurm job and array task that wrote it, if any.
+    pub slurm: Option<SlurmTask>,
+}
+
+/// The Slurm job (and array task) a process runs in.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SlurmTask {
+    /// The array's job id (`SLURM_ARRAY_JOB_ID`), else the job's (`SLURM_JOB_ID`).
+    pub job: String,
+    /// The array task id (`SLURM_ARRAY_TASK_ID`), in an array.
+    pub task: Option<u32>,
+}
+
+impl SlurmTask {
+    /// The task this process runs in, from Slurm's environment; `None` outside Slurm.
+    pub fn from_env() -> Option<Self> {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        let var = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+        let task = var("SLURM_ARRAY_TASK_ID").and_then(|t| t.trim().parse().ok());
+        let job = var("SLURM_ARRAY_JOB_ID").filter(|_| task.is_some());
+        Some(Self {
+            job: job.or_else(|| var("SLURM_JOB_ID"))?.trim().to_string(),
+            task,
+        })
+    }
+}
+
+/// Slurm's own notation: `JOB_TASK` for an array task, `JOB` otherwise.
+impl std::fmt::Display for SlurmTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.task {
+            Some(task) => write!(f, "{}_{task}", self.job),
+            None => write!(f, "{}", self.job),
+        }
+    }
 }
 
 impl SegmentMeta {
@@ -63,8 +107,28 @@ impl SegmentMeta {
             ("ml2b.events", self.events.to_string()),
         ]
         .into_iter()
+        .chain(self.slurm.iter().flat_map(|s| {
+            let task = s.task.map(|t| t.to_string()).unwrap_or_default();
+            [("ml2b.slurm_job", s.job.clone()), ("ml2b.slurm_task", task)]
+        }))
         .map(|(k, v)| KeyValue::new(k.to_string(), v))
         .collect()
+    }
+
+    /// The optional Slurm keys: absent outside Slurm and in earlier segments.
+    fn slurm_of(kv: &[KeyValue]) -> Result<Option<SlurmTask>, String> {
+        let get = |k: &str| kv.iter().find(|e| e.key == k).and_then(|e| e.value.clone());
+        let Some(job) = get("ml2b.slurm_job") else {
+            return Ok(None);
+        };
+        let task = get("ml2b.slurm_task")
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                t.parse()
+                    .map_err(|_| format!("metadata key `ml2b.slurm_task` is not a task id: `{t}`"))
+            })
+            .transpose()?;
+        Ok(Some(SlurmTask { job, task }))
     }
 
     fn from_key_values(kv: &[KeyValue]) -> Result<Self, String> {
@@ -100,6 +164,7 @@ impl SegmentMeta {
             created_at: created_at.with_timezone(&Utc),
             host: get("ml2b.host")?,
             events: num("ml2b.events")?,
+            slurm: Self::slurm_of(kv)?,
         })
     }
 }
@@ -180,5 +245,81 @@ impl SegmentBytes {
         ParquetRecordBatchReaderBuilder::try_new(self.bytes.clone())
             .map(|b| b.schema().clone())
             .map_err(|e| format!("not a readable Parquet file: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(slurm: Option<SlurmTask>) -> SegmentMeta {
+        SegmentMeta {
+            stage: "tick".into(),
+            stage_version: 1,
+            seq: 3,
+            parent: Some(Hash::of(b"parent")),
+            config: None,
+            ml2b_version: "0.0.0".into(),
+            created_at: DateTime::parse_from_rfc3339("2026-01-02T03:04:05Z")
+                .unwrap()
+                .with_timezone(&Utc),
+            host: "n1".into(),
+            events: 2,
+            slurm,
+        }
+    }
+
+    #[test]
+    fn the_slurm_task_round_trips_and_its_absence_reads_as_none() {
+        for slurm in [
+            None,
+            Some(SlurmTask {
+                job: "41".into(),
+                task: Some(7),
+            }),
+            Some(SlurmTask {
+                job: "42".into(),
+                task: None,
+            }),
+        ] {
+            let m = meta(slurm);
+            assert_eq!(SegmentMeta::from_key_values(&m.to_key_values()).unwrap(), m);
+        }
+        let outside = meta(None).to_key_values();
+        assert!(
+            outside.iter().all(|kv| !kv.key.starts_with("ml2b.slurm")),
+            "{outside:?}"
+        );
+        let mut bad = meta(Some(SlurmTask {
+            job: "41".into(),
+            task: Some(7),
+        }))
+        .to_key_values();
+        bad.last_mut().unwrap().value = Some("x".into());
+        let err = SegmentMeta::from_key_values(&bad).unwrap_err();
+        assert!(err.contains("ml2b.slurm_task"), "{err}");
+    }
+
+    #[test]
+    fn the_slurm_task_comes_from_the_environment_slurm_sets() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        let array = SlurmTask::from_vars(env(&[
+            ("SLURM_JOB_ID", "57"),
+            ("SLURM_ARRAY_JOB_ID", "50"),
+            ("SLURM_ARRAY_TASK_ID", "7"),
+        ]));
+        assert_eq!(
+            array,
+            Some(SlurmTask {
+                job: "50".into(),
+                task: Some(7)
+            })
+        );
+        assert_eq!(array.unwrap().to_string(), "50_7");
+        let job = SlurmTask::from_vars(env(&[("SLURM_JOB_ID", "57")]));
+        assert_eq!(job.unwrap().to_string(), "57");
+        assert_eq!(SlurmTask::from_vars(env(&[])), None);
     }
 }

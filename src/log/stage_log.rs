@@ -8,6 +8,9 @@
 //!        │
 //!  link(object, log/<stage>/{seq:020}.parquet)           (put-if-absent)
 //!        ├─ ok ────► fsync(log dir); committed
+//!        ├─ exists, and the file there is our object (same inode or same hash)
+//!        │   ─────► committed: a lost acknowledgement (a link retried over NFS
+//!        │          reports EEXIST after its first try succeeded)
 //!        └─ exists ► read the segments committed since, verify their chain,
 //!                    add their unit keys to the writer's view, retry at the new head
 //!                    with the events whose units are still uncommitted
@@ -33,7 +36,7 @@ use chrono::Utc;
 use super::LogError;
 use super::event::{self, Event, EventBody, host_name};
 use super::index::{self, KeyIndex};
-use super::segment::{self, SegmentBytes, SegmentMeta};
+use super::segment::{self, SegmentBytes, SegmentMeta, SlurmTask};
 use crate::store::s3::Created;
 use crate::store::{Hash, LOG_DIR, Store, hash_file, sync_dir};
 
@@ -111,6 +114,49 @@ pub struct StageLog {
     store: Store,
     stage: String,
     dir: PathBuf,
+    /// Put-if-absent publication of an object under a version name: `fs::hard_link`, or in
+    /// a test a link whose acknowledgement is lost.
+    link: LinkFn,
+}
+
+/// `link(object, target)`: creates `target` as a hard link to `object`, `AlreadyExists`
+/// when `target` exists.
+pub type LinkFn = fn(&Path, &Path) -> io::Result<()>;
+
+/// What a put-if-absent publication found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Published {
+    /// The version name is our segment now.
+    Ours,
+    /// Another writer's segment holds it.
+    Taken,
+}
+
+/// Links `object` (whose hash is `hash`) to `target`; on "exists", the segment at
+/// `target` is ours when it is the same file or has the same hash (a lost acknowledgement).
+fn publish(link: LinkFn, object: &Path, hash: &Hash, target: &Path) -> io::Result<Published> {
+    match link(object, target) {
+        Ok(()) => Ok(Published::Ours),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if same_file(object, target)? || hash_file(target)? == *hash {
+                tracing::info!(
+                    "{} exists and is our segment: a lost acknowledgement",
+                    target.display()
+                );
+                Ok(Published::Ours)
+            } else {
+                Ok(Published::Taken)
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether two paths name one file (device and inode).
+fn same_file(a: &Path, b: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (a, b) = (fs::metadata(a)?, fs::metadata(b)?);
+    Ok(a.dev() == b.dev() && a.ino() == b.ino())
 }
 
 /// Checks a stage name: `[a-z0-9_]+`.
@@ -147,7 +193,13 @@ impl StageLog {
             store: store.clone(),
             stage: stage.to_string(),
             dir: store.log_dir(stage),
+            link: |object, target| fs::hard_link(object, target),
         })
+    }
+
+    /// The same log, publishing with `link` (a test's lost acknowledgement).
+    pub fn with_link(self, link: LinkFn) -> Self {
+        Self { link, ..self }
     }
 
     /// The stage's name.
@@ -539,6 +591,7 @@ impl StageLog {
             created_at: Utc::now(),
             host: host_name(),
             events: events.len() as u64,
+            slurm: SlurmTask::from_env(),
         };
         let bytes = segment::encode(&event::to_batch(events)?, &meta)?;
         let hash = self.store.objects().put(&bytes)?;
@@ -549,13 +602,13 @@ impl StageLog {
             };
         }
         let target = self.dir.join(segment_name(head.next));
-        match fs::hard_link(self.store.objects().path(&hash), &target) {
-            Ok(()) => {
+        let object = self.store.objects().path(&hash);
+        match publish(self.link, &object, &hash, &target).map_err(|e| LogError::io(&target, e))? {
+            Published::Ours => {
                 sync_dir(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
                 Ok(Some(hash))
             }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(None),
-            Err(e) => Err(LogError::io(&target, e)),
+            Published::Taken => Ok(None),
         }
     }
 }
@@ -578,4 +631,82 @@ pub fn first_gap(refs: &[SegmentRef]) -> Option<u64> {
         .enumerate()
         .find(|(i, r)| r.version != *i as u64)
         .map(|(i, _)| i as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Provenance;
+
+    #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Tick {
+        n: u64,
+    }
+
+    impl EventBody for Tick {
+        const STAGE: &'static str = "tick";
+        const SCHEMA_VERSION: u32 = 1;
+    }
+
+    fn ticks(range: std::ops::Range<u64>) -> Vec<Event<Tick>> {
+        range
+            .map(|n| {
+                let key = event::unit_key("tick", 1, &[], &n).unwrap();
+                Event::new(key, vec![], Tick { n }, Provenance::now(0)).unwrap()
+            })
+            .collect()
+    }
+
+    /// A hard link that succeeds and then reports "exists", as a link retried over NFS
+    /// after a lost reply does.
+    fn link_then_lose_the_ack(object: &Path, target: &Path) -> io::Result<()> {
+        fs::hard_link(object, target)?;
+        Err(io::Error::from(io::ErrorKind::AlreadyExists))
+    }
+
+    #[test]
+    fn a_lost_acknowledgement_counts_as_our_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path());
+        let log = StageLog::new(&store, "tick")
+            .unwrap()
+            .with_link(link_then_lose_the_ack);
+        let mut view = log.view().unwrap();
+        let committed = log.commit(&mut view, ticks(0..5), None).unwrap().unwrap();
+        assert_eq!(
+            (committed.version, committed.events, committed.duplicates),
+            (0, 5, 0)
+        );
+        assert_eq!(view.head.next, 1);
+        assert_eq!(
+            log.list().unwrap().len(),
+            1,
+            "one segment, not a retry at version 1"
+        );
+        assert_eq!(log.read_events::<Tick>(0).unwrap().len(), 5);
+        assert_eq!(log.head().unwrap().hash, Some(committed.hash));
+    }
+
+    #[test]
+    fn another_segment_at_the_version_still_loses_the_race() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path());
+        let lossy = StageLog::new(&store, "tick")
+            .unwrap()
+            .with_link(link_then_lose_the_ack);
+        let mut stale = lossy.view().unwrap();
+        // Another writer takes version 0 first (an ordinary link).
+        let other = StageLog::new(&store, "tick").unwrap();
+        let mut view = other.view().unwrap();
+        let theirs = other.commit(&mut view, ticks(0..3), None).unwrap().unwrap();
+        assert_eq!(theirs.version, 0);
+        // Ours, from the stale view: "exists" at 0 is theirs, so retry at 1, where the
+        // acknowledgement is lost again but the segment is ours.
+        let ours = lossy.commit(&mut stale, ticks(2..6), None).unwrap().unwrap();
+        assert_eq!((ours.version, ours.events, ours.duplicates), (1, 3, 1));
+        assert_eq!(lossy.list().unwrap().len(), 2);
+        let events = lossy.read_events::<Tick>(0).unwrap();
+        let keys: HashSet<Hash> = events.iter().map(|e| e.unit_key).collect();
+        assert_eq!((events.len(), keys.len()), (6, 6), "no unit key twice");
+    }
 }

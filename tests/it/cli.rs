@@ -9,6 +9,7 @@ fn help() {
     let ws = Workspace::new();
     assert_snapshot!(ws.run(&["--help"]));
     assert_snapshot!("help_query", ws.run(&["query", "--help"]));
+    assert_snapshot!("help_status", ws.run(&["status", "--help"]));
 }
 
 #[test]

@@ -37,5 +37,6 @@ mod show;
 mod slurm;
 mod stages;
 mod stats;
+mod status;
 mod viewer;
 mod worker;

@@ -5,7 +5,10 @@
 //! (bubblewrap inside the node) over a root on the shared directory, with the score that the
 //! same command gives on this host; and `ml2b stage execute --engine slurm` plans here,
 //! submits one array of `ml2b worker` tasks and commits, from the compute nodes, what a
-//! local run commits. Nothing here fakes Slurm.
+//! local run commits, each segment naming the Slurm task that wrote it and `ml2b status`
+//! the plan's job; a node killed, a task sent SIGTERM and two submissions of one selection
+//! at once lose no unit and commit none twice; `ml2b run --engine slurm` grades here what
+//! the nodes executed. Nothing here fakes Slurm.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -140,6 +143,43 @@ fn executions(store: &std::path::Path) -> std::collections::BTreeMap<String, (St
         .collect()
 }
 
+/// (host, Slurm task) of every execute segment of the store at `store`, from its footer.
+fn slurm_tasks(store: &std::path::Path) -> Vec<(String, Option<ml2b::log::segment::SlurmTask>)> {
+    let log = StageLog::new(&Store::open(store), Execution::STAGE).unwrap();
+    log.list()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let (_, meta) = log.check_with_meta(r).unwrap();
+            (meta.host, meta.slurm)
+        })
+        .collect()
+}
+
+/// A command's stdout, which must succeed.
+fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{cmd:?}: {}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A command's stdout as JSON, which must succeed.
+fn json_of(cmd: &mut Command) -> Value {
+    let text = stdout_of(cmd);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The unit keys of the execute log at `store`, once per event.
+fn execute_keys(store: &std::path::Path) -> Vec<String> {
+    StageLog::new(&Store::open(store), Execution::STAGE)
+        .unwrap()
+        .read_events::<Execution>(0)
+        .unwrap()
+        .iter()
+        .map(|e| e.unit_key.to_hex())
+        .collect()
+}
+
 #[test]
 fn execute_on_slurm_commits_what_a_local_run_commits() {
     let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
@@ -185,6 +225,41 @@ fn execute_on_slurm_commits_what_a_local_run_commits() {
             .is_some_and(|j| !j.is_empty()),
         "{run}"
     );
+
+    // Every segment says where it ran: a task of the submitted array.
+    let job = run["submission"]["job_id"].as_str().unwrap();
+    let tasks = slurm_tasks(&cluster_store);
+    assert!(!tasks.is_empty());
+    for (host, task) in &tasks {
+        assert!(["n1", "n2"].contains(&host.as_str()), "{tasks:?}");
+        let task = task
+            .as_ref()
+            .unwrap_or_else(|| panic!("no Slurm task recorded: {tasks:?}"));
+        assert_eq!(task.job, job, "{tasks:?}");
+        assert!(task.task.is_some_and(|t| t < 2), "{tasks:?}");
+    }
+    assert!(
+        stdout_of(ws.ml2b().env("ML2B_STORE", &cluster_store).arg("log")).contains(&format!(" slurm {job}_"))
+    );
+    assert!(
+        slurm_tasks(&local).iter().all(|(_, t)| t.is_none()),
+        "a local run is not a Slurm task"
+    );
+    // `ml2b status` names the plan, its job and its progress, from the store alone.
+    let plan = run["plan"].as_str().unwrap();
+    let status = json_of(ws.ml2b().env("ML2B_STORE", &cluster_store).args([
+        "--json",
+        "status",
+        "--plan",
+        &plan[..10],
+    ]));
+    assert_eq!(status["plan"], plan, "{status}");
+    assert_eq!(
+        (status["planned"].as_u64(), status["committed"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(status["failed"], serde_json::json!([]), "{status}");
+    assert_eq!(status["jobs"][0]["job_id"], job, "{status}");
 
     // The same units with the same outcomes and predictions, run on the compute nodes.
     let (here, there) = (executions(&local), executions(&cluster_store));
@@ -371,8 +446,10 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
     assert!(events.iter().all(|e| e.body.outcome.to_string() == "ok"));
     let out = std::fs::read_dir(ws.store_path().join("cluster").join(&plan))
         .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "out"))
         .count();
-    assert_eq!(out, 2, "one output per task");
+    assert_eq!(out, 2, "one output per shard");
     let again = ws
         .ml2b()
         .env("SLURM_CONF", &conf)
@@ -442,6 +519,219 @@ fn a_task_sent_sigterm_commits_what_finished_and_its_requeued_run_finishes_the_r
         (Some(2), Some(1), Some(1)),
         "the requeued run skips what the stopped one committed:\n{output}"
     );
+    let verify = ws.ml2b().args(["verify"]).output().unwrap();
+    assert!(verify.status.success(), "{}", stderr(&verify));
+}
+
+#[test]
+fn two_submissions_of_one_selection_at_once_commit_each_unit_once() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    // Long enough that both submissions' tasks run the same units at the same time.
+    slow_solutions(&ws, 6);
+    let generated = ws.ml2b().args(["stage", "generate", "--force"]).output().unwrap();
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let submit = || {
+        ws.ml2b()
+            .env("SLURM_CONF", &conf)
+            .args(["--json", "stage", "execute", "--engine", "slurm"])
+            .args(["--slurm-arg=--cpus-per-task=1", "--max-running", "2"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (submit(), submit());
+    let runs: Vec<Value> = [first, second]
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", stderr(&out));
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect();
+    for run in &runs {
+        assert_eq!(run["committed"], run["planned"], "{run}");
+    }
+    let plans: BTreeSet<&str> = runs.iter().filter_map(|r| r["plan"].as_str()).collect();
+    assert_eq!(plans.len(), 2, "two plans: {runs:?}");
+    // Both planned the two units before either committed one: both submitted them.
+    let submitted = runs.iter().filter(|r| !r["submission"].is_null()).count();
+    assert_eq!(submitted, 2, "{runs:?}");
+    for run in &runs {
+        assert_eq!(run["planned"], 2, "{run}");
+    }
+
+    let keys = execute_keys(&ws.store_path());
+    let distinct: BTreeSet<&String> = keys.iter().collect();
+    assert_eq!((keys.len(), distinct.len()), (2, 2), "each unit once: {keys:?}");
+    let verify = ws.ml2b().args(["verify"]).output().unwrap();
+    assert!(verify.status.success(), "{}", stderr(&verify));
+    // Both plans are listed, newest first, each done.
+    let status = json_of(ws.ml2b().args(["--json", "status"]));
+    let listed = status.as_array().unwrap();
+    assert_eq!(listed.len(), submitted, "{status}");
+    for p in listed {
+        assert_eq!(p["committed"], p["planned"], "{p}");
+    }
+}
+
+#[test]
+fn run_on_slurm_grades_here_what_the_nodes_executed() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    let local = ws.dir.path().join("local-store");
+    let run = |store: &std::path::Path, engine: &[&str]| {
+        json_of(
+            ws.ml2b()
+                .env("ML2B_STORE", store)
+                .env("SLURM_CONF", &conf)
+                .args(["--json", "run", "--models", "reference"])
+                .args(engine),
+        )
+    };
+    let here = run(&local, &[]);
+    let there = run(&ws.store_path(), &["--engine", "slurm", "--max-running", "2"]);
+    for r in [&here, &there] {
+        assert!(r["problems"].as_array().is_some_and(Vec::is_empty), "{r}");
+    }
+    let strip = |m: std::collections::BTreeMap<String, (String, String, String)>| {
+        m.into_iter().map(|(k, (o, p, _))| (k, o, p)).collect::<Vec<_>>()
+    };
+    assert_eq!(strip(executions(&ws.store_path())), strip(executions(&local)));
+    assert!(
+        slurm_tasks(&ws.store_path())
+            .iter()
+            .all(|(h, t)| t.is_some() && h != &ml2b::log::event::host_name()),
+        "every execute segment was written by a task on a node"
+    );
+    let scores = |store: &std::path::Path| {
+        json_of(ws.ml2b().env("ML2B_STORE", store).args([
+            "--json",
+            "query",
+            "SELECT unit_key, score FROM grade ORDER BY unit_key",
+        ]))
+    };
+    // Grade keys follow the executions' ids (which hold wall times): compare the scores.
+    let score_list = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["score"].clone())
+            .collect::<Vec<_>>()
+    };
+    let graded = scores(&ws.store_path());
+    assert_eq!(graded.as_array().map(Vec::len), Some(2), "{graded}");
+    assert_eq!(score_list(&graded), score_list(&scores(&local)));
+    // The grade segments were written here, where `ml2b run` ran.
+    let grade = StageLog::new(&ws.store(), "grade").unwrap();
+    for r in grade.list().unwrap() {
+        let (_, meta) = grade.check_with_meta(&r).unwrap();
+        assert_eq!((meta.host, meta.slurm), (ml2b::log::event::host_name(), None));
+    }
+}
+
+/// The cluster's `MaxArraySize` set to `size` (its slurm.conf rewritten, `scontrol
+/// reconfigure`) until dropped; `scripts/slurm-cluster up` writes the usual value too.
+struct MaxArraySize {
+    conf: PathBuf,
+    original: String,
+}
+
+impl MaxArraySize {
+    fn set(conf: &std::path::Path, size: u32) -> Self {
+        let original = std::fs::read_to_string(conf).unwrap();
+        let line = original
+            .lines()
+            .find(|l| l.starts_with("MaxArraySize="))
+            .expect("slurm.conf sets MaxArraySize");
+        let changed = original.replace(line, &format!("MaxArraySize={size}"));
+        std::fs::write(conf, changed).unwrap();
+        reconfigure(conf, size);
+        Self {
+            conf: conf.to_path_buf(),
+            original,
+        }
+    }
+}
+
+impl Drop for MaxArraySize {
+    fn drop(&mut self) {
+        std::fs::write(&self.conf, &self.original).unwrap();
+        let _ = Command::new("scontrol")
+            .env("SLURM_CONF", &self.conf)
+            .arg("reconfigure")
+            .status();
+    }
+}
+
+/// `scontrol reconfigure`, then waits until the controller reports `MaxArraySize = size`.
+fn reconfigure(conf: &std::path::Path, size: u32) {
+    let done = Command::new("scontrol")
+        .env("SLURM_CONF", conf)
+        .arg("reconfigure")
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{}", stderr(&done));
+    wait_for(30, "the controller to take the new MaxArraySize", || {
+        let out = Command::new("scontrol")
+            .env("SLURM_CONF", conf)
+            .args(["show", "config"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["MaxArraySize", "=", &size.to_string()])
+    });
+}
+
+#[test]
+fn more_shards_than_one_array_holds_are_submitted_as_several_arrays() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    // One task per array: the plan's two shards need two arrays, the second after the first.
+    let _small = MaxArraySize::set(&conf, 2);
+    let (_, plan) = generate_and_submit(&ws, &conf, &["--shards", "2"]);
+    let status = || json_of(ws.ml2b().args(["--json", "status", "--plan", &plan]));
+    let jobs = status()["jobs"].as_array().unwrap().clone();
+    let spans: Vec<(u64, u64)> = jobs
+        .iter()
+        .map(|j| (j["first"].as_u64().unwrap(), j["shards"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(spans, vec![(0, 1), (1, 1)], "{jobs:?}");
+    for job in &jobs {
+        let id = job["job_id"].as_str().unwrap().to_string();
+        wait_for(300, "the arrays to end", || array_ended(&conf, &id));
+    }
+    let done = status();
+    assert_eq!(
+        (done["planned"].as_u64(), done["committed"].as_u64()),
+        (Some(2), Some(2)),
+        "{done}"
+    );
+    // Each array's task ran its own shard: shard 1 is the second array's task 0.
+    let mut ran: Vec<String> = slurm_tasks(&ws.store_path())
+        .into_iter()
+        .map(|(_, t)| t.expect("a Slurm task wrote it").to_string())
+        .collect();
+    ran.sort();
+    ran.dedup();
+    let ids: Vec<String> = jobs
+        .iter()
+        .map(|j| format!("{}_0", j["job_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ran, ids, "a segment from task 0 of each array");
+    for shard in 0..2 {
+        let out = ws.store_path().join(format!("cluster/{plan}/{shard}.out"));
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        assert!(
+            text.contains("\"planned\":1"),
+            "shard {shard} ran one unit:\n{text}"
+        );
+    }
     let verify = ws.ml2b().args(["verify"]).output().unwrap();
     assert!(verify.status.success(), "{}", stderr(&verify));
 }
