@@ -465,6 +465,16 @@ fn a_run_into_s3_matches_a_run_into_a_local_store() {
         remote.dir.path().join("store").read_dir().is_err(),
         "nothing went to a local store"
     );
+    let slurm = remote
+        .ml2b()
+        .envs(env.clone())
+        .env("ML2B_STORE", URL)
+        .args(["stage", "execute", "--engine", "slurm"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&slurm.stderr);
+    assert_eq!(slurm.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("does not take an S3 store yet (s3://ml2b/runs/a)"), "{stderr}");
 }
 
 /// Runs an `ml2b` command that must succeed; returns its stdout.
