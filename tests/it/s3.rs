@@ -474,7 +474,10 @@ fn a_run_into_s3_matches_a_run_into_a_local_store() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&slurm.stderr);
     assert_eq!(slurm.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("does not take an S3 store yet (s3://ml2b/runs/a)"), "{stderr}");
+    assert!(
+        stderr.contains("does not take an S3 store yet (s3://ml2b/runs/a)"),
+        "{stderr}"
+    );
 }
 
 /// Runs an `ml2b` command that must succeed; returns its stdout.
