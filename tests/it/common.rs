@@ -303,3 +303,20 @@ pub(crate) fn ml2b(ws: &Workspace, args: &[&str]) -> (serde_json::Value, String)
 pub(crate) fn query(ws: &Workspace, sql: &str) -> serde_json::Value {
     ml2b(ws, &["--json", "query", sql]).0
 }
+
+/// Every CSV table a report folder holds, by name (the data, without provenance).
+pub fn report_tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut csv: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    csv.sort();
+    csv
+}

@@ -100,6 +100,51 @@ pub fn commits_of(out: &[u8]) -> Vec<Committed> {
         .collect()
 }
 
+/// Waits for racing workers and checks what they committed to `store`'s echo log, which
+/// held `before` segments: every commit a worker reported stands at its version, no
+/// version has two writers, every new segment is one worker's, and every `planned` unit is
+/// committed exactly once. Returns the commits, the segments and the committed units.
+pub fn check_race(
+    store: &Store,
+    children: Vec<std::process::Child>,
+    before: usize,
+    planned: &HashSet<u64>,
+) -> (Vec<Committed>, usize, HashSet<u64>) {
+    let mut commits = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "worker failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        commits.extend(commits_of(&out.stdout));
+    }
+    let log = echo_log(store);
+    let refs = log.list().expect("versions are contiguous");
+    for c in &commits {
+        assert_eq!(
+            log.check(&refs[c.version as usize]).unwrap(),
+            c.hash,
+            "committed segment {} was replaced",
+            c.version
+        );
+    }
+    let versions: HashSet<u64> = commits.iter().map(|c| c.version).collect();
+    assert_eq!(versions.len(), commits.len(), "two writers claim one version");
+    assert_eq!(
+        versions.len(),
+        refs.len() - before,
+        "every new segment has exactly one writer"
+    );
+    let committed = assert_unique_units(store);
+    assert!(
+        planned.iter().all(|u| committed.contains(u)),
+        "a planned unit was lost"
+    );
+    (commits, refs.len(), committed)
+}
+
 #[test]
 fn race_of_eight_writers_loses_nothing() {
     let ws = Workspace::new();
@@ -125,39 +170,7 @@ fn race_of_eight_writers_loses_nothing() {
                 })
             })
             .collect();
-        let mut commits = Vec::new();
-        for child in children {
-            let out = child.wait_with_output().unwrap();
-            assert!(
-                out.status.success(),
-                "worker failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            commits.extend(commits_of(&out.stdout));
-        }
-        let log = echo_log(&store);
-        let refs = log.list().expect("versions are contiguous");
-        for c in &commits {
-            let r = &refs[c.version as usize];
-            assert_eq!(
-                log.check(r).unwrap(),
-                c.hash,
-                "committed segment {} was replaced",
-                c.version
-            );
-        }
-        let versions: HashSet<u64> = commits.iter().map(|c| c.version).collect();
-        assert_eq!(versions.len(), commits.len(), "two writers claim one version");
-        assert_eq!(
-            versions.len(),
-            refs.len() - before,
-            "every new segment has exactly one writer"
-        );
-        let committed = assert_unique_units(&store);
-        assert!(
-            planned.iter().all(|u| committed.contains(u)),
-            "a planned unit was lost"
-        );
+        check_race(&store, children, before, &planned);
     }
     let out = ws.ml2b().arg("verify").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));

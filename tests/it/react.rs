@@ -749,3 +749,66 @@ fn an_anthropic_model_works_through_tool_use_blocks() {
     let runs = query(&ws, "SELECT model, valid FROM runs");
     assert_eq!(runs, json!([{"model": "claude+react", "valid": true}]));
 }
+
+/// The demo model embedded in ml2b runs the agent end to end on a bundled competition
+/// through the text protocol: every step is its real reply (a model this small seldom
+/// names a tool right, and such a turn is an error observation, never a crash), the step
+/// budget ends the search, and the unit's generate event is committed; a re-run asks
+/// nothing and commits nothing.
+#[test]
+fn the_embedded_model_runs_the_agent_through_the_text_protocol() {
+    let ws = Workspace::new();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let models = crate::local_model::models_dir();
+    let select = [
+        "--root",
+        root,
+        "--competition",
+        "concrete-strength",
+        "--language",
+        "en",
+    ];
+    let run = |args: &[&str]| {
+        let out = ws.ml2b().env("ML2B_MODELS", &models).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&[&["stage", "translate-validate"][..], &select].concat());
+    let generate = [
+        &[
+            "--json",
+            "stage",
+            "generate",
+            "--agent",
+            "react",
+            "--model",
+            "smollm2-135m",
+            "--format",
+            "modular",
+            "--max-tokens",
+            "48",
+            "--steps",
+            "2",
+        ][..],
+        &select,
+    ]
+    .concat();
+    let first: Value = serde_json::from_str(&run(&generate)).unwrap();
+    assert_eq!(first["summary"]["ran"], 1, "{first}");
+    let q = |sql: &str| -> Value { serde_json::from_str(&run(&["--json", "query", sql])).unwrap() };
+    let steps = q("SELECT step, protocol, output_tokens FROM trajectory ORDER BY step");
+    let steps = steps.as_array().unwrap();
+    assert_eq!(steps.len(), 2, "the budget's steps: {steps:?}");
+    for s in steps {
+        assert_eq!(s["protocol"], "text", "{s}");
+        assert!(s["output_tokens"].as_u64().unwrap() > 0, "a real reply: {s}");
+    }
+    let g = q("SELECT provider, model FROM generate");
+    assert_eq!(g[0]["provider"], "local", "{g}");
+    let again: Value = serde_json::from_str(&run(&generate)).unwrap();
+    assert_eq!(again["summary"]["ran"], 0, "{again}");
+}

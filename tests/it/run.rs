@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::common::Workspace;
+use crate::common::{Workspace, report_tables};
 use crate::competitions::toy;
 
 fn run_to_end(ws: &Workspace) {
@@ -26,19 +26,7 @@ fn tables(ws: &Workspace) -> Vec<(String, Vec<u8>)> {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut csv: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    csv.sort();
-    csv
+    report_tables(&dir)
 }
 
 fn assert_no_unit_twice(ws: &Workspace) {

@@ -21,9 +21,9 @@ use rand::{Rng, SeedableRng};
 
 use self::moto::{Endpoint, Moto};
 use self::proxy::{Fault, Proxy};
-use crate::common::{Echo, Workspace, run_echo};
+use crate::common::{Echo, Workspace, report_tables, run_echo};
 use crate::competitions::toys_in;
-use crate::log::{assert_unique_units, commits_of, echo_log};
+use crate::log::{assert_unique_units, check_race, echo_log};
 use crate::worker::{WorkerSpec, spawn_with_env};
 
 const BUCKET: &str = "ml2b";
@@ -90,42 +90,14 @@ fn race_of_eight_writers_on_s3_loses_nothing() {
             spawn_with_env(&spec, &env)
         })
         .collect();
-    let mut commits = Vec::new();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "worker failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        commits.extend(commits_of(&out.stdout));
-    }
-    let log = echo_log(&store);
-    let refs = log.list().expect("versions are contiguous");
-    for c in &commits {
-        assert_eq!(
-            log.check(&refs[c.version as usize]).unwrap(),
-            c.hash,
-            "committed segment {} was replaced",
-            c.version
-        );
-    }
-    let versions: HashSet<u64> = commits.iter().map(|c| c.version).collect();
-    assert_eq!(versions.len(), commits.len(), "two writers claim one version");
-    assert_eq!(versions.len(), refs.len(), "every segment has exactly one writer");
-    let committed = assert_unique_units(&store);
-    assert!(
-        planned.iter().all(|u| committed.contains(u)),
-        "a planned unit was lost"
-    );
+    let (commits, segments, committed) = check_race(&store, children, 0, &planned);
     let report = verified(&store);
     println!(
-        "s3 race: {} segments, {} units, {} events dropped as committed by another writer",
-        refs.len(),
+        "s3 race: {segments} segments, {} units, {} events dropped as committed by another writer",
         committed.len(),
         commits.iter().map(|c| c.duplicates).sum::<u64>()
     );
-    assert_eq!(report.stages[0].segments, refs.len() as u64);
+    assert_eq!(report.stages[0].segments, segments as u64);
 }
 
 #[test]
@@ -437,7 +409,7 @@ fn a_run_into_s3_matches_a_run_into_a_local_store() {
         2,
         "both competitions graded: {scored}"
     );
-    let report = |out: &Path| report_tables(out);
+    let report = report_tables;
     let (here, there) = (local.dir.path().join("tables"), remote.dir.path().join("tables"));
     on_local(&["-q", "report", "--out", here.to_str().unwrap()]);
     on_s3(&["-q", "report", "--out", there.to_str().unwrap()]);
@@ -489,21 +461,4 @@ fn succeed(cmd: &mut std::process::Command) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// Every CSV table a report folder holds, by name.
-fn report_tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut csv: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    csv.sort();
-    csv
 }
