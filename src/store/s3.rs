@@ -353,9 +353,14 @@ fn backoff(tries: u32) -> Duration {
 
 /// Runs `fut` on this module's runtime and waits for it (see the module docs). A panic in
 /// `fut` resumes on the caller's thread.
+///
+/// The wait is `unconstrained`: called from inside another runtime's task (the stage
+/// runner's), polling the join handle would otherwise draw on that task's cooperative
+/// budget, which never refills while this thread blocks, and once it is spent the handle
+/// answers "pending" forever: a busy loop (seen reading a log of a few hundred segments).
 fn block<T: Send + 'static>(fut: impl Future<Output = T> + Send + 'static) -> Result<T, S3Error> {
     let task = runtime()?.spawn(fut);
-    match futures::executor::block_on(task) {
+    match futures::executor::block_on(tokio::task::unconstrained(task)) {
         Ok(value) => Ok(value),
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(e) => Err(S3Error::Runtime(io::Error::other(e))),

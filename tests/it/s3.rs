@@ -100,6 +100,18 @@ fn race_of_eight_writers_on_s3_loses_nothing() {
     assert_eq!(report.stages[0].segments, segments as u64);
 }
 
+/// A stage run reads a log of 300 segments on S3 from inside its runtime's task (a view
+/// makes two requests per segment, more than a task's cooperative budget), and goes on.
+#[test]
+fn a_long_s3_log_is_read_from_inside_a_stage_run() {
+    let server = Server::start();
+    let store = server.store();
+    run_echo(&store, (0..300).collect(), 1);
+    let again = run_echo(&store, (0..301).collect(), 1);
+    assert_eq!((again.skipped, again.ran), (300, 1));
+    assert_eq!(echo_log(&store).list().unwrap().len(), 301);
+}
+
 #[test]
 fn a_server_that_ignores_if_none_match_is_refused_at_open() {
     let server = Server::start();
