@@ -208,7 +208,6 @@ fn the_embedded_model_writes_code_that_flows_through_execute_and_grade() {
     // same request gives the same text is `local_model::generate`'s test.
     let ws = Workspace::new();
     let root = env!("CARGO_MANIFEST_DIR");
-    let models = crate::local_model::models_dir();
     let select = [
         "--root",
         root,
@@ -221,15 +220,7 @@ fn the_embedded_model_writes_code_that_flows_through_execute_and_grade() {
         "--language",
         "kk",
     ];
-    let run = |args: &[&str]| {
-        let out = ws.ml2b().env("ML2B_MODELS", &models).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let run = |args: &[&str]| crate::local_model::ml2b_with_models(&ws, args);
     run(&[&["stage", "translate-validate"][..], &select].concat());
     let generate = [
         &[

@@ -759,7 +759,6 @@ fn an_anthropic_model_works_through_tool_use_blocks() {
 fn the_embedded_model_runs_the_agent_through_the_text_protocol() {
     let ws = Workspace::new();
     let root = env!("CARGO_MANIFEST_DIR");
-    let models = crate::local_model::models_dir();
     let select = [
         "--root",
         root,
@@ -768,15 +767,7 @@ fn the_embedded_model_runs_the_agent_through_the_text_protocol() {
         "--language",
         "en",
     ];
-    let run = |args: &[&str]| {
-        let out = ws.ml2b().env("ML2B_MODELS", &models).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let run = |args: &[&str]| crate::local_model::ml2b_with_models(&ws, args);
     run(&[&["stage", "translate-validate"][..], &select].concat());
     let generate = [
         &[

@@ -28,3 +28,20 @@ pub fn demo_model() -> &'static LocalModel {
         LocalModel::load(&resolved.path).expect("loading the demo model")
     })
 }
+
+/// Runs `ml2b args…` in `ws` with the demo model's folder as `ML2B_MODELS`; it must
+/// succeed. Returns its stdout.
+pub fn ml2b_with_models(ws: &crate::common::Workspace, args: &[&str]) -> String {
+    let out = ws
+        .ml2b()
+        .env("ML2B_MODELS", models_dir())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
