@@ -87,8 +87,7 @@ impl IsInputError for ClusterError {
     fn is_input_error(&self) -> bool {
         match self {
             Self::Pipeline(e) => e.is_input_error(),
-            Self::S3Store { .. } => true,
-            Self::Plan(_) | Self::Slurm(_) | Self::Log(_) => false,
+            Self::Plan(_) | Self::Slurm(_) | Self::Log(_) | Self::Folder(_) => false,
         }
     }
 }

@@ -293,7 +293,7 @@ impl Pipeline<'_> {
             store: self.store.clone(),
             since: None,
         };
-        let analyze = Analyze::new(bench()?, self.store.clone(), Vec::new());
+        let analyze = Analyze::new(bench()?, self.store.clone(), Vec::new()).with_superseded();
         let tv = TranslateValidate {
             bench: bench()?,
             competitions: Vec::new(),

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::folder::{FolderError, PlanFolder};
 use super::plan::{Plan, shard_count};
 use super::slurm::{self, SlurmError, Submission};
-use super::status::failed_units;
 use crate::events::Execution;
 use crate::log::{Committed, EventBody, LogError, StageLog};
 use crate::pipeline::{Pipeline, PipelineError};
@@ -66,12 +66,8 @@ pub enum ClusterError {
     Slurm(#[from] SlurmError),
     #[error(transparent)]
     Log(#[from] LogError),
-    #[error(
-        "--engine slurm does not take an S3 store yet ({url}): its tasks' outputs and job \
-         records live in the store's folder, which the nodes must share; use a store on a \
-         shared filesystem, or --engine local"
-    )]
-    S3Store { url: String },
+    #[error(transparent)]
+    Folder(#[from] FolderError),
 }
 
 /// Plans the execute stage of `s`, submits it (one array, or several beyond the cluster's
@@ -81,10 +77,6 @@ pub fn execute(
     s: &ExecuteSettings,
     slurm: &SlurmSettings,
 ) -> Result<ClusterRun, ClusterError> {
-    if pipeline.store.is_s3() {
-        let url = pipeline.store.root().display().to_string();
-        return Err(ClusterError::S3Store { url });
-    }
     let units = pipeline.execute_pending(s)?;
     let first_version = StageLog::new(pipeline.store, Execution::STAGE)?.list()?.len() as u64;
     let max_array_size = if units.is_empty() {
@@ -109,7 +101,7 @@ pub fn execute(
     if plan.units.is_empty() {
         return Ok(run);
     }
-    let submission = slurm::submit(pipeline.store.root(), &hash, &plan, slurm, max_array_size)?;
+    let submission = slurm::submit(pipeline.store, &hash, &plan, slurm, max_array_size)?;
     let jobs: Vec<&str> = submission.arrays.iter().map(|a| a.job_id.as_str()).collect();
     pipeline.progress.info(&format!(
         "submitted plan {} as Slurm job {} ({shards} shards, {} at once)",
@@ -119,7 +111,7 @@ pub fn execute(
     ));
     if slurm.wait {
         run.committed = wait(pipeline, &plan, &submission)?;
-        run.failed = failed_units(&submission.output_dir, shards);
+        run.failed = PlanFolder::new(pipeline.store, hash).failed_units(shards)?;
         run.commits = commits_of(pipeline, &submission, first_version)?;
     }
     run.submission = Some(submission);

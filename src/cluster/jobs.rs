@@ -1,7 +1,8 @@
 //! The Slurm jobs a plan was submitted as, recorded by the submitter beside the tasks'
 //! outputs so that `ml2b status --plan P` can name them without asking Slurm.
 //!
-//! On disk: `<store>/cluster/<P>/jobs.jsonl`, one JSON object per submitted array, appended
+//! On a directory store: `<store>/cluster/<P>/jobs.jsonl`, one JSON object per submitted
+//! array, appended
 //! (`O_APPEND`, one write per line) in submission order:
 //! ```text
 //! {"job_id":"41","first":0,"shards":1000,"submitted_at":"2026-12-02T20:00:00Z","host":"login1"}
@@ -9,7 +10,7 @@
 //! ```
 //! Invariant: a line is written only after `sbatch` accepted its array, so every job id
 //! listed exists (or existed) in Slurm; a plan whose folder lacks the file was planned but
-//! never submitted.
+//! never submitted. On S3 each record is a key of its own (`crate::cluster::folder`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,17 +59,23 @@ pub enum JobsError {
     },
 }
 
-/// Appends the record of `array` to the jobs file of the plan folder `dir`.
-pub fn record(dir: &Path, array: &Array) -> Result<(), JobsError> {
+impl JobRecord {
+    /// The record of `array`, submitted now from this host.
+    pub fn of(array: &Array) -> Self {
+        Self {
+            job_id: array.job_id.clone(),
+            first: array.first,
+            shards: array.shards,
+            submitted_at: Utc::now(),
+            host: crate::log::event::host_name(),
+        }
+    }
+}
+
+/// Appends `record` to the jobs file of the plan directory `dir`.
+pub fn append(dir: &Path, record: &JobRecord) -> Result<(), JobsError> {
     let path = dir.join(JOBS_FILE);
-    let line = JobRecord {
-        job_id: array.job_id.clone(),
-        first: array.first,
-        shards: array.shards,
-        submitted_at: Utc::now(),
-        host: crate::log::event::host_name(),
-    };
-    let mut text = serde_json::to_string(&line).expect("a job record serialises");
+    let mut text = serde_json::to_string(record).expect("a job record serialises");
     text.push('\n');
     let write = || -> std::io::Result<()> {
         let mut file = std::fs::OpenOptions::new()
@@ -121,7 +128,7 @@ mod tests {
                 first,
                 shards: 1000,
             };
-            record(dir.path(), &array).unwrap();
+            append(dir.path(), &JobRecord::of(&array)).unwrap();
         }
         let jobs = read(dir.path()).unwrap();
         let ids: Vec<(&str, u32)> = jobs.iter().map(|j| (j.job_id.as_str(), j.first)).collect();

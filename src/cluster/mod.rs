@@ -25,13 +25,16 @@
 //! what finished, requeues its own task (`scontrol requeue`) and exits: the task runs again
 //! and resumes its shard, skipping what the log holds.
 //!
-//! On disk, beside the store's log, in `cluster/<P>/`: `<shard>.out`, each shard's worker
-//! output, whose last line is the worker's run summary as JSON; `slurm.log`, Slurm's own
-//! messages; `jobs.jsonl`, the Slurm jobs the plan was submitted as ([`jobs`]). Plans of
-//! more shards than one array may hold (`MaxArraySize − 1`) are submitted as several
-//! arrays, one after another ([`slurm`]). `ml2b status` reads all of it ([`status`]).
+//! The store is a directory every node sees at the same path, or S3 (`s3://BUCKET/PREFIX`,
+//! which the nodes reach with the submitter's `AWS_*` settings): beside the log, in
+//! `cluster/<P>/`, the plan's folder ([`folder`]) holds the Slurm jobs the plan was
+//! submitted as ([`jobs`]) and each shard run's summary (on a directory store, the last
+//! line of the worker's output `<shard>.out`; on S3, a key per run). Plans of more shards
+//! than one array may hold (`MaxArraySize − 1`) are submitted as several arrays, one after
+//! another ([`slurm`]). `ml2b status` reads all of it ([`status`]).
 
 pub mod engine;
+pub mod folder;
 pub mod jobs;
 pub mod plan;
 pub mod slurm;

@@ -8,20 +8,24 @@
 //! no more than `--max-running` tasks run at once). The array whose first shard is F runs,
 //! in its task `t`, shard F + t: its batch script (given to `sbatch` on stdin) runs this
 //! very `ml2b` binary as `ml2b --store <store> worker --plan <P> --shard $((F + t))`, with
-//! the submitting environment (`--export=ALL`: `ML2B_PYTHON`, `ML2B_ROOT`, …). Tasks are
-//! requeued when their node is lost (`--requeue`).
+//! the submitting environment (`--export=ALL`: `ML2B_PYTHON`, `ML2B_ROOT`, the `AWS_*`
+//! settings of an S3 store, …). Tasks are requeued when their node is lost (`--requeue`).
 //!
-//! On disk, in `<store>/cluster/<P>/`: `<shard>.out`, the worker's output (appended by
-//! each run of the task; its last line is the run summary), `slurm.log`, what Slurm itself
-//! says about the tasks (`--output`, appended), and `jobs.jsonl` (`crate::cluster::jobs`).
+//! On a directory store the tasks write into the plan's folder, `<store>/cluster/<P>/`:
+//! `<shard>.out`, the worker's output (appended by each run of the task; its last line is
+//! the run summary), and `slurm.log`, what Slurm itself says about the tasks (`--output`,
+//! appended). On S3 the nodes share no directory: a task's output stays on its node
+//! (`/tmp/ml2b-<P>-<job>_<task>.log`, unless a `--slurm-arg --output=…` says otherwise) and
+//! the worker puts its summary into the store (`crate::cluster::folder`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::Plan;
+use super::folder::{FolderError, PlanFolder};
 use crate::settings::SlurmSettings;
-use crate::store::Hash;
+use crate::store::{Hash, Store};
 
 /// A submitted plan: its arrays.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -32,7 +36,7 @@ pub struct Submission {
     pub arrays: Vec<Array>,
     /// The plan's hash.
     pub plan: Hash,
-    /// Where the tasks' outputs go.
+    /// The plan's folder (on S3: its URL).
     pub output_dir: PathBuf,
 }
 
@@ -91,23 +95,7 @@ pub enum SlurmError {
         stderr: String,
     },
     #[error("cannot record the submitted job")]
-    Record(#[from] super::jobs::JobsError),
-    #[error("cannot create {}", path.display())]
-    Output {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-/// The folder of a plan's task outputs in `store_root`.
-pub fn output_dir(store_root: &Path, plan: &Hash) -> PathBuf {
-    store_root.join("cluster").join(plan.to_hex())
-}
-
-/// The output of shard `shard` in a plan's folder.
-pub fn shard_output(output_dir: &Path, shard: u32) -> PathBuf {
-    output_dir.join(format!("{shard}.out"))
+    Record(#[from] FolderError),
 }
 
 /// The cluster's `MaxArraySize` (`scontrol show config`); Slurm's default when unset.
@@ -124,21 +112,22 @@ fn parse_max_array_size(config: &str) -> Option<u32> {
     })
 }
 
-/// Submits `plan` (stored as `hash` in the store at `store_root`) as arrays of at most
+/// Submits `plan` (stored as `hash` in `store`) as arrays of at most
 /// [`array_cap`]`(max_array_size)` tasks.
 pub fn submit(
-    store_root: &Path,
+    store: &Store,
     hash: &Hash,
     plan: &Plan,
     s: &SlurmSettings,
     max_array_size: u32,
 ) -> Result<Submission, SlurmError> {
-    let store_root = std::path::absolute(store_root).unwrap_or_else(|_| store_root.to_path_buf());
-    let output_dir = output_dir(&store_root, hash);
-    std::fs::create_dir_all(&output_dir).map_err(|source| SlurmError::Output {
-        path: output_dir.clone(),
-        source,
-    })?;
+    let folder = PlanFolder::new(store, *hash);
+    folder.create()?;
+    let store_root = match store.is_s3() {
+        true => store.root().to_path_buf(),
+        false => std::path::absolute(store.root()).unwrap_or_else(|_| store.root().to_path_buf()),
+    };
+    let output_dir = folder.path();
     let exe = std::env::current_exe().map_err(|source| SlurmError::Spawn {
         command: "ml2b (its own path)".into(),
         source,
@@ -147,6 +136,7 @@ pub fn submit(
         exe: &exe,
         store_root: &store_root,
         output_dir: &output_dir,
+        shared: folder.is_shared_directory(),
         hash,
         plan,
         settings: s,
@@ -155,7 +145,7 @@ pub fn submit(
     for span in spans(plan.shards, max_array_size) {
         let after = arrays.last().map(|a| a.job_id.as_str());
         let array = job.submit(span, after)?;
-        super::jobs::record(&output_dir, &array)?;
+        folder.record_job(&array)?;
         arrays.push(array);
     }
     Ok(Submission {
@@ -171,6 +161,8 @@ struct ArrayJob<'a> {
     exe: &'a Path,
     store_root: &'a Path,
     output_dir: &'a Path,
+    /// Whether `output_dir` is a directory the nodes share (else it is the store's URL).
+    shared: bool,
     hash: &'a Hash,
     plan: &'a Plan,
     settings: &'a SlurmSettings,
@@ -189,10 +181,14 @@ impl ArrayJob<'_> {
 
     /// The batch script of the array starting at shard `span.first`.
     fn script(&self, span: Span) -> String {
-        let out = shell_quote(&self.output_dir.to_string_lossy());
+        // On S3 the output stays in Slurm's own file, on the node.
+        let redirect = match self.shared {
+            true => format!(" >> {}/\"$shard\".out 2>&1", shell_quote(&self.output_dir.to_string_lossy())),
+            false => String::new(),
+        };
         format!(
             "#!/bin/sh\nshard=$(({} + SLURM_ARRAY_TASK_ID))\n\
-             exec {} --store {} worker --plan {} --shard \"$shard\" >> {out}/\"$shard\".out 2>&1\n",
+             exec {} --store {} worker --plan {} --shard \"$shard\"{redirect}\n",
             span.first,
             shell_quote(&self.exe.to_string_lossy()),
             shell_quote(&self.store_root.to_string_lossy()),
@@ -200,8 +196,23 @@ impl ArrayJob<'_> {
         )
     }
 
+    /// Where the tasks run and Slurm writes their messages: the plan's directory, or on
+    /// S3 the node's `/tmp`.
+    fn output_args(&self) -> [String; 2] {
+        match self.shared {
+            true => {
+                let dir = self.output_dir.display();
+                [format!("--chdir={dir}"), format!("--output={dir}/slurm.log")]
+            }
+            false => [
+                "--chdir=/tmp".into(),
+                format!("--output=/tmp/ml2b-{}-%A_%a.log", self.hash),
+            ],
+        }
+    }
+
     fn args(&self, span: Span, after: Option<&str>) -> Vec<String> {
-        let dir = self.output_dir.display();
+        let [chdir, output] = self.output_args();
         let mut args = vec![
             "--parsable".to_string(),
             format!("--array=0-{}%{}", span.len - 1, self.settings.max_running),
@@ -209,9 +220,9 @@ impl ArrayJob<'_> {
             // A requeued task appends: every run's messages stay readable.
             "--open-mode=append".into(),
             "--export=ALL".into(),
-            format!("--chdir={dir}"),
+            chdir,
             format!("--job-name=ml2b-{}-{}", self.plan.stage, &self.hash.to_hex()[..8]),
-            format!("--output={dir}/slurm.log"),
+            output,
         ];
         args.extend(after.map(|job| format!("--dependency=afterany:{job}")));
         args.extend(self.settings.sbatch_args.iter().cloned());

@@ -4,24 +4,21 @@
 //!
 //! - planned: the plan's unit keys;
 //! - committed: those the stage's log holds now (whoever committed them);
-//! - failed: the failures that the latest run of each shard reported in its output's last
-//!   summary line (`<store>/cluster/<P>/<shard>.out`); a failed unit is not committed, and
-//!   a later run of its shard (or another plan) may commit it;
+//! - failed: the failures that the latest run of each shard reported (its summary in the
+//!   plan's folder, `crate::cluster::folder`); a failed unit is not committed, and a later
+//!   run of its shard (or another plan) may commit it;
 //! - jobs: the Slurm jobs recorded for the plan (`crate::cluster::jobs`).
 //!
-//! The plans of a store are the folders of `<store>/cluster/` named by a plan's hash: a
-//! plan gets its folder when it is submitted.
-
-use std::path::Path;
+//! The plans of a store are the folders of its `cluster/` named by a plan's hash: a plan
+//! gets its folder when it is submitted. All of it reads alike from a directory and from S3.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::jobs::{self, JobRecord, JobsError};
+use super::folder::{self, FolderError, PlanFolder};
+use super::jobs::JobRecord;
 use super::plan::{Plan, PlanError};
-use super::slurm::{output_dir, shard_output};
 use crate::log::{LogError, StageLog, View};
-use crate::stages::RunSummary;
 use crate::store::{Hash, Store};
 
 /// A plan's progress.
@@ -48,26 +45,20 @@ pub enum StatusError {
     #[error(transparent)]
     Log(#[from] LogError),
     #[error(transparent)]
-    Jobs(#[from] JobsError),
-    #[error("cannot list {}", path.display())]
-    List {
-        path: std::path::PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    Folder(#[from] FolderError),
 }
 
 impl PlanStatus {
     /// The status of plan `hash`, counting committed units in `view` (its stage's log).
     pub fn of(store: &Store, hash: &Hash, view: &View) -> Result<Self, StatusError> {
         let plan = Plan::get(store, hash)?;
-        let dir = output_dir(store.root(), hash);
+        let folder = PlanFolder::new(store, *hash);
         Ok(Self {
             plan: *hash,
             committed: plan.units.iter().filter(|k| view.contains(k)).count() as u64,
             planned: plan.units.len() as u64,
-            failed: failed_units(&dir, plan.shards),
-            jobs: jobs::read(&dir)?,
+            failed: folder.failed_units(plan.shards)?,
+            jobs: folder.jobs()?,
             stage: plan.stage,
             created_at: plan.created_at,
             host: plan.host,
@@ -92,7 +83,7 @@ impl PlanStatus {
 pub fn all(store: &Store) -> Result<Vec<PlanStatus>, StatusError> {
     let mut views: std::collections::HashMap<String, View> = Default::default();
     let mut out = Vec::new();
-    for hash in submitted(store)? {
+    for hash in folder::submitted(store)? {
         let stage = Plan::get(store, &hash)?.stage;
         if !views.contains_key(&stage) {
             let view = StageLog::new(store, &stage)?.view()?;
@@ -104,38 +95,3 @@ pub fn all(store: &Store) -> Result<Vec<PlanStatus>, StatusError> {
     Ok(out)
 }
 
-/// The plans with a folder in `<store>/cluster/`.
-pub fn submitted(store: &Store) -> Result<Vec<Hash>, StatusError> {
-    let dir = store.root().join("cluster");
-    let entries = match std::fs::read_dir(&dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        other => other.map_err(|source| StatusError::List {
-            path: dir.clone(),
-            source,
-        })?,
-    };
-    let mut plans: Vec<Hash> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .collect();
-    plans.sort();
-    Ok(plans)
-}
-
-/// The failed units that each shard's latest run reports (the last summary line of its
-/// output in the plan folder `dir`).
-pub fn failed_units(dir: &Path, shards: u32) -> Vec<(String, String)> {
-    (0..shards)
-        .filter_map(|i| std::fs::read_to_string(shard_output(dir, i)).ok())
-        .filter_map(|out| last_summary(&out))
-        .flat_map(|summary| summary.failed)
-        .collect()
-}
-
-/// The last run summary in a task's output.
-fn last_summary(output: &str) -> Option<RunSummary> {
-    output
-        .lines()
-        .rev()
-        .find_map(|line| serde_json::from_str::<RunSummary>(line).ok())
-}

@@ -51,7 +51,7 @@ fn resolve(store: &Store, wanted: &str) -> Result<Hash, anyhow::Error> {
             other => other.map(|_| hash).map_err(Into::into),
         };
     }
-    let matching: Vec<Hash> = status::submitted(store)?
+    let matching: Vec<Hash> = crate::cluster::folder::submitted(store)?
         .into_iter()
         .filter(|h| h.to_hex().starts_with(wanted))
         .collect();

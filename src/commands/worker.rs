@@ -24,6 +24,8 @@ pub(super) fn worker(settings: &GlobalSettings, args: &WorkerSettings) -> anyhow
         progress: &progress,
     };
     let summary = pipeline.execute(&execute)?;
+    // On S3 the output stays on the node: the summary goes into the store.
+    crate::cluster::folder::PlanFolder::new(&settings.store, args.plan).record_summary(args.shard, &summary)?;
     // One line: the submitter reads the last line of each task's output.
     writeln!(settings.printer.stdout(), "{}", serde_json::to_string(&summary)?)?;
     if summary.interrupted && crate::cluster::slurm::requeue_self()? {

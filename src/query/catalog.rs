@@ -10,6 +10,11 @@
 //! and not in the file: a file's leading comment is prose that wraps mid-sentence, and
 //! rewording a heading must not re-derive the table (nor break the events of older
 //! stores, which `ml2b verify --rerun` re-derives from the compiled-in text).
+//!
+//! A table whose query changed keeps its earlier texts as [`SUPERSEDED`]
+//! (`queries/superseded/<table>.<n>.sql`, never edited): `analyze` runs only the current
+//! text, while `verify --rerun` and `ml2b show` find an old event's query by its blake3
+//! among both ([`by_blake3`]), so a store analyzed by an earlier ml2b re-derives as it did.
 
 /// A named SQL text.
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +77,18 @@ pub const TABLES: [Query; 12] = queries!("":
     "agents" => "Agent searches per model, agent, competition and language",
 );
 
+/// Earlier texts of tables of [`TABLES`], oldest first per table (`queries/superseded/`).
+pub const SUPERSEDED: [Query; 1] = [Query {
+    name: "cost",
+    title: "Token usage and cost per model",
+    sql: include_str!("../../queries/superseded/cost.1.sql"),
+}];
+
+/// The query, current or superseded, whose text has the blake3 `hash`.
+pub fn by_blake3(hash: &crate::store::Hash) -> Option<&'static Query> {
+    TABLES.iter().chain(&SUPERSEDED).find(|q| q.blake3() == *hash)
+}
+
 /// The table named `name`.
 pub fn table(name: &str) -> Option<&'static Query> {
     TABLES.iter().find(|q| q.name == name)
@@ -97,6 +114,29 @@ mod tests {
             names.sort();
             assert_eq!(on_disk, names, "queries/{sub}");
         }
+    }
+
+    #[test]
+    fn superseded_texts_are_files_of_earlier_versions_of_current_tables() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("queries/superseded");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.unwrap().file_name().into_string().unwrap().strip_suffix(".sql").map(str::to_string))
+            .collect();
+        on_disk.sort();
+        let mut versions = std::collections::HashMap::<&str, u32>::new();
+        let mut names = Vec::new();
+        for q in &SUPERSEDED {
+            let current = table(q.name).unwrap_or_else(|| panic!("superseded {} is no table", q.name));
+            assert_ne!(current.blake3(), q.blake3(), "{} is not superseded", q.name);
+            assert_eq!(current.title, q.title, "{}", q.name);
+            let n = versions.entry(q.name).or_default();
+            *n += 1;
+            names.push(format!("{}.{n}", q.name));
+            assert_eq!(by_blake3(&q.blake3()).map(|f| f.sql), Some(q.sql));
+        }
+        names.sort();
+        assert_eq!(on_disk, names, "queries/superseded");
     }
 
     #[test]

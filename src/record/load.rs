@@ -270,10 +270,7 @@ impl Reader<'_> {
             ),
             reason,
         })?;
-        let query = crate::query::catalog::TABLES
-            .iter()
-            .find(|q| q.blake3() == a.body.query_blake3)
-            .map(|q| q.sql.to_string());
+        let query = crate::query::catalog::by_blake3(&a.body.query_blake3).map(|q| q.sql.to_string());
         Ok(Table {
             query,
             rows,

@@ -19,7 +19,9 @@
 //! Invariant: the heads are read when the stage plans and checked again when its one
 //! session opens; if a log moved in between, every unit fails (nothing is committed) and
 //! a re-run analyzes the new heads. `ml2b verify --rerun` recomputes every event of the
-//! current heads (`stages::rederive`).
+//! current heads (`stages::rederive`); that re-derivation also plans each table's
+//! superseded texts ([`Analyze::with_superseded`]), so an event an earlier ml2b derived
+//! from a query since changed is re-derived from the text it ran.
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
@@ -48,6 +50,8 @@ pub struct Analyze {
     pub store: Store,
     /// Only these tables (default: all).
     pub tables: Vec<String>,
+    /// Also the tables' superseded texts (`catalog::SUPERSEDED`), for `verify --rerun`.
+    superseded: bool,
     session: OnceCell<SessionContext>,
 }
 
@@ -57,7 +61,17 @@ impl Analyze {
             bench,
             store,
             tables,
+            superseded: false,
             session: OnceCell::new(),
+        }
+    }
+
+    /// The stage that also plans every superseded text of its tables: what re-derives the
+    /// events of a store analyzed before a query changed (never committed as new units).
+    pub fn with_superseded(self) -> Self {
+        Self {
+            superseded: true,
+            ..self
         }
     }
 
@@ -100,7 +114,12 @@ impl Stage for Analyze {
     fn plan(&self, _store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let inputs = self.inputs()?;
         let mut planned = Vec::new();
-        for q in &catalog::TABLES {
+        let superseded: &[Query] = if self.superseded {
+            &catalog::SUPERSEDED
+        } else {
+            &[]
+        };
+        for q in catalog::TABLES.iter().chain(superseded) {
             if !self.tables.is_empty() && !self.tables.iter().any(|t| t == q.name) {
                 continue;
             }

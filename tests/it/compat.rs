@@ -67,6 +67,38 @@ fn an_old_store_verifies_and_rederives_bit_for_bit() {
     assert_eq!(verify, expected("verify.txt"));
 }
 
+/// A table whose query changed since (`cost.sql`, which now counts react searches apart)
+/// is analyzed again from the current text, and both its events re-derive: the old one
+/// from the superseded text it ran (`queries/superseded/`).
+#[test]
+fn a_changed_query_is_analyzed_again_and_its_old_event_still_rederives() {
+    let ws = old_store();
+    let root = root();
+    let out = ws
+        .ml2b()
+        .args(["--json", "stage", "analyze", "--root"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ran = summary["ran"].as_u64().or_else(|| summary["summary"]["ran"].as_u64());
+    assert!(ran.is_some_and(|n| n >= 1), "{summary}");
+    let costs = stdout(ws.ml2b().args([
+        "query",
+        "--format",
+        "csv",
+        "SELECT count(*) AS n, count(DISTINCT query_blake3) AS texts FROM analyze WHERE name = 'cost'",
+    ]));
+    assert_eq!(costs, "n,texts\n2,2\n");
+    let verify = stdout(ws.ml2b().args(["verify", "--rerun", "--root"]).arg(&root));
+    let analyzed = 10 + ran.unwrap();
+    assert!(
+        verify.contains(&format!("rerun: analyze: {analyzed} events re-derived, 0 differ")),
+        "{verify}"
+    );
+}
+
 /// Every table that ml2b had at `08a1b02` reads as it did; a table added since (no recorded
 /// answer) reads too, and is empty: the old store has no event of what it counts.
 #[test]

@@ -261,6 +261,9 @@ fn a_tool_calling_model_explores_runs_validates_and_submits_and_the_submission_g
     ml2b(&ws, &["stage", "grade"]);
     let runs = query(&ws, "SELECT model, valid FROM runs");
     assert_eq!(runs, json!([{"model": "fake+react", "valid": true}]));
+    let cost = query(&ws, concat!(env!("CARGO_MANIFEST_DIR"), "/queries/cost.sql"));
+    assert_eq!(cost[0]["model"], "fake+react", "{cost}");
+    assert_eq!(cost[0]["input_tokens"], 700, "every step is paid for");
 
     // Again: nothing is asked or run. After losing both logs (a crash before the commits),
     // the same events are re-derived from the caches without a call.

@@ -735,3 +735,85 @@ fn more_shards_than_one_array_holds_are_submitted_as_several_arrays() {
     let verify = ws.ml2b().args(["verify"]).output().unwrap();
     assert!(verify.status.success(), "{}", stderr(&verify));
 }
+
+/// This host's address on the cluster's network: the source of a route to the controller
+/// that slurm.conf names (`SlurmctldHost=ctl(ADDRESS)`), which the compute nodes reach.
+fn host_address_on_cluster(conf: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(conf).unwrap();
+    let ctl = text
+        .lines()
+        .find_map(|l| l.strip_prefix("SlurmctldHost="))
+        .and_then(|v| v.split_once('(')?.1.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{}: no SlurmctldHost=name(address)", conf.display()));
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").unwrap();
+    socket.connect((ctl, 6817)).unwrap();
+    socket.local_addr().unwrap().ip().to_string()
+}
+
+/// The store on S3 (a moto server on this host's address on the cluster's network, which the
+/// nodes reach with the `AWS_*` settings the submission exports): the nodes share no store
+/// directory, only the URL. `ml2b run --engine slurm` commits from the nodes what a local
+/// run into a local store commits, `ml2b status` reads the plan's jobs and summaries from
+/// the bucket, `verify` passes there and nothing is written to a local store.
+#[test]
+fn run_on_slurm_into_an_s3_store_matches_a_local_run() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let server = crate::s3::Server::start_on(&host_address_on_cluster(&conf));
+    let env = server.endpoint().env();
+    let ws = toy_in(Workspace::new_in(&shared));
+    let local = ws.dir.path().join("local-store");
+    let on_s3 = || {
+        let mut cmd = ws.ml2b();
+        cmd.envs(env.clone())
+            .env("ML2B_STORE", crate::s3::URL)
+            .env("SLURM_CONF", &conf);
+        cmd
+    };
+    let here = json_of(
+        ws.ml2b()
+            .env("ML2B_STORE", &local)
+            .args(["--json", "run", "--models", "reference"]),
+    );
+    let there = json_of(on_s3().args([
+        "--json",
+        "run",
+        "--models",
+        "reference",
+        "--engine",
+        "slurm",
+        "--max-running",
+        "2",
+    ]));
+    for r in [&here, &there] {
+        assert!(r["problems"].as_array().is_some_and(Vec::is_empty), "{r}");
+    }
+    for sql in [
+        "SELECT event_id FROM generate ORDER BY 1",
+        "SELECT unit_key, outcome, predictions_blake3 FROM execute ORDER BY 1",
+        "SELECT competition, format, valid, score FROM grade ORDER BY 1, 2",
+    ] {
+        let query = ["--json", "query", sql];
+        let local_rows = json_of(ws.ml2b().env("ML2B_STORE", &local).args(query));
+        let s3_rows = json_of(on_s3().args(query));
+        assert_eq!(s3_rows, local_rows, "{sql}");
+        assert!(s3_rows.as_array().is_some_and(|r| r.len() == 2), "{sql}: {s3_rows}");
+    }
+    let hosts = json_of(on_s3().args(["--json", "query", "SELECT DISTINCT host FROM execute"]));
+    for row in hosts.as_array().unwrap() {
+        assert!(["n1", "n2"].contains(&row["host"].as_str().unwrap()), "{hosts}");
+    }
+    // The plan's folder is keys in the bucket: its job and its shards' summaries.
+    let plans = json_of(on_s3().args(["--json", "status"]));
+    let plan = &plans.as_array().unwrap()[0];
+    assert_eq!(plan["stage"], "execute", "{plans}");
+    assert_eq!((plan["planned"].as_u64(), plan["committed"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(plan["failed"], serde_json::json!([]), "{plan}");
+    let job = plan["jobs"][0]["job_id"].as_str().unwrap().to_string();
+    assert!(stdout_of(on_s3().arg("log")).contains(&format!(" slurm {job}_")));
+    stdout_of(on_s3().arg("verify"));
+    assert!(
+        ws.store_path().read_dir().is_err(),
+        "nothing went to a local store"
+    );
+}

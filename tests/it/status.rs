@@ -1,13 +1,13 @@
 //! `ml2b status`: a store's cluster plans and one plan's committed / planned / failed units
 //! and Slurm jobs, read from the store alone. Here the plan is frozen by the library over
 //! the synthetic `echo` stage, some of its units committed by an in-process run, and its
-//! folder holds what a submission leaves there (the job record that `jobs::record` writes
-//! after sbatch, a shard's output ending in its run summary); `slurm.rs` checks the same
+//! folder holds what a submission leaves there (the job record that `PlanFolder::record_job`
+//! writes after sbatch, a shard's output ending in its run summary); `slurm.rs` checks the same
 //! command after real submissions.
 
 use insta::assert_snapshot;
-use ml2b::cluster::jobs;
-use ml2b::cluster::slurm::{Array, output_dir};
+use ml2b::cluster::folder::PlanFolder;
+use ml2b::cluster::slurm::Array;
 use ml2b::cluster::{Plan, PlanStatus};
 use ml2b::log::{EventBody, unit_key};
 use ml2b::settings::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
@@ -37,14 +37,15 @@ fn submitted_plan(ws: &Workspace) -> Hash {
         ..Plan::execute(&settings, Vec::new(), 2)
     };
     let hash = plan.put(&store).unwrap();
-    let dir = output_dir(&ws.store_path(), &hash);
-    std::fs::create_dir_all(&dir).unwrap();
+    let folder = PlanFolder::new(&store, hash);
+    folder.create().unwrap();
+    let dir = folder.path();
     let array = Array {
         job_id: "41".into(),
         first: 0,
         shards: 2,
     };
-    jobs::record(&dir, &array).unwrap();
+    folder.record_job(&array).unwrap();
     let summary = r#"{"stage":"echo","planned":4,"skipped":0,"ran":4,"commits":[],"failed":[["unit-9","boom"]],"interrupted":false}"#;
     std::fs::write(dir.join("1.out"), format!("a progress line\n{summary}\n")).unwrap();
     run_echo(&store, (0..6).collect(), 10);

@@ -1,8 +1,9 @@
 //! A real S3-compatible server for the tests: moto (from PyPI, in the venv that
 //! `scripts/s3-server` makes; `ML2B_MOTO_PYTHON` names its python) behind
 //! `tests/it/s3/moto_serve.py`, which serialises its requests (moto's `If-None-Match`
-//! check is not atomic). Each test starts its own on a free port of 127.0.0.1 and the
-//! server stops when the value is dropped (or when this process ends).
+//! check is not atomic). Each test starts its own on a free port of 127.0.0.1 (or of an
+//! address of this host that others reach: the Slurm tests' compute nodes) and the server
+//! stops when the value is dropped (or when this process ends).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -26,15 +27,22 @@ fn python() -> String {
 /// A running moto server.
 pub struct Moto {
     child: Child,
+    /// The address it listens on.
+    pub host: String,
     pub port: u16,
 }
 
 impl Moto {
-    /// Starts a server and waits until it listens.
+    /// Starts a server on 127.0.0.1 and waits until it listens.
     pub fn start() -> Self {
+        Self::start_on("127.0.0.1")
+    }
+
+    /// Starts a server on `host` (an address of this machine) and waits until it listens.
+    pub fn start_on(host: &str) -> Self {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/s3/moto_serve.py");
         let mut child = Command::new(python())
-            .args([script, "0", &std::process::id().to_string()])
+            .args([script, "0", &std::process::id().to_string(), host])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -47,12 +55,24 @@ impl Moto {
             let _ = child.kill();
             panic!("moto did not print its port: {line:?}")
         });
-        Self { child, port }
+        Self {
+            child,
+            host: host.to_string(),
+            port,
+        }
+    }
+
+    /// The endpoint a client reaches it at.
+    pub fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            host: self.host.clone(),
+            port: self.port,
+        }
     }
 
     /// Creates a bucket.
     pub fn bucket(&self, name: &str) {
-        let (status, body) = http(self.port, "PUT", &format!("/{name}"), &[]);
+        let (status, body) = http(&self.host, self.port, "PUT", &format!("/{name}"), &[]);
         assert_eq!(
             status,
             200,
@@ -72,7 +92,7 @@ impl Moto {
     }
 
     fn client(&self, bucket: &str) -> std::sync::Arc<S3Bucket> {
-        let endpoint = format!("http://127.0.0.1:{}", self.port);
+        let endpoint = self.endpoint().url();
         S3Bucket::open(&format!("s3://{bucket}"), &Endpoint::options(&endpoint)).unwrap()
     }
 
@@ -91,15 +111,24 @@ impl Drop for Moto {
     }
 }
 
-/// The settings of a client of a server on `port` of 127.0.0.1: as `object_store` options
+/// The settings of a client of a server on `port` of `host`: as `object_store` options
 /// and as the AWS environment variables a worker process reads.
 pub struct Endpoint {
+    pub host: String,
     pub port: u16,
 }
 
 impl Endpoint {
+    /// A server on `port` of 127.0.0.1.
+    pub fn loopback(port: u16) -> Self {
+        Self {
+            host: "127.0.0.1".into(),
+            port,
+        }
+    }
+
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("http://{}:{}", self.host, self.port)
     }
 
     /// Opens `s3://…` through this endpoint.
@@ -143,11 +172,11 @@ impl Endpoint {
 }
 
 /// One plain HTTP/1.1 request (moto checks no signature); returns the status and body.
-fn http(port: u16, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+fn http(host: &str, port: u16, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    let mut s = TcpStream::connect((host, port)).unwrap();
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/octet-stream\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/octet-stream\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )

@@ -8,8 +8,9 @@ which real S3 never allows. Serialising the application makes the check and the 
 step, so the race tests exercise ml2b's protocol, not moto's race. Connections are still
 accepted on threads (an idle keep-alive connection blocks nobody).
 
-Usage: python moto_serve.py [PORT [PARENT_PID]]   (port 0, the default: any free port). The
-bound port is printed on the first line of stdout once the server listens; SIGTERM stops
+Usage: python moto_serve.py [PORT [PARENT_PID [ADDRESS]]]   (port 0, the default: any free
+port; ADDRESS, 127.0.0.1 by default, the address to listen on: the Slurm tests give the
+host's address on the cluster's network, which the compute nodes reach). The bound port is printed on the first line of stdout once the server listens; SIGTERM stops
 it, and so does the end of PARENT_PID (a test binary killed before it could stop us).
 """
 
@@ -49,9 +50,10 @@ def main():
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     if len(sys.argv) > 2:
         threading.Thread(target=exit_with, args=(int(sys.argv[2]),), daemon=True).start()
+    address = sys.argv[3] if len(sys.argv) > 3 else "127.0.0.1"
     app = serialised(DomainDispatcherApplication(create_backend_app))
     server = make_server(
-        "127.0.0.1", port, app, threaded=True, request_handler=MotoRequestHandler
+        address, port, app, threaded=True, request_handler=MotoRequestHandler
     )
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(server.server_address[1], flush=True)
