@@ -129,9 +129,10 @@ pub struct WorkerArgs {
 /// Where a stage's units run.
 #[derive(Debug, Args)]
 pub struct EngineArgs {
-    /// `local`: here; `slurm`: a Slurm job array over a store on a shared filesystem (the
-    /// units are planned here, frozen as a plan object and sharded by unit key; each array
-    /// task runs `ml2b worker` on its shard; progress is read from the store).
+    /// `local`: here; `slurm`: a Slurm job array over a store every node reaches (a shared
+    /// filesystem, or S3) (the units are planned here, frozen as a plan object and sharded
+    /// by unit key; each array task runs `ml2b worker` on its shard; progress is read from
+    /// the store). generate: for a searching agent (aide, react) only.
     #[arg(long, value_enum, default_value_t = Engine::Local)]
     pub engine: Engine,
     /// slurm: shards (array tasks) of the plan (default: 8 × --max-running, at most one per
@@ -154,7 +155,7 @@ pub struct EngineArgs {
 pub enum Engine {
     /// In this process.
     Local,
-    /// As a Slurm job array (`sbatch`), on a store every node sees at the same path.
+    /// As a Slurm job array (`sbatch`), on a store every node reaches (the same path, or S3).
     Slurm,
 }
 
@@ -510,6 +511,8 @@ pub struct GenerateArgs {
     /// aide: attempts' runs at once, over all searches.
     #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
     pub jobs: usize,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 #[derive(Debug, Args)]

@@ -96,12 +96,51 @@ impl Pipeline<'_> {
         Ok((summary, checks))
     }
 
-    /// generate with one model.
+    /// generate with one model (on its shard, when a cluster worker's).
     pub fn generate(&self, s: &GenerateSettings) -> Result<RunSummary, PipelineError> {
+        let options = RunOptions {
+            shard: s.shard,
+            stop: s.stop,
+            ..concurrency(GENERATE_CONCURRENCY)
+        };
+        self.run(Arc::new(self.generate_stage(s)?), options)
+    }
+
+    /// generate where `s.engine` says: here, or a searching agent's searches on Slurm,
+    /// waiting for the arrays to end (`crate::cluster::engine`), reported as a run summary.
+    pub fn generate_on_engine(&self, s: &GenerateSettings) -> Result<RunSummary, PipelineError> {
+        match &s.engine {
+            EngineSettings::Local => self.generate(s),
+            EngineSettings::Slurm(slurm) => crate::cluster::engine::generate(self, s, slurm)
+                .map(|run| run.summary())
+                .map_err(|e| PipelineError::Cluster(Box::new(e))),
+        }
+    }
+
+    /// generate's units that the store does not hold yet, as `generate` would run them:
+    /// what a cluster plan freezes.
+    pub fn generate_pending(&self, s: &GenerateSettings) -> Result<Vec<Hash>, PipelineError> {
+        let stage = self.generate_stage(s)?;
+        self.pending(&stage)
+    }
+
+    /// The planned units of `stage` that its log lacks, once each.
+    fn pending<S: Stage>(&self, stage: &S) -> Result<Vec<Hash>, PipelineError> {
+        let view = StageLog::new(self.store, S::Body::STAGE)?.view()?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(stage
+            .plan(self.store)?
+            .into_iter()
+            .map(|p| p.key)
+            .filter(|k| !view.contains(k) && seen.insert(*k))
+            .collect())
+    }
+
+    fn generate_stage(&self, s: &GenerateSettings) -> Result<Generate, PipelineError> {
         let model = self.model(s)?;
         let responder = Responder::for_model(&model, client_config(&model, s.request_timeout))
             .map_err(|e| InputError(e.to_string()))?;
-        let stage = Generate {
+        Ok(Generate {
             model,
             formats: s.formats.clone(),
             seeds: s.seeds,
@@ -112,8 +151,7 @@ impl Pipeline<'_> {
             limits: prompt::Limits::of(&s.sandbox.limits),
             aide: self.aide(s)?,
             react: self.react(s)?,
-        };
-        self.run(Arc::new(stage), concurrency(GENERATE_CONCURRENCY))
+        })
     }
 
     /// The model `s` names, with its `--max-tokens`, warning when its id is a floating alias.
@@ -194,15 +232,7 @@ impl Pipeline<'_> {
     /// execute's units that the store does not hold yet, as `execute` would run them: what
     /// a cluster plan freezes.
     pub fn execute_pending(&self, s: &ExecuteSettings) -> Result<Vec<Hash>, PipelineError> {
-        let stage = self.execute_stage(s)?;
-        let view = StageLog::new(self.store, Execution::STAGE)?.view()?;
-        let mut seen = std::collections::HashSet::new();
-        Ok(stage
-            .plan(self.store)?
-            .into_iter()
-            .map(|p| p.key)
-            .filter(|k| !view.contains(k) && seen.insert(*k))
-            .collect())
+        self.pending(&self.execute_stage(s)?)
     }
 
     fn execute_stage(&self, s: &ExecuteSettings) -> Result<Execute, PipelineError> {
@@ -235,7 +265,7 @@ impl Pipeline<'_> {
     pub fn benchmark(&self, s: &BenchmarkSettings) -> Result<Vec<RunSummary>, PipelineError> {
         let mut summaries = Vec::new();
         for entry in &s.entries {
-            summaries.push(self.generate(&s.generate(entry))?);
+            summaries.push(self.generate_on_engine(&s.generate(entry))?);
         }
         summaries.push(self.execute_on_engine(&s.execute())?);
         summaries.push(self.grade(&s.grade())?);

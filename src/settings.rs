@@ -199,7 +199,8 @@ impl Selection {
 }
 
 /// The agent of LLM models.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AgentSettings {
     OneShot,
     Aide(aide::Config),
@@ -287,6 +288,12 @@ pub struct GenerateSettings {
     pub agent: AgentSettings,
     /// Where the aide agent's attempts run; its limits are the ones the prompt states.
     pub sandbox: SandboxSettings,
+    /// Where the searches run (a searching agent's may go to Slurm).
+    pub engine: EngineSettings,
+    /// Only this shard of the planned units (a cluster worker's).
+    pub shard: Option<Shard>,
+    /// Set when the run must stop (a cluster worker's SIGTERM).
+    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl GenerateSettings {
@@ -304,7 +311,18 @@ impl GenerateSettings {
             timeout,
             memory,
             jobs,
+            engine,
         } = args;
+        let agent = AgentSettings::resolve(agent)?;
+        let engine = EngineSettings::resolve(engine)?;
+        if matches!(engine, EngineSettings::Slurm(_)) && agent == AgentSettings::OneShot {
+            return Err(InputError(
+                "--engine slurm: generate goes to the cluster for a searching agent (--agent aide \
+                 or react), whose validation runs are the heavy part; one-shot generation is \
+                 HTTP requests, run it here"
+                    .into(),
+            ));
+        }
         Ok(Self {
             selection: Selection::resolve(select),
             model: model.clone(),
@@ -313,8 +331,11 @@ impl GenerateSettings {
             request_timeout: Duration::from_secs(*request_timeout),
             max_tokens: *max_tokens,
             force: *force,
-            agent: AgentSettings::resolve(agent)?,
+            agent,
             sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+            engine,
+            shard: None,
+            stop: None,
         })
     }
 }
@@ -531,7 +552,8 @@ pub struct BenchmarkSettings {
     pub seeds: u32,
     pub agent: AgentSettings,
     pub sandbox: SandboxSettings,
-    /// Where execute's units run; generate and grade run here.
+    /// Where execute's units (and a searching agent's searches) run; one-shot generate and
+    /// grade run here.
     pub engine: EngineSettings,
 }
 
@@ -568,6 +590,14 @@ impl BenchmarkSettings {
             force: false,
             agent: self.agent.clone(),
             sandbox: self.sandbox.clone(),
+            // A searching agent's searches go where execute's units go; one-shot requests
+            // are made here.
+            engine: match self.agent {
+                AgentSettings::OneShot => EngineSettings::Local,
+                _ => self.engine.clone(),
+            },
+            shard: None,
+            stop: None,
         }
     }
 

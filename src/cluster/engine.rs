@@ -1,5 +1,5 @@
-//! `--engine slurm` for the execute stage: plan here, freeze, submit its arrays, wait on
-//! the log (module docs of [`crate::cluster`]).
+//! `--engine slurm` for the execute stage and a searching agent's generate: plan here,
+//! freeze, submit its arrays, wait on the log (module docs of [`crate::cluster`]).
 
 use std::time::Duration;
 
@@ -8,10 +8,10 @@ use serde::Serialize;
 use super::folder::{FolderError, PlanFolder};
 use super::plan::{Plan, shard_count};
 use super::slurm::{self, SlurmError, Submission};
-use crate::events::Execution;
+use crate::events::{Execution, Generation};
 use crate::log::{Committed, EventBody, LogError, StageLog};
 use crate::pipeline::{Pipeline, PipelineError};
-use crate::settings::{ExecuteSettings, SlurmSettings};
+use crate::settings::{ExecuteSettings, GenerateSettings, SlurmSettings};
 use crate::stages::RunSummary;
 use crate::store::{Hash, ObjectError};
 
@@ -78,17 +78,44 @@ pub fn execute(
     slurm: &SlurmSettings,
 ) -> Result<ClusterRun, ClusterError> {
     let units = pipeline.execute_pending(s)?;
-    let first_version = StageLog::new(pipeline.store, Execution::STAGE)?.list()?.len() as u64;
+    run_plan(pipeline, slurm, Execution::STAGE, units, |units, shards| {
+        Plan::execute(s, units, shards)
+    })
+}
+
+/// Plans the generate stage of `s` (a searching agent's: each unit one search), submits it
+/// and, when asked, waits for it.
+pub fn generate(
+    pipeline: &Pipeline,
+    s: &GenerateSettings,
+    slurm: &SlurmSettings,
+) -> Result<ClusterRun, ClusterError> {
+    let units = pipeline.generate_pending(s)?;
+    run_plan(pipeline, slurm, Generation::STAGE, units, |units, shards| {
+        Plan::generate(s, units, shards)
+    })
+}
+
+/// Cuts the planned `units` of `stage` into shards, freezes them into the plan `freeze`
+/// makes, submits it and, when asked, waits for it.
+fn run_plan(
+    pipeline: &Pipeline,
+    slurm: &SlurmSettings,
+    stage: &str,
+    units: Vec<Hash>,
+    freeze: impl FnOnce(Vec<Hash>, u32) -> Plan,
+) -> Result<ClusterRun, ClusterError> {
+    let first_version = StageLog::new(pipeline.store, stage)?.list()?.len() as u64;
     let max_array_size = if units.is_empty() {
         slurm::DEFAULT_MAX_ARRAY_SIZE
     } else {
         slurm::max_array_size()?
     };
     let shards = shard_count(slurm.shards, slurm.max_running, units.len(), max_array_size);
-    let plan = Plan::execute(s, units, shards);
+    let plan = freeze(units, shards);
     let hash = plan.put(pipeline.store)?;
     let mut run = ClusterRun {
-        stage: Execution::STAGE.into(),
+        stage: stage.into(),
         plan: hash,
         shards,
         submission: None,
@@ -112,7 +139,7 @@ pub fn execute(
     if slurm.wait {
         run.committed = wait(pipeline, &plan, &submission)?;
         run.failed = PlanFolder::new(pipeline.store, hash).failed_units(shards)?;
-        run.commits = commits_of(pipeline, &submission, first_version)?;
+        run.commits = commits_of(pipeline, &plan.stage, &submission, first_version)?;
     }
     run.submission = Some(submission);
     Ok(run)
@@ -120,7 +147,7 @@ pub fn execute(
 
 /// Shows committed / planned units until the array has no task left; the units committed.
 fn wait(pipeline: &Pipeline, plan: &Plan, submission: &Submission) -> Result<u64, ClusterError> {
-    let log = StageLog::new(pipeline.store, Execution::STAGE)?;
+    let log = StageLog::new(pipeline.store, &plan.stage)?;
     let mut view = log.view()?;
     pipeline.progress.begin(&plan.stage, plan.units.len() as u64);
     let mut shown = 0;
@@ -139,8 +166,13 @@ fn wait(pipeline: &Pipeline, plan: &Plan, submission: &Submission) -> Result<u64
 }
 
 /// The segments from version `from` on that the submission's tasks committed.
-fn commits_of(pipeline: &Pipeline, submission: &Submission, from: u64) -> Result<Vec<Committed>, LogError> {
-    let log = StageLog::new(pipeline.store, Execution::STAGE)?;
+fn commits_of(
+    pipeline: &Pipeline,
+    stage: &str,
+    submission: &Submission,
+    from: u64,
+) -> Result<Vec<Committed>, LogError> {
+    let log = StageLog::new(pipeline.store, stage)?;
     let ours = |job: &str| submission.arrays.iter().any(|a| a.job_id == job);
     let mut commits = Vec::new();
     for r in log.list()?.into_iter().filter(|r| r.version >= from) {

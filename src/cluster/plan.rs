@@ -5,26 +5,37 @@
 //! unit keys that were planned and uncommitted when it was made, and the number of shards.
 //! Workers run the stage from those settings, restricted to their shard; `units` is what
 //! the submitter counts progress against.
+//!
+//! Versions: schema 1 plans are execute plans (`execute` always there); schema 2 adds
+//! generate plans (`generate`, for a searching agent), exactly one of the two present. This
+//! ml2b writes 2 and reads both.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::slurm::array_cap;
-use crate::settings::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
+use crate::sandbox::Format;
+use crate::settings::{
+    AgentSettings, BackendKind, EngineSettings, ExecuteSettings, GenerateSettings, SandboxSettings, Selection,
+};
 use crate::stages::Shard;
 use crate::store::{Hash, ObjectError, Store};
 
 /// The plan format's version.
-pub const PLAN_SCHEMA: u32 = 1;
+pub const PLAN_SCHEMA: u32 = 2;
 
 /// One submission's frozen plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub schema: u32,
-    /// The stage its units belong to (`execute`).
+    /// The stage its units belong to (`execute` or `generate`).
     pub stage: String,
-    pub execute: ExecutePlan,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execute: Option<ExecutePlan>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate: Option<GeneratePlan>,
     /// Array tasks; unit key `k` is in shard `first 8 bytes of k mod shards`.
     pub shards: u32,
     /// The planned, uncommitted unit keys when the plan was made.
@@ -46,6 +57,33 @@ pub struct ExecutePlan {
     pub since: Option<Hash>,
 }
 
+/// `ml2b stage generate`'s settings (a searching agent's), as values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeneratePlan {
+    /// The benchmark root, absolute.
+    pub root: PathBuf,
+    pub competitions: Vec<String>,
+    pub languages: Vec<String>,
+    pub model: String,
+    pub formats: Vec<Format>,
+    pub seeds: u32,
+    pub request_timeout_seconds: u64,
+    pub max_tokens: Option<u32>,
+    pub force: bool,
+    pub agent: AgentSettings,
+    pub backend: BackendKind,
+    pub wall_seconds: u64,
+    pub memory_bytes: u64,
+    pub jobs: usize,
+}
+
+/// What one shard of a plan runs: its stage's settings.
+#[derive(Clone, Debug)]
+pub enum ShardSettings {
+    Execute(ExecuteSettings),
+    Generate(GenerateSettings),
+}
+
 /// A plan that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
@@ -61,8 +99,10 @@ pub enum PlanError {
         #[source]
         source: serde_json::Error,
     },
-    #[error("plan {hash} has schema version {found}; this ml2b reads version {PLAN_SCHEMA}")]
+    #[error("plan {hash} has schema version {found}; this ml2b reads versions 1 to {PLAN_SCHEMA}")]
     Schema { hash: Hash, found: u32 },
+    #[error("plan {hash} of stage `{stage}` holds no settings for it")]
+    NoSettings { hash: Hash, stage: String },
     #[error("plan {hash} has {shards} shards; there is no shard {shard}")]
     NoShard { hash: Hash, shards: u32, shard: u32 },
 }
@@ -73,14 +113,45 @@ impl Plan {
         Self {
             schema: PLAN_SCHEMA,
             stage: "execute".into(),
-            execute: ExecutePlan {
-                root: std::path::absolute(&s.root).unwrap_or_else(|_| s.root.clone()),
+            execute: Some(ExecutePlan {
+                root: absolute(&s.root),
                 backend: s.sandbox.backend,
                 wall_seconds: s.sandbox.limits.wall.as_secs(),
                 memory_bytes: s.sandbox.limits.memory_bytes,
                 jobs: s.sandbox.jobs,
                 since: s.since,
-            },
+            }),
+            generate: None,
+            shards,
+            units,
+            host: crate::log::event::host_name(),
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    /// The plan of a generate run of `s` (a searching agent's) over `units` cut into
+    /// `shards`.
+    pub fn generate(s: &GenerateSettings, units: Vec<Hash>, shards: u32) -> Self {
+        Self {
+            schema: PLAN_SCHEMA,
+            stage: "generate".into(),
+            execute: None,
+            generate: Some(GeneratePlan {
+                root: absolute(&s.selection.root),
+                competitions: s.selection.competitions.clone(),
+                languages: s.selection.languages.clone(),
+                model: s.model.clone(),
+                formats: s.formats.clone(),
+                seeds: s.seeds,
+                request_timeout_seconds: s.request_timeout.as_secs(),
+                max_tokens: s.max_tokens,
+                force: s.force,
+                agent: s.agent.clone(),
+                backend: s.sandbox.backend,
+                wall_seconds: s.sandbox.limits.wall.as_secs(),
+                memory_bytes: s.sandbox.limits.memory_bytes,
+                jobs: s.sandbox.jobs,
+            }),
             shards,
             units,
             host: crate::log::event::host_name(),
@@ -102,7 +173,7 @@ impl Plan {
             .map_err(|source| PlanError::Object { hash: *hash, source })?;
         let plan: Self =
             serde_json::from_slice(&bytes).map_err(|source| PlanError::Decode { hash: *hash, source })?;
-        if plan.schema != PLAN_SCHEMA {
+        if !(1..=PLAN_SCHEMA).contains(&plan.schema) {
             return Err(PlanError::Schema {
                 hash: *hash,
                 found: plan.schema,
@@ -111,8 +182,8 @@ impl Plan {
         Ok(plan)
     }
 
-    /// The execute settings of shard `index` (the plan `hash`).
-    pub fn shard_settings(&self, hash: &Hash, index: u32) -> Result<ExecuteSettings, PlanError> {
+    /// The settings of shard `index` (the plan `hash`): its stage's, run here on the shard.
+    pub fn shard_settings(&self, hash: &Hash, index: u32) -> Result<ShardSettings, PlanError> {
         if index >= self.shards {
             return Err(PlanError::NoShard {
                 hash: *hash,
@@ -120,18 +191,42 @@ impl Plan {
                 shard: index,
             });
         }
-        let e = &self.execute;
-        Ok(ExecuteSettings {
-            root: e.root.clone(),
-            sandbox: SandboxSettings::of(e.backend, e.wall_seconds, e.memory_bytes, e.jobs),
-            since: e.since,
-            engine: EngineSettings::Local,
-            shard: Some(Shard {
-                index,
-                count: self.shards,
+        let shard = Some(Shard {
+            index,
+            count: self.shards,
+        });
+        match (self.stage.as_str(), &self.execute, &self.generate) {
+            ("execute", Some(e), _) => Ok(ShardSettings::Execute(ExecuteSettings {
+                root: e.root.clone(),
+                sandbox: SandboxSettings::of(e.backend, e.wall_seconds, e.memory_bytes, e.jobs),
+                since: e.since,
+                engine: EngineSettings::Local,
+                shard,
+                stop: None,
+            })),
+            ("generate", _, Some(g)) => Ok(ShardSettings::Generate(GenerateSettings {
+                selection: Selection {
+                    root: g.root.clone(),
+                    competitions: g.competitions.clone(),
+                    languages: g.languages.clone(),
+                },
+                model: g.model.clone(),
+                formats: g.formats.clone(),
+                seeds: g.seeds,
+                request_timeout: Duration::from_secs(g.request_timeout_seconds),
+                max_tokens: g.max_tokens,
+                force: g.force,
+                agent: g.agent.clone(),
+                sandbox: SandboxSettings::of(g.backend, g.wall_seconds, g.memory_bytes, g.jobs),
+                engine: EngineSettings::Local,
+                shard,
+                stop: None,
+            })),
+            _ => Err(PlanError::NoSettings {
+                hash: *hash,
+                stage: self.stage.clone(),
             }),
-            stop: None,
-        })
+        }
     }
 
     /// How many of the plan's units shard `index` holds.
@@ -142,6 +237,11 @@ impl Plan {
         };
         self.units.iter().filter(|k| shard.holds(k)).count()
     }
+}
+
+/// `path`, absolute (the nodes run elsewhere).
+fn absolute(path: &std::path::Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Shards for `units` planned units: `wanted` (cut into several arrays beyond one array's
@@ -186,12 +286,69 @@ mod tests {
         let read = Plan::get(&store, &hash).unwrap();
         assert_eq!(read, plan);
         assert_eq!((0..7).map(|i| read.shard_len(i)).sum::<usize>(), units.len());
-        let s = read.shard_settings(&hash, 3).unwrap();
+        let ShardSettings::Execute(s) = read.shard_settings(&hash, 3).unwrap() else {
+            panic!("an execute plan");
+        };
         assert_eq!(s.shard, Some(Shard { index: 3, count: 7 }));
         assert_eq!(s.sandbox.limits.wall.as_secs(), 60);
         let none = read.shard_settings(&hash, 7).unwrap_err().to_string();
         assert!(none.contains("has 7 shards; there is no shard 7"), "{none}");
         let missing = Plan::get(&store, &Hash::of(b"nothing")).unwrap_err().to_string();
         assert!(missing.contains("is not in the store"), "{missing}");
+    }
+
+    /// A plan written by the ml2b that wrote schema 1 (execute plans only) reads as an
+    /// execute plan.
+    #[test]
+    fn a_schema_1_plan_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path());
+        let v1 = r#"{"schema":1,"stage":"execute","execute":{"root":"/bench","backend":"local","wall_seconds":60,"memory_bytes":1073741824,"jobs":2,"since":null},"shards":2,"units":[],"host":"login1","created_at":"2026-12-02T20:00:00Z"}"#;
+        let hash = store.objects().put(v1.as_bytes()).unwrap();
+        let plan = Plan::get(&store, &hash).unwrap();
+        assert_eq!(plan.schema, 1);
+        let ShardSettings::Execute(s) = plan.shard_settings(&hash, 1).unwrap() else {
+            panic!("an execute plan");
+        };
+        assert_eq!(s.root, PathBuf::from("/bench"));
+        assert_eq!(s.shard, Some(Shard { index: 1, count: 2 }));
+    }
+
+    #[test]
+    fn a_generate_plan_round_trips_with_its_agent() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path());
+        let settings = GenerateSettings {
+            selection: Selection {
+                root: dir.path().to_path_buf(),
+                competitions: vec!["toy".into()],
+                languages: vec!["en".into(), "kk".into()],
+            },
+            model: "fake".into(),
+            formats: vec![Format::Modular],
+            seeds: 2,
+            request_timeout: Duration::from_secs(30),
+            max_tokens: Some(100),
+            force: true,
+            agent: AgentSettings::Aide(crate::stages::generate::aide::Config::AIDE),
+            sandbox: SandboxSettings::of(BackendKind::Local, 60, 1 << 30, 2),
+            engine: EngineSettings::Local,
+            shard: None,
+            stop: None,
+        };
+        let plan = Plan::generate(&settings, vec![Hash::of(b"unit")], 1);
+        let hash = plan.put(&store).unwrap();
+        let read = Plan::get(&store, &hash).unwrap();
+        assert_eq!(read, plan);
+        let ShardSettings::Generate(s) = read.shard_settings(&hash, 0).unwrap() else {
+            panic!("a generate plan");
+        };
+        assert_eq!(s.agent, settings.agent);
+        assert_eq!(
+            (s.model.as_str(), s.seeds, s.max_tokens, s.force),
+            ("fake", 2, Some(100), true)
+        );
+        assert_eq!(s.selection.languages, settings.selection.languages);
+        assert_eq!(s.shard, Some(Shard { index: 0, count: 1 }));
     }
 }

@@ -35,7 +35,12 @@ pub(super) fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Resu
             report(settings, &summary, &checks)
         }
         StageCommand::Generate(a) => {
-            let summary = pipeline.generate(&GenerateSettings::resolve(a)?)?;
+            let generate = GenerateSettings::resolve(a)?;
+            if let EngineSettings::Slurm(slurm) = &generate.engine {
+                let run = crate::cluster::engine::generate(&pipeline, &generate, slurm)?;
+                return cluster_report(settings, &run);
+            }
+            let summary = pipeline.generate(&generate)?;
             summarize(settings, &summary, None)
         }
         StageCommand::Execute(a) => {

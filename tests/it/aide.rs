@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::common::Workspace;
-use crate::common::{Seen, add_model, chat_server, completion, ml2b, query};
+use crate::common::{Seen, add_model, chat_server_on, completion, ml2b, query};
 use crate::competitions::{TOY_MODULAR, toy};
 
 /// Draft 0: raises in `train`.
@@ -48,7 +48,12 @@ fn user(request: &serde_json::Value) -> &str {
 /// drafts the base rate; a debug scores by `x`, an improvement by `-x`. While `fail_step`
 /// holds a step, that step gets a 400.
 pub(crate) fn scripted(fail_step: Arc<Mutex<Option<u64>>>) -> (u16, Arc<Mutex<Seen>>) {
-    chat_server(move |_, request| {
+    scripted_on("127.0.0.1", fail_step)
+}
+
+/// [`scripted`], listening on `host`.
+pub(crate) fn scripted_on(host: &str, fail_step: Arc<Mutex<Option<u64>>>) -> (u16, Arc<Mutex<Seen>>) {
+    chat_server_on(host, move |_, request| {
         let step = step_of(request);
         if *fail_step.lock().unwrap() == Some(step) {
             return (400, "{\"error\": {\"message\": \"bad request\"}}".into());

@@ -230,7 +230,16 @@ pub(crate) fn completion(content: &str) -> String {
 pub(crate) fn chat_server(
     reply: impl Fn(usize, &serde_json::Value) -> (u16, String) + Send + 'static,
 ) -> (u16, Arc<Mutex<Seen>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    chat_server_on("127.0.0.1", reply)
+}
+
+/// [`chat_server`] listening on `host`, an address of this machine (the Slurm tests give
+/// the one the compute nodes reach).
+pub(crate) fn chat_server_on(
+    host: &str,
+    reply: impl Fn(usize, &serde_json::Value) -> (u16, String) + Send + 'static,
+) -> (u16, Arc<Mutex<Seen>>) {
+    let listener = TcpListener::bind((host, 0)).unwrap();
     let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(Mutex::new(Seen::default()));
     let log = seen.clone();
@@ -277,10 +286,15 @@ pub(crate) fn chat_server(
 }
 
 pub(crate) fn add_model(ws: &Workspace, port: u16) {
+    add_model_at(ws, "127.0.0.1", port);
+}
+
+/// The model `fake`, served on `port` of `host`.
+pub(crate) fn add_model_at(ws: &Workspace, host: &str, port: u16) {
     let path = ws.dir.path().join("manifests/models.toml");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str(&format!(
-        "\n[[model]]\nname = \"fake\"\nprovider = \"openai\"\nendpoint = \"http://127.0.0.1:{port}/v1\"\nmodel = \"fake-coder-2025-01-01\"\napi_key_env = \"ML2B_TEST_KEY\"\nusd_per_mtok_input = 1.0\nusd_per_mtok_output = 2.0\n"
+        "\n[[model]]\nname = \"fake\"\nprovider = \"openai\"\nendpoint = \"http://{host}:{port}/v1\"\nmodel = \"fake-coder-2025-01-01\"\napi_key_env = \"ML2B_TEST_KEY\"\nusd_per_mtok_input = 1.0\nusd_per_mtok_output = 2.0\n"
     ));
     std::fs::write(path, text).unwrap();
 }

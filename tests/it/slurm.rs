@@ -817,3 +817,60 @@ fn run_on_slurm_into_an_s3_store_matches_a_local_run() {
         "nothing went to a local store"
     );
 }
+
+/// A searching agent's generate on Slurm: `ml2b stage generate --agent aide --engine slurm`
+/// plans the searches here and the compute nodes run them (the model is a scripted server on
+/// this host's address on the cluster's network; each attempt's validation run is in the
+/// node's sandbox). The journal and the submissions are those of the same search run here
+/// into a local store, and every generate and journal segment was written on a node.
+#[test]
+fn aide_searches_on_slurm_take_the_path_a_local_search_takes() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let host = host_address_on_cluster(&conf);
+    let (port, seen) = crate::aide::scripted_on(&host, Default::default());
+    let mut there = toy_in(Workspace::new_in(&shared));
+    let here = crate::competitions::toy();
+    for ws in [&here, &there] {
+        crate::common::add_model_at(ws, &host, port);
+        crate::common::ml2b(ws, &["stage", "translate-validate"]);
+    }
+    there.env = vec![("SLURM_CONF".into(), conf.display().to_string())];
+    let generate = |ws: &Workspace, engine: &[&str]| {
+        let args = [
+            &["--json", "stage", "generate", "--langs", "en"][..],
+            &crate::aide::SEARCH,
+            engine,
+        ]
+        .concat();
+        crate::common::ml2b(ws, &args).0
+    };
+    generate(&here, &[]);
+    let asked_here = seen.lock().unwrap().requests.len();
+    let run = generate(&there, &["--engine", "slurm", "--max-running", "2"]);
+    assert_eq!((run["planned"].as_u64(), run["committed"].as_u64()), (Some(1), Some(1)), "{run}");
+    assert_eq!(run["stage"], "generate", "{run}");
+    assert_eq!(run["failed"], serde_json::json!([]), "{run}");
+    assert_eq!(
+        seen.lock().unwrap().requests.len(),
+        2 * asked_here,
+        "the nodes asked what the local search asked"
+    );
+    for sql in [
+        "SELECT unit_key, agent, code_blake3, attempts, input_tokens FROM generate",
+        "SELECT step, stage, node, parent, code_blake3, outcome, metric, is_buggy FROM journal ORDER BY step",
+    ] {
+        let (a, b) = (crate::common::query(&here, sql), crate::common::query(&there, sql));
+        assert_eq!(b, a, "{sql}");
+        assert!(b.as_array().is_some_and(|r| !r.is_empty()), "{sql}");
+    }
+    for log in ["generate", "journal"] {
+        let hosts = crate::common::query(&there, &format!("SELECT DISTINCT host FROM {log}"));
+        for row in hosts.as_array().unwrap() {
+            assert!(["n1", "n2"].contains(&row["host"].as_str().unwrap()), "{log}: {hosts}");
+        }
+    }
+    // Done: a second submission plans nothing.
+    let again = generate(&there, &["--engine", "slurm"]);
+    assert_eq!(again["planned"], 0, "{again}");
+}
