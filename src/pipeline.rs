@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::competition::Benchmark;
-use crate::events::{Execution, TranslationCheck};
+use crate::events::TranslationCheck;
 use crate::log::{EventBody, LogError, StageLog};
 use crate::manifest::models::Provider;
 use crate::manifest::{ManifestError, Model, Models};

@@ -33,11 +33,6 @@ pub struct Moto {
 }
 
 impl Moto {
-    /// Starts a server on 127.0.0.1 and waits until it listens.
-    pub fn start() -> Self {
-        Self::start_on("127.0.0.1")
-    }
-
     /// Starts a server on `host` (an address of this machine) and waits until it listens.
     pub fn start_on(host: &str) -> Self {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/s3/moto_serve.py");
