@@ -135,14 +135,16 @@ pub struct EngineArgs {
     /// the store). generate: for a searching agent (aide, react) only.
     #[arg(long, value_enum, default_value_t = Engine::Local)]
     pub engine: Engine,
-    /// slurm: shards (array tasks) of the plan (default: 8 × --max-running, at most one per
-    /// planned unit).
+    /// slurm: shards (array tasks) of the plan (default: manifests/cluster.toml's `shards`,
+    /// else 8 × --max-running; at most one per planned unit).
     #[arg(long, value_name = "B")]
     pub shards: Option<u32>,
-    /// slurm: array tasks running at once (sbatch --array=…%K).
-    #[arg(long, default_value_t = 4, value_name = "K")]
-    pub max_running: u32,
-    /// slurm: an argument passed to sbatch verbatim (repeatable: --slurm-arg=--partition=gpu).
+    /// slurm: array tasks running at once (sbatch --array=…%K; default: manifests/cluster.toml's
+    /// `max_running`, else 4).
+    #[arg(long, value_name = "K")]
+    pub max_running: Option<u32>,
+    /// slurm: an argument passed to sbatch verbatim, after manifests/cluster.toml's
+    /// `sbatch_args` (repeatable: --slurm-arg=--partition=gpu).
     #[arg(long = "slurm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub slurm_args: Vec<String>,
     /// slurm: return once submitted, printing the job id and the plan's hash.

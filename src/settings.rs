@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{self, GlobalArgs};
+use crate::manifest::cluster::{self, ClusterManifest};
 use crate::sandbox::{Format, Limits};
 use crate::stages::Shard;
 use crate::stages::generate::{aide, react};
@@ -314,7 +315,7 @@ impl GenerateSettings {
             engine,
         } = args;
         let agent = AgentSettings::resolve(agent)?;
-        let engine = EngineSettings::resolve(engine)?;
+        let engine = EngineSettings::resolve(engine, &select.root.root)?;
         if matches!(engine, EngineSettings::Slurm(_)) && agent == AgentSettings::OneShot {
             return Err(InputError(
                 "--engine slurm: generate goes to the cluster for a searching agent (--agent aide \
@@ -379,7 +380,7 @@ impl ExecuteSettings {
             root: root.root.clone(),
             sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
             since: parse_since(since.as_deref())?,
-            engine: EngineSettings::resolve(engine)?,
+            engine: EngineSettings::resolve(engine, &root.root)?,
             shard: None,
             stop: None,
         })
@@ -409,16 +410,19 @@ pub struct SlurmSettings {
 impl EngineSettings {
     /// The engine of a command that goes on with the execute stage's results (grade), so
     /// waits for them: `--no-wait` is refused.
-    fn resolve_waiting(args: &cli::EngineArgs, command: &str) -> Result<Self, InputError> {
+    fn resolve_waiting(args: &cli::EngineArgs, root: &Path, command: &str) -> Result<Self, InputError> {
         if args.no_wait {
             return Err(InputError(format!(
-                "--no-wait: {command} grades what execute ran, so it waits;                  `ml2b stage execute --engine slurm --no-wait` submits without waiting"
+                "--no-wait: {command} grades what execute ran, so it waits; \
+                 `ml2b stage execute --engine slurm --no-wait` submits without waiting"
             )));
         }
-        Self::resolve(args)
+        Self::resolve(args, root)
     }
 
-    fn resolve(args: &cli::EngineArgs) -> Result<Self, InputError> {
+    /// The engine the flags ask for; on Slurm, with the defaults of the benchmark's
+    /// `manifests/cluster.toml` (at `root`) under them.
+    fn resolve(args: &cli::EngineArgs, root: &Path) -> Result<Self, InputError> {
         let cli::EngineArgs {
             engine,
             shards,
@@ -426,20 +430,25 @@ impl EngineSettings {
             slurm_args,
             no_wait,
         } = args;
-        let slurm_only = shards.is_some() || !slurm_args.is_empty() || *no_wait;
+        let slurm_only = shards.is_some() || max_running.is_some() || !slurm_args.is_empty() || *no_wait;
         match engine {
             cli::Engine::Local if slurm_only => Err(InputError(
-                "--shards, --slurm-arg and --no-wait are for --engine slurm".into(),
+                "--shards, --max-running, --slurm-arg and --no-wait are for --engine slurm".into(),
             )),
             cli::Engine::Local => Ok(Self::Local),
             cli::Engine::Slurm => {
-                if *shards == Some(0) || *max_running == 0 {
+                if *shards == Some(0) || *max_running == Some(0) {
                     return Err(InputError("--shards and --max-running must be at least 1".into()));
                 }
+                let defaults = ClusterManifest::load(root)
+                    .map_err(|e| InputError(crate::error_chain(&e)))?
+                    .slurm;
                 Ok(Self::Slurm(SlurmSettings {
-                    shards: *shards,
-                    max_running: *max_running,
-                    sbatch_args: slurm_args.clone(),
+                    shards: shards.or(defaults.shards),
+                    max_running: max_running
+                        .or(defaults.max_running)
+                        .unwrap_or(cluster::DEFAULT_MAX_RUNNING),
+                    sbatch_args: [defaults.sbatch_args, slurm_args.clone()].concat(),
                     wait: !no_wait,
                 }))
             }
@@ -686,7 +695,7 @@ impl RunSettings {
                 seeds: *seeds,
                 agent: AgentSettings::resolve(agent)?,
                 sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
-                engine: EngineSettings::resolve_waiting(engine, "ml2b run")?,
+                engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b run")?,
             },
         })
     }
@@ -743,7 +752,7 @@ impl BaselinesSettings {
                 seeds: *seeds,
                 agent: AgentSettings::OneShot,
                 sandbox: SandboxSettings::new(*backend, *timeout, Limits::default().memory_bytes, *jobs),
-                engine: EngineSettings::resolve_waiting(engine, "ml2b baselines")?,
+                engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b baselines")?,
             },
         })
     }

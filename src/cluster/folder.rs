@@ -85,7 +85,9 @@ impl<'a> PlanFolder<'a> {
             Some(s3) => PathBuf::from(s3.url(&self.key(""))),
             None => {
                 let root = self.store.root();
-                std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()).join(self.key(""))
+                std::path::absolute(root)
+                    .unwrap_or_else(|_| root.to_path_buf())
+                    .join(self.key(""))
             }
         }
     }
@@ -113,7 +115,12 @@ impl<'a> PlanFolder<'a> {
             None => jobs::append(&self.path(), &record)?,
             Some(s3) => {
                 let key = self.key(&format!("jobs/{:010}.json", record.first));
-                s3.put(&key, serde_json::to_vec(&record).expect("a job record serialises").into())?;
+                s3.put(
+                    &key,
+                    serde_json::to_vec(&record)
+                        .expect("a job record serialises")
+                        .into(),
+                )?;
             }
         }
         Ok(())

@@ -183,7 +183,10 @@ impl ArrayJob<'_> {
     fn script(&self, span: Span) -> String {
         // On S3 the output stays in Slurm's own file, on the node.
         let redirect = match self.shared {
-            true => format!(" >> {}/\"$shard\".out 2>&1", shell_quote(&self.output_dir.to_string_lossy())),
+            true => format!(
+                " >> {}/\"$shard\".out 2>&1",
+                shell_quote(&self.output_dir.to_string_lossy())
+            ),
             false => String::new(),
         };
         format!(

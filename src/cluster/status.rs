@@ -94,4 +94,3 @@ pub fn all(store: &Store) -> Result<Vec<PlanStatus>, StatusError> {
     out.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.plan.cmp(&b.plan)));
     Ok(out)
 }
-

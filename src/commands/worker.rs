@@ -11,9 +11,9 @@ use std::io::Write;
 use super::{ExitStatus, ProgressBars};
 use crate::cluster::Plan;
 use crate::cluster::plan::ShardSettings;
-use crate::settings::{ExecuteSettings, GenerateSettings};
 use crate::pipeline::Pipeline;
 use crate::progress::Progress;
+use crate::settings::{ExecuteSettings, GenerateSettings};
 use crate::settings::{GlobalSettings, WorkerSettings};
 
 /// Runs `ml2b worker`.
@@ -30,7 +30,8 @@ pub(super) fn worker(settings: &GlobalSettings, args: &WorkerSettings) -> anyhow
         ShardSettings::Generate(generate) => pipeline.generate(&GenerateSettings { stop, ..generate })?,
     };
     // On S3 the output stays on the node: the summary goes into the store.
-    crate::cluster::folder::PlanFolder::new(&settings.store, args.plan).record_summary(args.shard, &summary)?;
+    crate::cluster::folder::PlanFolder::new(&settings.store, args.plan)
+        .record_summary(args.shard, &summary)?;
     // One line: the submitter reads the last line of each task's output.
     writeln!(settings.printer.stdout(), "{}", serde_json::to_string(&summary)?)?;
     if summary.interrupted && crate::cluster::slurm::requeue_self()? {

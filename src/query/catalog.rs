@@ -121,7 +121,14 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("queries/superseded");
         let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
-            .filter_map(|e| e.unwrap().file_name().into_string().unwrap().strip_suffix(".sql").map(str::to_string))
+            .filter_map(|e| {
+                e.unwrap()
+                    .file_name()
+                    .into_string()
+                    .unwrap()
+                    .strip_suffix(".sql")
+                    .map(str::to_string)
+            })
             .collect();
         on_disk.sort();
         let mut versions = std::collections::HashMap::<&str, u32>::new();

@@ -82,7 +82,9 @@ fn a_changed_query_is_analyzed_again_and_its_old_event_still_rederives() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let ran = summary["ran"].as_u64().or_else(|| summary["summary"]["ran"].as_u64());
+    let ran = summary["ran"]
+        .as_u64()
+        .or_else(|| summary["summary"]["ran"].as_u64());
     assert!(ran.is_some_and(|n| n >= 1), "{summary}");
     let costs = stdout(ws.ml2b().args([
         "query",
