@@ -129,10 +129,10 @@ pub struct WorkerArgs {
 /// Where a stage's units run.
 #[derive(Debug, Args)]
 pub struct EngineArgs {
-    /// `local`: here; `slurm`: a Slurm job array over a store every node reaches (a shared
-    /// filesystem, or S3) (the units are planned here, frozen as a plan object and sharded
-    /// by unit key; each array task runs `ml2b worker` on its shard; progress is read from
-    /// the store). generate: for a searching agent (aide, react) only.
+    /// `local`: here; `slurm`: a Slurm job array over a store every node reaches, on a shared
+    /// filesystem or S3: the units are planned here, frozen as a plan object and sharded by
+    /// unit key, each array task runs `ml2b worker` on its shard, and progress is read from
+    /// the store. On generate, for a searching agent (aide, react) only.
     #[arg(long, value_enum, default_value_t = Engine::Local)]
     pub engine: Engine,
     /// slurm: shards (array tasks) of the plan (default: manifests/cluster.toml's `shards`,

@@ -770,17 +770,25 @@ fn run_on_slurm_into_an_s3_store_matches_a_local_run() {
             .env("SLURM_CONF", &conf);
         cmd
     };
+    let started = std::time::Instant::now();
     let here = json_of(
         ws.ml2b()
             .env("ML2B_STORE", &local)
             .args(["--json", "run", "--models", "reference"]),
     );
+    let local_s = started.elapsed().as_secs_f64();
     // The benchmark's Slurm defaults (manifests/cluster.toml) reach sbatch.
     write(
         &ws.dir.path().join("manifests/cluster.toml"),
         "[slurm]\nmax_running = 2\nsbatch_args = [\"--comment=from-cluster-toml\"]\n",
     );
+    let started = std::time::Instant::now();
     let there = json_of(on_s3().args(["--json", "run", "--models", "reference", "--engine", "slurm"]));
+    // Printed for the record, one run each (nothing asserted on time).
+    println!(
+        "ml2b run, 2 units: into a local store here {local_s:.1} s, into S3 through Slurm {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     for r in [&here, &there] {
         assert!(r["problems"].as_array().is_some_and(Vec::is_empty), "{r}");
     }
@@ -902,4 +910,56 @@ fn aide_searches_on_slurm_take_the_path_a_local_search_takes() {
     // Done: a second submission plans nothing.
     let again = generate(&there, &["--engine", "slurm"]);
     assert_eq!(again["planned"], 0, "{again}");
+}
+
+/// `ml2b run --agent aide --engine slurm`: the searches and the executions both go to the
+/// cluster (grade and analyze run here), and the search submits what it submits here.
+#[test]
+fn run_with_a_searching_agent_on_slurm_searches_and_executes_on_the_nodes() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let host = host_address_on_cluster(&conf);
+    let (port, _) = crate::aide::scripted_on(&host, Default::default());
+    let mut ws = toy_in(Workspace::new_in(&shared));
+    crate::common::add_model_at(&ws, &host, port);
+    ws.env = vec![("SLURM_CONF".into(), conf.display().to_string())];
+    let search = [
+        "--steps",
+        "5",
+        "--drafts",
+        "2",
+        "--debug-prob",
+        "1",
+        "--agent",
+        "aide",
+        "--format",
+        "modular",
+    ];
+    let run = [
+        &["--json", "run", "--models", "fake", "--langs", "en"][..],
+        &search,
+        &["--engine", "slurm", "--max-running", "2"],
+    ]
+    .concat();
+    let (report, _) = crate::common::ml2b(&ws, &run);
+    assert!(
+        report["problems"].as_array().is_some_and(Vec::is_empty),
+        "{report}"
+    );
+    for log in ["generate", "journal", "execute"] {
+        let hosts = crate::common::query(&ws, &format!("SELECT DISTINCT host FROM {log}"));
+        let rows = hosts.as_array().unwrap();
+        assert!(!rows.is_empty(), "{log}: no events");
+        for row in rows {
+            assert!(
+                ["n1", "n2"].contains(&row["host"].as_str().unwrap()),
+                "{log}: {hosts}"
+            );
+        }
+    }
+    let graded = crate::common::query(&ws, "SELECT valid, host FROM grade");
+    assert_eq!(graded[0]["valid"], true, "{graded}");
+    assert_eq!(graded[0]["host"], ml2b::log::event::host_name(), "graded here");
+    let runs = crate::common::query(&ws, "SELECT model FROM runs");
+    assert_eq!(runs, serde_json::json!([{"model": "fake+aide"}]));
 }
