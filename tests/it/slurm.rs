@@ -923,21 +923,11 @@ fn run_with_a_searching_agent_on_slurm_searches_and_executes_on_the_nodes() {
     let mut ws = toy_in(Workspace::new_in(&shared));
     crate::common::add_model_at(&ws, &host, port);
     ws.env = vec![("SLURM_CONF".into(), conf.display().to_string())];
-    let search = [
-        "--steps",
-        "5",
-        "--drafts",
-        "2",
-        "--debug-prob",
-        "1",
-        "--agent",
-        "aide",
-        "--format",
-        "modular",
-    ];
+    // aide's scripted search, without its `--model` (run takes `--models`).
+    let search = &crate::aide::SEARCH[..10];
     let run = [
         &["--json", "run", "--models", "fake", "--langs", "en"][..],
-        &search,
+        search,
         &["--engine", "slurm", "--max-running", "2"],
     ]
     .concat();
