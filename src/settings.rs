@@ -209,6 +209,12 @@ pub enum AgentSettings {
 }
 
 impl AgentSettings {
+    /// Whether the agent searches (aide, react): its units are searches with validation
+    /// runs, heavy enough for the cluster; one-shot units are a request each.
+    pub fn searches(&self) -> bool {
+        *self != Self::OneShot
+    }
+
     /// Resolves the agent flags, checking the searching agents'.
     pub fn resolve(args: &cli::AgentArgs) -> Result<Self, InputError> {
         let cli::AgentArgs {
@@ -316,7 +322,7 @@ impl GenerateSettings {
         } = args;
         let agent = AgentSettings::resolve(agent)?;
         let engine = EngineSettings::resolve(engine, &select.root.root)?;
-        if matches!(engine, EngineSettings::Slurm(_)) && agent == AgentSettings::OneShot {
+        if matches!(engine, EngineSettings::Slurm(_)) && !agent.searches() {
             return Err(InputError(
                 "--engine slurm: generate goes to the cluster for a searching agent (--agent aide \
                  or react), whose validation runs are the heavy part; one-shot generation is \
@@ -601,9 +607,9 @@ impl BenchmarkSettings {
             sandbox: self.sandbox.clone(),
             // A searching agent's searches go where execute's units go; one-shot requests
             // are made here.
-            engine: match self.agent {
-                AgentSettings::OneShot => EngineSettings::Local,
-                _ => self.engine.clone(),
+            engine: match self.agent.searches() {
+                true => self.engine.clone(),
+                false => EngineSettings::Local,
             },
             shard: None,
             stop: None,

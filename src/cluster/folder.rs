@@ -83,12 +83,7 @@ impl<'a> PlanFolder<'a> {
     pub fn path(&self) -> PathBuf {
         match self.store.s3() {
             Some(s3) => PathBuf::from(s3.url(&self.key(""))),
-            None => {
-                let root = self.store.root();
-                std::path::absolute(root)
-                    .unwrap_or_else(|_| root.to_path_buf())
-                    .join(self.key(""))
-            }
+            None => location(self.store).join(self.key("")),
         }
     }
 
@@ -203,6 +198,15 @@ impl<'a> PlanFolder<'a> {
             what,
             source,
         })
+    }
+}
+
+/// Where the nodes find `store`: its directory, absolute, or its URL.
+pub fn location(store: &Store) -> PathBuf {
+    let root = store.root();
+    match store.is_s3() {
+        true => root.to_path_buf(),
+        false => std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
     }
 }
 

@@ -6,9 +6,9 @@
 //! Workers run the stage from those settings, restricted to their shard; `units` is what
 //! the submitter counts progress against.
 //!
-//! Versions: schema 1 plans are execute plans (`execute` always there); schema 2 adds
-//! generate plans (`generate`, for a searching agent), exactly one of the two present. This
-//! ml2b writes 2 and reads both.
+//! Versions: schema 1 plans are execute plans (`"execute": {…}`); schema 2 adds generate
+//! plans (`"generate": {…}` in its place, for a searching agent). The layout of an execute
+//! plan is unchanged, so this ml2b writes 2 and reads both.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,10 +32,9 @@ pub struct Plan {
     pub schema: u32,
     /// The stage its units belong to (`execute` or `generate`).
     pub stage: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub execute: Option<ExecutePlan>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generate: Option<GeneratePlan>,
+    /// The stage's settings: `"execute": {…}` or `"generate": {…}`.
+    #[serde(flatten)]
+    pub settings: StagePlan,
     /// Array tasks; unit key `k` is in shard `first 8 bytes of k mod shards`.
     pub shards: u32,
     /// The planned, uncommitted unit keys when the plan was made.
@@ -45,15 +44,45 @@ pub struct Plan {
     pub created_at: chrono::DateTime<chrono::Utc>,
 }
 
+/// The settings of the stage a plan runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StagePlan {
+    Execute(ExecutePlan),
+    Generate(GeneratePlan),
+}
+
+/// Where a plan's code runs: [`SandboxSettings`] as values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SandboxPlan {
+    pub backend: BackendKind,
+    pub wall_seconds: u64,
+    pub memory_bytes: u64,
+    pub jobs: usize,
+}
+
+impl SandboxPlan {
+    fn of(s: &SandboxSettings) -> Self {
+        Self {
+            backend: s.backend,
+            wall_seconds: s.limits.wall.as_secs(),
+            memory_bytes: s.limits.memory_bytes,
+            jobs: s.jobs,
+        }
+    }
+
+    fn settings(&self) -> SandboxSettings {
+        SandboxSettings::of(self.backend, self.wall_seconds, self.memory_bytes, self.jobs)
+    }
+}
+
 /// `ml2b stage execute`'s settings, as values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExecutePlan {
     /// The benchmark root, absolute.
     pub root: PathBuf,
-    pub backend: BackendKind,
-    pub wall_seconds: u64,
-    pub memory_bytes: u64,
-    pub jobs: usize,
+    #[serde(flatten)]
+    pub sandbox: SandboxPlan,
     pub since: Option<Hash>,
 }
 
@@ -71,10 +100,8 @@ pub struct GeneratePlan {
     pub max_tokens: Option<u32>,
     pub force: bool,
     pub agent: AgentSettings,
-    pub backend: BackendKind,
-    pub wall_seconds: u64,
-    pub memory_bytes: u64,
-    pub jobs: usize,
+    #[serde(flatten)]
+    pub sandbox: SandboxPlan,
 }
 
 /// What one shard of a plan runs: its stage's settings.
@@ -101,27 +128,17 @@ pub enum PlanError {
     },
     #[error("plan {hash} has schema version {found}; this ml2b reads versions 1 to {PLAN_SCHEMA}")]
     Schema { hash: Hash, found: u32 },
-    #[error("plan {hash} of stage `{stage}` holds no settings for it")]
-    NoSettings { hash: Hash, stage: String },
     #[error("plan {hash} has {shards} shards; there is no shard {shard}")]
     NoShard { hash: Hash, shards: u32, shard: u32 },
 }
 
 impl Plan {
-    /// The plan of an execute run of `s` over `units` cut into `shards`.
-    pub fn execute(s: &ExecuteSettings, units: Vec<Hash>, shards: u32) -> Self {
+    /// A plan made here and now of `settings` over `units` cut into `shards`.
+    fn new(stage: &str, settings: StagePlan, units: Vec<Hash>, shards: u32) -> Self {
         Self {
             schema: PLAN_SCHEMA,
-            stage: "execute".into(),
-            execute: Some(ExecutePlan {
-                root: absolute(&s.root),
-                backend: s.sandbox.backend,
-                wall_seconds: s.sandbox.limits.wall.as_secs(),
-                memory_bytes: s.sandbox.limits.memory_bytes,
-                jobs: s.sandbox.jobs,
-                since: s.since,
-            }),
-            generate: None,
+            stage: stage.into(),
+            settings,
             shards,
             units,
             host: crate::log::event::host_name(),
@@ -129,34 +146,33 @@ impl Plan {
         }
     }
 
+    /// The plan of an execute run of `s` over `units` cut into `shards`.
+    pub fn execute(s: &ExecuteSettings, units: Vec<Hash>, shards: u32) -> Self {
+        let settings = StagePlan::Execute(ExecutePlan {
+            root: absolute(&s.root),
+            sandbox: SandboxPlan::of(&s.sandbox),
+            since: s.since,
+        });
+        Self::new("execute", settings, units, shards)
+    }
+
     /// The plan of a generate run of `s` (a searching agent's) over `units` cut into
     /// `shards`.
     pub fn generate(s: &GenerateSettings, units: Vec<Hash>, shards: u32) -> Self {
-        Self {
-            schema: PLAN_SCHEMA,
-            stage: "generate".into(),
-            execute: None,
-            generate: Some(GeneratePlan {
-                root: absolute(&s.selection.root),
-                competitions: s.selection.competitions.clone(),
-                languages: s.selection.languages.clone(),
-                model: s.model.clone(),
-                formats: s.formats.clone(),
-                seeds: s.seeds,
-                request_timeout_seconds: s.request_timeout.as_secs(),
-                max_tokens: s.max_tokens,
-                force: s.force,
-                agent: s.agent.clone(),
-                backend: s.sandbox.backend,
-                wall_seconds: s.sandbox.limits.wall.as_secs(),
-                memory_bytes: s.sandbox.limits.memory_bytes,
-                jobs: s.sandbox.jobs,
-            }),
-            shards,
-            units,
-            host: crate::log::event::host_name(),
-            created_at: chrono::Utc::now(),
-        }
+        let settings = StagePlan::Generate(GeneratePlan {
+            root: absolute(&s.selection.root),
+            competitions: s.selection.competitions.clone(),
+            languages: s.selection.languages.clone(),
+            model: s.model.clone(),
+            formats: s.formats.clone(),
+            seeds: s.seeds,
+            request_timeout_seconds: s.request_timeout.as_secs(),
+            max_tokens: s.max_tokens,
+            force: s.force,
+            agent: s.agent.clone(),
+            sandbox: SandboxPlan::of(&s.sandbox),
+        });
+        Self::new("generate", settings, units, shards)
     }
 
     /// Stores the plan; its hash names it.
@@ -195,16 +211,16 @@ impl Plan {
             index,
             count: self.shards,
         });
-        match (self.stage.as_str(), &self.execute, &self.generate) {
-            ("execute", Some(e), _) => Ok(ShardSettings::Execute(ExecuteSettings {
+        Ok(match &self.settings {
+            StagePlan::Execute(e) => ShardSettings::Execute(ExecuteSettings {
                 root: e.root.clone(),
-                sandbox: SandboxSettings::of(e.backend, e.wall_seconds, e.memory_bytes, e.jobs),
+                sandbox: e.sandbox.settings(),
                 since: e.since,
                 engine: EngineSettings::Local,
                 shard,
                 stop: None,
-            })),
-            ("generate", _, Some(g)) => Ok(ShardSettings::Generate(GenerateSettings {
+            }),
+            StagePlan::Generate(g) => ShardSettings::Generate(GenerateSettings {
                 selection: Selection {
                     root: g.root.clone(),
                     competitions: g.competitions.clone(),
@@ -217,16 +233,12 @@ impl Plan {
                 max_tokens: g.max_tokens,
                 force: g.force,
                 agent: g.agent.clone(),
-                sandbox: SandboxSettings::of(g.backend, g.wall_seconds, g.memory_bytes, g.jobs),
+                sandbox: g.sandbox.settings(),
                 engine: EngineSettings::Local,
                 shard,
                 stop: None,
-            })),
-            _ => Err(PlanError::NoSettings {
-                hash: *hash,
-                stage: self.stage.clone(),
             }),
-        }
+        })
     }
 
     /// How many of the plan's units shard `index` holds.
@@ -282,6 +294,13 @@ mod tests {
             stop: None,
         };
         let plan = Plan::execute(&settings, units.clone(), 7);
+        // An execute plan keeps schema 1's layout.
+        let json = serde_json::to_value(&plan).unwrap();
+        let keys: Vec<&String> = json["execute"].as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            ["backend", "jobs", "memory_bytes", "root", "since", "wall_seconds"]
+        );
         let hash = plan.put(&store).unwrap();
         let read = Plan::get(&store, &hash).unwrap();
         assert_eq!(read, plan);

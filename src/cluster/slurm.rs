@@ -123,10 +123,7 @@ pub fn submit(
 ) -> Result<Submission, SlurmError> {
     let folder = PlanFolder::new(store, *hash);
     folder.create()?;
-    let store_root = match store.is_s3() {
-        true => store.root().to_path_buf(),
-        false => std::path::absolute(store.root()).unwrap_or_else(|_| store.root().to_path_buf()),
-    };
+    let store_root = super::folder::location(store);
     let output_dir = folder.path();
     let exe = std::env::current_exe().map_err(|source| SlurmError::Spawn {
         command: "ml2b (its own path)".into(),
