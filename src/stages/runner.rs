@@ -190,9 +190,14 @@ async fn execute<S: Stage>(
         match done.result {
             Ok(event) => batcher.push(event),
             Err(e) => {
-                let message = crate::error_chain(&e);
-                batcher.fault(S::Body::STAGE, &done.label, done.key, done.upstream, &message)?;
-                summary.failed.push((done.label, message));
+                // The fault's message leaves out the unit (its label is beside it), so that
+                // the same fault of many units reads as one.
+                let cause = match &e {
+                    StageError::Unit { message, .. } => message.clone(),
+                    e => crate::error_chain(e),
+                };
+                batcher.fault(S::Body::STAGE, &done.label, done.key, done.upstream, &cause)?;
+                summary.failed.push((done.label, crate::error_chain(&e)));
             }
         }
         commit_due(batcher, options, progress, summary, false)?;
