@@ -1,7 +1,8 @@
 //! Benchmark of the paper's queries (run: `cargo bench --bench analyze`).
 //!
-//! Builds a synthetic store of 1,000,000 runs — 5 models × 12 bundled competitions × 14
-//! languages × 2 formats × 596 seeds, each with its generate, execute and grade event (3
+//! Builds a synthetic store of 1,000,000 planned runs — 5 models × 12 bundled competitions ×
+//! 14 languages × 2 formats × 596 seeds, each with its planned event and, but for one in 50
+//! (never generated: a missing sample), its generate, execute and grade event (about 4
 //! million events in all) — then times every table of `queries/` the way the analyze stage
 //! runs it: one session (registering the logs re-hashes every segment), then each query
 //! in turn, where a query reuses the views an earlier one computed; then each query in a
@@ -25,7 +26,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 use ml2b::competition::Benchmark;
-use ml2b::events::{Agent, Execution, Generation, Grade, GradeV2};
+use ml2b::events::{Agent, Execution, Generation, Grade, GradeV2, PlannedSample};
 use ml2b::log::{Event, EventBody, Provenance, StageLog};
 use ml2b::manifest::models::Provider;
 use ml2b::query::Session;
@@ -58,6 +59,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
     let p = Provenance::now(0);
     let langs: Vec<&str> = bench.languages.all().iter().map(|l| l.code.as_str()).collect();
     let (mut gens, mut execs, mut grades) = (Vec::new(), Vec::new(), Vec::new());
+    let mut planned = Vec::new();
     let mut i = 0u64;
     for model in MODELS {
         for c in &bench.competitions {
@@ -90,6 +92,21 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             cost_usd: 0.01,
                             translation_passed: true,
                         };
+                        // Every sample is planned first, as generate records it; one in
+                        // 50 was never generated (its provider failed): a missing row.
+                        let plan = PlannedSample {
+                            competition: c.id().into(),
+                            language: (*lang).into(),
+                            model: model.into(),
+                            agent: Agent::OneShot,
+                            format,
+                            seed,
+                            generate_key: key("g", i),
+                        };
+                        planned.push(Event::new(key("p", i), vec![], plan, p.clone()).unwrap());
+                        if i.is_multiple_of(50) {
+                            continue;
+                        }
                         let ge = Event::new(key("g", i), vec![], g, p.clone()).unwrap();
                         let x = Execution {
                             competition: c.id().into(),
@@ -138,6 +155,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
             }
         }
     }
+    commit(store, planned);
     commit(store, gens);
     commit(store, execs);
     commit(store, grades);

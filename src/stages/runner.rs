@@ -5,7 +5,7 @@
 //! is committed before `run_stage` returns; a unit that failed is not committed,
 //! so the next run retries it, and for the stages whose units make up a run
 //! ([`Stage::RECORDS_FAULTS`]) its failure is committed to the `fault` log with the
-//! batch; a killed run loses only units still in flight or
+//! batch (best effort: a store that refuses it loses the record, not the run); a killed run loses only units still in flight or
 //! waiting for the next batch; a stopped run ([`RunOptions::stop`]) commits every unit that
 //! finished and abandons those in flight. Before any unit runs, the stage records what it
 //! planned ([`Stage::record_plan`]).
@@ -122,7 +122,7 @@ pub async fn run_stage<S: Stage>(
         view,
         config: stage.config_hash(),
         pending: Vec::new(),
-        faults: S::RECORDS_FAULTS.then(|| Faults::new(store)).transpose()?,
+        faults: S::RECORDS_FAULTS.then(|| Faults::new(store)),
         since: None,
     };
     execute(stage, todo, options, progress, &mut batcher, &mut summary).await?;
@@ -327,29 +327,50 @@ impl<B: EventBody> Batcher<B> {
     }
 }
 
-/// The `fault` log and the faults waiting to be committed to it.
+/// The faults waiting to be committed to the `fault` log, opened at the first of them.
+///
+/// Recording a fault is best effort: a store that could not take a unit's event (read-only,
+/// full) may not take its fault either, and the unit's failure is in the run summary
+/// anyway, so a fault that cannot be committed is logged and dropped, never the stage's
+/// error.
 struct Faults {
-    log: StageLog,
-    view: View,
+    store: Store,
+    log: Option<(StageLog, View)>,
     pending: Vec<Event<Fault>>,
 }
 
 impl Faults {
-    fn new(store: &Store) -> Result<Self, StageError> {
-        let log = StageLog::new(store, Fault::STAGE)?;
-        let view = log.view()?;
-        Ok(Self {
-            log,
-            view,
+    fn new(store: &Store) -> Self {
+        Self {
+            store: store.clone(),
+            log: None,
             pending: Vec::new(),
-        })
+        }
     }
 
     fn flush(&mut self) -> Result<(), StageError> {
-        if !self.pending.is_empty() {
-            let events = std::mem::take(&mut self.pending);
-            self.log.commit(&mut self.view, events, None)?;
+        if self.pending.is_empty() {
+            return Ok(());
         }
+        let events = std::mem::take(&mut self.pending);
+        let n = events.len();
+        if let Err(e) = self.commit(events) {
+            tracing::warn!(
+                "{n} fault(s) could not be recorded in the fault log: {}",
+                crate::error_chain(&e)
+            );
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, events: Vec<Event<Fault>>) -> Result<(), crate::log::LogError> {
+        if self.log.is_none() {
+            let log = StageLog::new(&self.store, Fault::STAGE)?;
+            let view = log.view()?;
+            self.log = Some((log, view));
+        }
+        let (log, view) = self.log.as_mut().expect("opened above");
+        log.commit(view, events, None)?;
         Ok(())
     }
 }
