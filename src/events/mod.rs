@@ -47,7 +47,7 @@ mod translation;
 pub use analysis::Analysis;
 pub use execution::Execution;
 pub use generation::{Agent, Generation};
-pub use grade::{Grade, GradeV2};
+pub use grade::{Grade, GradeV2, GradeV3};
 pub use journal::Attempt;
 pub use trajectory::TrajectoryStep;
 pub use translation::{RATING_SCALE, TranslationCheck};
