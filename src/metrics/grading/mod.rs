@@ -44,6 +44,8 @@ mod mle_bench_tests;
 #[cfg(test)]
 mod reference_tests;
 #[cfg(test)]
+mod rules_tests;
+#[cfg(test)]
 mod stream_tests;
 #[cfg(test)]
 mod submission_tests;
