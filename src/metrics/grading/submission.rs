@@ -457,6 +457,7 @@ fn value_departure(m: &MleBenchChecks, options: &GradeOptions, reason: &Invalid)
             departs(Departure::NanScore).or(departs(Departure::EmptyScoresZero))
         }
         Invalid::NotFinite { .. } | Invalid::Metric(_) => departs(Departure::NanScore),
+        Invalid::NotNumeric { .. } => departs(Departure::RankedText),
         Invalid::NotALabel { value, .. } if value.parse::<f64>().is_ok_and(f64::is_finite) => {
             departs(Departure::TruncatedLabels)
         }
@@ -806,7 +807,11 @@ impl<'a> Context<'a> {
             self.check_values(name, &values)?;
             columns.push(values);
         }
-        self.check_row_sums(&columns)?;
+        let float32 = names.iter().all(|n| {
+            let column = self.predictions.column(n).expect("checked column");
+            matches!(column.data_type(), DataType::Float32 | DataType::Float16)
+        });
+        self.check_row_sums(&columns, float32)?;
         let columns: Vec<Cow<[f64]>> = columns.iter().map(|c| gather(c, &self.order)).collect();
         let slices: Vec<&[f64]> = columns.iter().map(|c| c.as_ref()).collect();
         let input = ClassScores {
@@ -926,14 +931,16 @@ impl<'a> Context<'a> {
 
     /// Rows of class scores that must sum to 1: multiclass ROC AUC's (`np.allclose`, as
     /// scikit-learn checks them), and under [`Rules::V2`] log loss's over several class
-    /// columns (scikit-learn's test, or the MLE-bench `grade.py`'s: [`RowSums`]).
-    fn check_row_sums(&self, columns: &[ScalarBuffer<f64>]) -> Result<(), Invalid> {
+    /// columns (scikit-learn's test, at float32's epsilon for `float32` columns, or the
+    /// MLE-bench `grade.py`'s: [`RowSums`]).
+    fn check_row_sums(&self, columns: &[ScalarBuffer<f64>], float32: bool) -> Result<(), Invalid> {
         let auc = matches!(self.metric, Metric::RocAucOvr(_) | Metric::RocAucOvo(_)) && columns.len() >= 3;
         let log_loss = self.metric == Metric::LogLoss && columns.len() >= 2 && self.options.rules >= Rules::V2;
         let rule = self.options.mle_bench().and_then(|m| m.row_sums).unwrap_or(RowSums::Sklearn);
+        let eps = if float32 { f64::from(f32::EPSILON) } else { f64::EPSILON };
         let accepts = |sum: f64| match auc {
             true => (1.0 - sum).abs() <= 1e-8 + 1e-5 * sum.abs(),
-            false => rule.accepts(sum),
+            false => rule.accepts(sum, eps),
         };
         if !(auc || log_loss) {
             return Ok(());

@@ -175,10 +175,10 @@ fn pandas_number_column(column: &ArrayRef) -> Option<ArrayRef> {
         return None;
     }
     let text = arrow::compute::cast(column, &DataType::Utf8).ok()?;
-    let text = text.as_any().downcast_ref::<arrow::array::StringArray>()?;
     if text.null_count() == text.len() {
         return None;
     }
+    let text = text.as_any().downcast_ref::<arrow::array::StringArray>()?;
     let cells = || text.iter().map(|c| c.map(str::trim));
     if cells().all(|c| c.is_none_or(|c| c.parse::<i64>().is_ok())) {
         let ints: Int64Array = cells().map(|c| c.map(|c| c.parse::<i64>().expect("checked"))).collect();
