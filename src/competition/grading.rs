@@ -31,7 +31,11 @@ pub fn score_file(c: &Competition, predictions: &Path) -> Result<Score, ScoreFil
 }
 
 /// [`score_file`] under `rules`, with the grader's warnings and departure from MLE-bench.
-pub fn score_file_graded(c: &Competition, predictions: &Path, rules: Rules) -> Result<Graded, ScoreFileError> {
+pub fn score_file_graded(
+    c: &Competition,
+    predictions: &Path,
+    rules: Rules,
+) -> Result<Graded, ScoreFileError> {
     if c.manifest.is_program_graded() {
         return Ok(Graded {
             score: super::program::score_locally(c, predictions)?,
@@ -43,7 +47,12 @@ pub fn score_file_graded(c: &Competition, predictions: &Path, rules: Rules) -> R
     let mut options = c.private_grade_options();
     options.rules = rules;
     options.mle_bench = c.manifest.mle_bench.as_ref().map(|_| mle_bench_checks(c.id()));
-    Ok(score_files_graded(&c.manifest.metric.name, &answers, predictions, &options)?)
+    Ok(score_files_graded(
+        &c.manifest.metric.name,
+        &answers,
+        predictions,
+        &options,
+    )?)
 }
 
 /// Why a file could not be scored (as opposed to a submission found invalid).

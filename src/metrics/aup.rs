@@ -525,7 +525,8 @@ mod tests {
     /// docs once stated was a dozen cells' gap), under [`QUAD_GAP`].
     #[test]
     fn quad_gap_is_as_documented() {
-        let doc: Value = serde_json::from_str(include_str!("../../tests/fixtures/grading_rules.json")).unwrap();
+        let doc: Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/grading_rules.json")).unwrap();
         let mut widest = 0.0f64;
         for case in doc["aup_quad"].as_array().unwrap() {
             let r: Vec<f64> = case["r"].as_array().unwrap().iter().map(number).collect();
@@ -533,7 +534,10 @@ mod tests {
             assert!(gap <= QUAD_GAP, "{} cells: gap {gap:e}", r.len());
             widest = widest.max(gap);
         }
-        assert!(widest > 1e-5, "widest gap {widest:e}: the docs' 7.8e-5 is not measured here");
+        assert!(
+            widest > 1e-5,
+            "widest gap {widest:e}: the docs' 7.8e-5 is not measured here"
+        );
     }
 
     #[test]

@@ -593,7 +593,10 @@ fn grade_sample_reads_ids_with_spaces_as_pandas_does() {
     let (code, report) = grade_sample(&ws, &path, MEDALS);
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["medal"], "gold", "{report}");
-    assert!((report["exact_score"].as_f64().unwrap() - 0.15).abs() < 1e-9, "{report}");
+    assert!(
+        (report["exact_score"].as_f64().unwrap() - 0.15).abs() < 1e-9,
+        "{report}"
+    );
 }
 
 /// A store whose grade events were written with schema 3 (grading rules V1) re-derives them
@@ -665,7 +668,11 @@ fn a_schema_3_grade_rederives_with_the_rules_it_was_written_under() {
         rules,
         ..GradeOptions::default()
     };
-    let grade = |rules| score_files_graded("rmse", &answers_path, &predictions_path, &options(rules)).unwrap().score;
+    let grade = |rules| {
+        score_files_graded("rmse", &answers_path, &predictions_path, &options(rules))
+            .unwrap()
+            .score
+    };
     let Score::Invalid { reason } = grade(Rules::V1) else {
         panic!("rules V1 refused spaced ids");
     };
@@ -719,18 +726,30 @@ fn a_schema_3_grade_rederives_with_the_rules_it_was_written_under() {
             .arg(root_arg(ws))
             .output()
             .unwrap();
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
     };
     let verified = rerun(&ws);
     assert_eq!(verified["rerun"]["grade"]["events"], 1, "{verified}");
-    assert_eq!(verified["rerun"]["grade"]["differ"], Value::Array(vec![]), "{verified}");
+    assert_eq!(
+        verified["rerun"]["grade"]["differ"],
+        Value::Array(vec![]),
+        "{verified}"
+    );
 
     // Today's grade of the same run: schema 4, valid, and both events re-derive.
     assert_eq!(stage_grade(&ws)["summary"]["ran"], 1);
     let rows = query(&ws, "SELECT valid, score FROM grade ORDER BY valid");
     assert_eq!(rows.len(), 2, "{rows:?}");
-    assert_eq!((&rows[0]["valid"], &rows[1]["valid"]), (&Value::from(false), &Value::from(true)));
+    assert_eq!(
+        (&rows[0]["valid"], &rows[1]["valid"]),
+        (&Value::from(false), &Value::from(true))
+    );
     let verified = rerun(&ws);
     assert_eq!(verified["rerun"]["grade"]["events"], 2, "{verified}");
-    assert_eq!(verified["rerun"]["grade"]["differ"], Value::Array(vec![]), "{verified}");
+    assert_eq!(
+        verified["rerun"]["grade"]["differ"],
+        Value::Array(vec![]),
+        "{verified}"
+    );
 }

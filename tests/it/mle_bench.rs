@@ -939,7 +939,11 @@ fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
     let spooky = "spooky-author-identification";
     let perfect = answers(spooky);
     let (code, r) = grade_sample_any(&ws, spooky, &file("perfect.csv", perfect.clone()));
-    assert_eq!((code, &r["medal"], &r["mle_bench_departure"]), (0, &Value::from("gold"), &Value::Null), "{r}");
+    assert_eq!(
+        (code, &r["medal"], &r["mle_bench_departure"]),
+        (0, &Value::from("gold"), &Value::Null),
+        "{r}"
+    );
 
     let extra: String = perfect
         .lines()
@@ -947,8 +951,15 @@ fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
         .map(|(i, l)| format!("{l},{}\n", if i == 0 { "extra" } else { "0" }))
         .collect();
     let (code, r) = grade_sample_any(&ws, spooky, &file("extra.csv", extra));
-    assert_eq!((code, &r["valid_submission"], &r["medal"]), (1, &Value::from(false), &Value::from("none")), "{r}");
-    assert!(r["reason"].as_str().unwrap().contains("exactly the columns"), "{r}");
+    assert_eq!(
+        (code, &r["valid_submission"], &r["medal"]),
+        (1, &Value::from(false), &Value::from("none")),
+        "{r}"
+    );
+    assert!(
+        r["reason"].as_str().unwrap().contains("exactly the columns"),
+        "{r}"
+    );
 
     let ones: String = perfect
         .lines()
@@ -959,7 +970,11 @@ fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
         })
         .collect();
     let (code, r) = grade_sample_any(&ws, spooky, &file("ones.csv", ones));
-    assert_eq!((code, &r["valid_submission"], &r["any_medal"]), (1, &Value::from(false), &Value::from(false)), "{r}");
+    assert_eq!(
+        (code, &r["valid_submission"], &r["any_medal"]),
+        (1, &Value::from(false), &Value::from(false)),
+        "{r}"
+    );
     assert!(r["reason"].as_str().unwrap().contains("sum to 3"), "{r}");
 
     let spaceship = answers("spaceship-titanic");
@@ -967,7 +982,10 @@ fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
     assert_ne!(high, spaceship);
     let (code, r) = grade_sample_any(&ws, "spaceship-titanic", &file("high.csv", high));
     assert_eq!((code, &r["valid_submission"]), (1, &Value::from(false)), "{r}");
-    assert!(r["reason"].as_str().unwrap().contains("mix of label types"), "{r}");
+    assert!(
+        r["reason"].as_str().unwrap().contains("mix of label types"),
+        "{r}"
+    );
 
     let taxi = "new-york-city-taxi-fare-prediction";
     let wrong_key = answers(taxi).replacen("\nk25,", "\nk99,", 1);
@@ -984,5 +1002,8 @@ fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("departs from MLE-bench: MLE-bench's grade.py sorts"), "{text}");
+    assert!(
+        text.contains("departs from MLE-bench: MLE-bench's grade.py sorts"),
+        "{text}"
+    );
 }

@@ -137,7 +137,9 @@ pub fn label_column(array: &dyn Array) -> Result<LabelColumn, LabelError> {
 pub fn text_labels(array: &dyn Array, fill: &str) -> Result<LabelColumn, LabelError> {
     let text = cast(array, &DataType::Utf8).map_err(|_| LabelError::Type(array.data_type().clone()))?;
     let text = text.as_string::<i32>();
-    Ok(LabelColumn::Text(text.iter().map(|c| Some(c.unwrap_or(fill))).collect()))
+    Ok(LabelColumn::Text(
+        text.iter().map(|c| Some(c.unwrap_or(fill))).collect(),
+    ))
 }
 
 /// Brings two label columns to a common representation (text if either is text).

@@ -159,10 +159,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
             "dogs-vs-cats-redux-kernels-edition",
             "statoil-iceberg-classifier-challenge",
         ],
-        native(
-            Metric::LogLoss,
-            Some("binary: the one prediction column is P(1)"),
-        ),
+        native(Metric::LogLoss, Some("binary: the one prediction column is P(1)")),
     ),
     grader(
         "macro-f1-score",
@@ -227,18 +224,12 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     grader(
         "pearson-correlation-coefficient",
         &["us-patent-phrase-to-phrase-matching"],
-        native(
-            Metric::Pearson,
-            Some("target `score`"),
-        ),
+        native(Metric::Pearson, Some("target `score`")),
     ),
     grader(
         "column-wise-spearman",
         &["google-quest-challenge"],
-        native(
-            Metric::SpearmanColumns,
-            Some("targets: the 30 label columns"),
-        ),
+        native(Metric::SpearmanColumns, Some("targets: the 30 label columns")),
     ),
     grader(
         "probabilistic-f1-score",

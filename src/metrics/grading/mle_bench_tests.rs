@@ -144,7 +144,11 @@ fn native_graders_agree_with_mle_bench_on_malformed_submissions() {
     for c in doc["competitions"].as_array().unwrap() {
         let competition = c["competition"].as_str().unwrap();
         let metric = c["metric"].as_str().unwrap();
-        let answers = write(dir.path(), &format!("{competition}.csv"), c["answers_csv"].as_str().unwrap());
+        let answers = write(
+            dir.path(),
+            &format!("{competition}.csv"),
+            c["answers_csv"].as_str().unwrap(),
+        );
         let targets: Vec<String> = c["targets"]
             .as_array()
             .unwrap()
@@ -159,7 +163,11 @@ fn native_graders_agree_with_mle_bench_on_malformed_submissions() {
         };
         for v in c["variants"].as_array().unwrap() {
             let variant = v["variant"].as_str().unwrap();
-            let predictions = write(dir.path(), "submission.csv", v["predictions_csv"].as_str().unwrap());
+            let predictions = write(
+                dir.path(),
+                "submission.csv",
+                v["predictions_csv"].as_str().unwrap(),
+            );
             let graded = score_files_graded(metric, &answers, &predictions, &options)
                 .unwrap_or_else(|e| panic!("{competition} {variant}: {e:#}"));
             let (valid, score) = verdict(&graded);
@@ -186,6 +194,11 @@ fn native_graders_agree_with_mle_bench_on_malformed_submissions() {
             }
         }
     }
-    assert!(wrong.is_empty(), "{} disagreements:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} disagreements:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
     eprintln!("MLE-bench validity: {agreed} cases agree, {departed} depart (documented)");
 }

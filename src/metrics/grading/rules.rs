@@ -276,7 +276,9 @@ const MLE_BENCH_CHECKS: &[MleBenchChecks] = &[
     checks("plant-pathology-2020-fgvc7").exact(),
     checks("dog-breed-identification").sums(RowSums::IsClose),
     checks("leaf-classification").sums(RowSums::IsClose).exact(),
-    checks("spooky-author-identification").sums(RowSums::IsClose).exact(),
+    checks("spooky-author-identification")
+        .sums(RowSums::IsClose)
+        .exact(),
     checks("lmsys-chatbot-arena").sums(RowSums::Round6),
     checks("paddy-disease-classification").labels(Labels::EmptyIsLabel),
     checks("plant-seedlings-classification").labels(Labels::EmptyIsLabel),
@@ -363,7 +365,10 @@ mod tests {
                 .unwrap_or_else(|| panic!("{} is no MLE-bench competition", c.competition))
                 .name;
             assert!(
-                matches!(mle_bench_competition_grader(c.competition, name), MleGrader::Native { .. }),
+                matches!(
+                    mle_bench_competition_grader(c.competition, name),
+                    MleGrader::Native { .. }
+                ),
                 "{} is not graded natively",
                 c.competition
             );

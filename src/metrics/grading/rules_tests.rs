@@ -21,7 +21,10 @@ fn grade(case: &Value, rules: Rules, dir: &std::path::Path) -> Result<Score, Str
         std::fs::write(&path, case[key].as_str().unwrap()).unwrap();
         path
     };
-    let (answers, predictions) = (write("answers.csv", "answers_csv"), write("predictions.csv", "predictions_csv"));
+    let (answers, predictions) = (
+        write("answers.csv", "answers_csv"),
+        write("predictions.csv", "predictions_csv"),
+    );
     let targets = case["targets"]
         .as_array()
         .unwrap()

@@ -20,10 +20,18 @@
 //! the integer (`311`) ([`super::align`]).
 //!
 //! Checks, in order, each failure naming what and where (rows are 1-based data rows of the
-//! predictions file, header not counted): the id column exists; the row count equals the
-//! answers'; ids are non-empty, unique and exactly the answer ids; the needed columns exist
-//! (the class columns are the answer classes); values are numbers, not empty, finite,
-//! probabilities in [0, 1], rows of multiclass AUC scores sum to 1. Predictions are then put
+//! predictions file, header not counted): the row count equals the answers'; (on an
+//! MLE-bench competition whose `grade.py` compares them) the columns are exactly the id and
+//! the targets; the id column exists; ids are non-empty, unique and exactly the answer ids;
+//! the needed columns exist (the class columns are the answer classes); values are numbers,
+//! not empty, finite, probabilities in [0, 1] (and in the range an MLE-bench `grade.py`
+//! checks), rows of multiclass AUC scores and of multi-column log loss probabilities sum to 1;
+//! labels are of the answers' kind. Which of these apply, and how, is
+//! [`GradeOptions::rules`]'s version and [`GradeOptions::mle_bench`]'s checks (`rules`):
+//! under rules V1 (grade events of schema 2 and 3) a CSV's text numbers stay text, labels of
+//! two kinds compare as text, log loss rows may sum to anything, and no MLE-bench check
+//! applies. On an MLE-bench competition, a verdict where `grade.py` is demonstrably wrong is
+//! kept and named in [`Graded::departure`]. Predictions are then put
 //! in answer order; the score is finite and inside the metric's range ([`Metric::range`]). A
 //! submission failing a check is [`Score::Invalid`], never truncated or padded, and so is a
 //! predictions file that cannot be decoded (not Parquet, a duplicate column) or that says of
@@ -443,7 +451,9 @@ fn grade(
             let unused = predictions.names().iter().filter(|n| !used.contains(n));
             notes.warnings.extend(unused.map(|n| unused_warning(n)));
         }
-        Err(Fault::Invalid(reason)) => notes.departure = mle.and_then(|m| value_departure(m, options, reason)),
+        Err(Fault::Invalid(reason)) => {
+            notes.departure = mle.and_then(|m| value_departure(m, options, reason))
+        }
         Err(Fault::Grade(_)) => {}
     }
     result
@@ -714,8 +724,8 @@ impl<'a> Context<'a> {
         let text_fill = (rule == LabelRule::Text).then_some("nan");
         let y_true = read(self.answer_column(target)?, text_fill)
             .map_err(|e| answers_fault(self.answers, label_invalid(target, e)))?;
-        let empty_label = rule == LabelRule::EmptyIsLabel
-            && matches!(column.data_type(), DataType::Utf8 | DataType::Null);
+        let empty_label =
+            rule == LabelRule::EmptyIsLabel && matches!(column.data_type(), DataType::Utf8 | DataType::Null);
         let pred_fill = text_fill.or(empty_label.then_some(""));
         let y_pred = read(column, pred_fill).map_err(|e| label_invalid(name, e))?;
         if self.options.rules >= Rules::V2 && y_true.kind() != y_pred.kind() {
@@ -759,7 +769,13 @@ impl<'a> Context<'a> {
 
     /// `map_ml2b` under [`Rules::V2`]: ML2B's `apk` on the two cells' text
     /// ([`ranking::ml2b_map`]).
-    fn grade_ml2b_map(&self, target: &str, answers: &ArrayRef, name: &str, column: &ArrayRef) -> Result<f64, Fault> {
+    fn grade_ml2b_map(
+        &self,
+        target: &str,
+        answers: &ArrayRef,
+        name: &str,
+        column: &ArrayRef,
+    ) -> Result<f64, Fault> {
         let y_true = cells(answers, target).map_err(|r| answers_fault(self.answers, r))?;
         let y_pred = gather_owned(cells(column, name)?, &self.order);
         ranking::ml2b_map(&y_true, &y_pred).map_err(|e| self.metric_fault(e))
@@ -935,9 +951,18 @@ impl<'a> Context<'a> {
     /// MLE-bench `grade.py`'s: [`RowSums`]).
     fn check_row_sums(&self, columns: &[ScalarBuffer<f64>], float32: bool) -> Result<(), Invalid> {
         let auc = matches!(self.metric, Metric::RocAucOvr(_) | Metric::RocAucOvo(_)) && columns.len() >= 3;
-        let log_loss = self.metric == Metric::LogLoss && columns.len() >= 2 && self.options.rules >= Rules::V2;
-        let rule = self.options.mle_bench().and_then(|m| m.row_sums).unwrap_or(RowSums::Sklearn);
-        let eps = if float32 { f64::from(f32::EPSILON) } else { f64::EPSILON };
+        let log_loss =
+            self.metric == Metric::LogLoss && columns.len() >= 2 && self.options.rules >= Rules::V2;
+        let rule = self
+            .options
+            .mle_bench()
+            .and_then(|m| m.row_sums)
+            .unwrap_or(RowSums::Sklearn);
+        let eps = if float32 {
+            f64::from(f32::EPSILON)
+        } else {
+            f64::EPSILON
+        };
         let accepts = |sum: f64| match auc {
             true => (1.0 - sum).abs() <= 1e-8 + 1e-5 * sum.abs(),
             false => rule.accepts(sum, eps),
@@ -1054,7 +1079,9 @@ fn parse_text(array: &ArrayRef, column: &str) -> Result<Vec<f64>, Invalid> {
 
 /// The refusal of labels of two kinds (scikit-learn's "Mix of label input types").
 fn mixed_labels(column: &str, y_true: &LabelColumn, y_pred: &LabelColumn) -> Invalid {
-    let (row, value) = first_text(y_pred).or_else(|| first_text(y_true)).unwrap_or((0, String::new()));
+    let (row, value) = first_text(y_pred)
+        .or_else(|| first_text(y_true))
+        .unwrap_or((0, String::new()));
     Invalid::MixedLabels {
         column: column.to_string(),
         answers: y_true.kind(),
@@ -1112,7 +1139,10 @@ fn first_ints(array: &ArrayRef, column: &str) -> Result<Vec<i64>, Invalid> {
         row: row + 1,
         value,
     };
-    if let Some(row) = array.logical_nulls().and_then(|n| n.iter().position(|valid| !valid)) {
+    if let Some(row) = array
+        .logical_nulls()
+        .and_then(|n| n.iter().position(|valid| !valid))
+    {
         return Err(Invalid::EmptyValue {
             column: column.to_string(),
             row: row + 1,
@@ -1121,7 +1151,10 @@ fn first_ints(array: &ArrayRef, column: &str) -> Result<Vec<i64>, Invalid> {
     let dt = array.data_type();
     if dt.is_integer() || *dt == DataType::Boolean {
         let ints = cast(array, &DataType::Int64).map_err(|_| bad(0, dt.to_string()))?;
-        return Ok(ints.as_primitive::<arrow::datatypes::Int64Type>().values().to_vec());
+        return Ok(ints
+            .as_primitive::<arrow::datatypes::Int64Type>()
+            .values()
+            .to_vec());
     }
     if !matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
         return Err(bad(0, dt.to_string()));

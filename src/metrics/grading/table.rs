@@ -171,7 +171,10 @@ impl Table {
 fn pandas_number_column(column: &ArrayRef) -> Option<ArrayRef> {
     use arrow::array::{Float64Array, Int64Array};
     use arrow::datatypes::DataType;
-    if !matches!(column.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+    if !matches!(
+        column.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
         return None;
     }
     let text = arrow::compute::cast(column, &DataType::Utf8).ok()?;
@@ -181,7 +184,9 @@ fn pandas_number_column(column: &ArrayRef) -> Option<ArrayRef> {
     let text = text.as_any().downcast_ref::<arrow::array::StringArray>()?;
     let cells = || text.iter().map(|c| c.map(str::trim));
     if cells().all(|c| c.is_none_or(|c| c.parse::<i64>().is_ok())) {
-        let ints: Int64Array = cells().map(|c| c.map(|c| c.parse::<i64>().expect("checked"))).collect();
+        let ints: Int64Array = cells()
+            .map(|c| c.map(|c| c.parse::<i64>().expect("checked")))
+            .collect();
         return Some(Arc::new(ints));
     }
     let float = |c: &str| c.parse::<f64>().ok().filter(|v| !v.is_nan());

@@ -36,9 +36,13 @@
 //! the baseline runs it recorded, for `ml2b verify --rerun`. Before a unit scores, the
 //! competition's private files are checked against the manifest's blake3
 //! (`competition::integrity`); re-deriving against files that fail the check reports why each
-//! grade differs. A grade of an earlier schema version (2, before medals) is re-derived as it
-//! was written: its key and id with version 2, the key without the leaderboard and grader
-//! hashes, the id over the body without the columns version 3 added ([`GradeV2`]).
+//! grade differs. A grade of an earlier schema version is re-derived as it was written: its
+//! key and id with its version, and graded under the rules of that version
+//! (`metrics::grading::Rules::of_grade_schema`: rules V1 for versions 2 and 3, V2 since 4),
+//! its baseline runs rescored under them too; a version-2 grade (before medals) with the key
+//! without the leaderboard and grader hashes and the id over the body without the columns
+//! version 3 added ([`GradeV2`]), a version-3 grade with its body hashed as version 3
+//! ([`GradeV3`]).
 
 pub mod baselines;
 
@@ -141,7 +145,11 @@ impl GradeStage {
         let mut differ = Vec::new();
         for (version, g) in &grades {
             let version = *version;
-            let known = [GradeV2::SCHEMA_VERSION, GradeV3::SCHEMA_VERSION, Grade::SCHEMA_VERSION];
+            let known = [
+                GradeV2::SCHEMA_VERSION,
+                GradeV3::SCHEMA_VERSION,
+                Grade::SCHEMA_VERSION,
+            ];
             if !known.contains(&version) {
                 differ.push((
                     g.id,
