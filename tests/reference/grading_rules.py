@@ -16,7 +16,8 @@ scipy.integrate.quad's AUP_{-ln tau} (the original's metrics/AUP_stats.py) on ma
 where it strays furthest from the exact integral (src/metrics/aup.rs, QUAD_GAP).
 
     /var/tmp/ml2b-venv/bin/python tests/reference/grading_rules.py        # from the crate root
-    (numpy, scipy, scikit-learn of tests/reference/requirements-grade.txt; pandas 2.3.3)
+    (any environment with tests/reference/requirements-grade.txt: its pandas 3.1.1 and the
+    ml2b venv's pandas 2.3.3 give the same file)
 """
 
 import io

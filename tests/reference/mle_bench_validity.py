@@ -20,6 +20,10 @@ The environment: tests/reference/requirements-grade.txt's numpy, scipy and sciki
 with pandas 2.3.3 (the ml2b venv of stages/execute/requirements.txt, which MLE-bench's
 `pandas>=2.2` admits), PyYAML and tqdm (imported by mlebench.utils); the other modules
 mlebench.utils imports at the top (py7zr) are stubbed when absent: grading never calls them.
+With requirements-grade.txt's pandas 3.1.1 instead, two verdicts differ: hotel-id and whale
+with an empty cell (pandas 3's `astype(str)` keeps NaN missing and grade.py fails, pandas 2
+makes it the token `nan`). MLE-bench's verdict there depends on the pandas version; the
+fixture records pandas 2's, the one MLE-bench's results were graded with.
 The base files come from tests/fixtures/mle_bench_grades.json (tests/reference/
 mle_bench_grades.py); competitions whose grade.py names every class column (leaf, dog-breed,
 google-quest) get files with the checkout's class lists. Scores are not rounded.
