@@ -17,8 +17,14 @@
 //! it, then ml2b's own: `medal`, `leaderboard_blake3` (null: no leaderboard, and then none of
 //! the medal fields), `exact_score` (the unrounded score, which r_p is computed from),
 //! `metric`, `direction`, `reason` (why the submission is invalid), `r_p`,
-//! `baseline_score`, `r_p_automl`, `automl_score`, `grader_blake3` and `notes`. Without
-//! `--json`, the same in a few lines. Exit 0 for a valid submission, 1 for an invalid one
+//! `baseline_score`, `r_p_automl`, `automl_score`, `grader_blake3`,
+//! `mle_bench_departure` and `notes`. Without `--json`, the same in a few lines.
+//!
+//! On an MLE-bench competition ml2b's validity, score and medal are MLE-bench's, except
+//! where its `grade.py` is demonstrably wrong (`metrics::grading::rules`, README's grading
+//! section): there `mle_bench_departure` (text: a `departs from MLE-bench:` line) says what
+//! `grade.py` does with this file instead, so that a medal table can mark the result; it is
+//! null where the two agree. Exit 0 for a valid submission, 1 for an invalid one
 //! (or data that does not match its manifest), 2 for an unknown competition.
 
 use std::io::Write;
@@ -27,11 +33,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{ExitStatus, InputError};
-use crate::competition::grading::score_file;
+use crate::competition::grading::score_file_graded;
 use crate::competition::{Benchmark, Competition, Side};
 use crate::manifest::competition::BaselineRole;
 use crate::metrics::aup::run_ratio;
-use crate::metrics::grading::{Direction, Score};
+use crate::metrics::grading::{Direction, Rules, Score};
 use crate::metrics::medals::{Rank, round5};
 use crate::settings::{GlobalSettings, GradeSampleSettings};
 use crate::store::Hash;
@@ -92,6 +98,8 @@ struct Report {
     r_p_automl: Option<f64>,
     automl_score: Option<f64>,
     grader_blake3: Option<Hash>,
+    /// Where this verdict departs from MLE-bench's `grade.py`, in a sentence.
+    mle_bench_departure: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
 }
@@ -127,8 +135,11 @@ fn grade(c: &Competition, submission: &Path) -> anyhow::Result<Report> {
         && submission
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let mut departure = None;
     let scored = if exists {
-        match score_file(c, submission)? {
+        let graded = score_file_graded(c, submission, Rules::default())?;
+        departure = graded.departure;
+        match graded.score {
             Score::Valid { score, .. } => Ok(score),
             Score::Invalid { reason } => Err(reason.to_string()),
         }
@@ -185,6 +196,7 @@ fn grade(c: &Competition, submission: &Path) -> anyhow::Result<Report> {
         r_p_automl: ratio(automl_score),
         automl_score,
         grader_blake3: c.grader_blake3(),
+        mle_bench_departure: departure,
         notes,
     })
 }
@@ -237,6 +249,9 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
             m.bronze_threshold,
             if m.is_lower_better { "lower" } else { "higher" }
         )?;
+    }
+    if let Some(departure) = &r.mle_bench_departure {
+        writeln!(out, "departs from MLE-bench: {departure}")?;
     }
     for note in &r.notes {
         writeln!(out, "note: {note}")?;

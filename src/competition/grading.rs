@@ -4,7 +4,11 @@
 //!
 //! * [`score_file`]: the competition's metric on its private answers (the answers and the
 //!   metric named by the manifest, the columns as [`Competition::private_grade_options`] says), or
-//!   its grading program (metric `program`, `competition::program`);
+//!   its grading program (metric `program`, `competition::program`), under today's grading
+//!   rules; [`score_file_graded`] under given rules (`metrics::grading::rules`: a grade event
+//!   re-derives with the rules it was written under), with where the verdict departs from
+//!   MLE-bench's `grade.py`. An MLE-bench competition graded natively gets its `grade.py`'s
+//!   checks (`rules::mle_bench_checks`);
 //! * [`Competition::leaderboard`]: the leaderboard the manifest's `[mle_bench]` names,
 //!   checked against its recorded blake3 at use (as the private files are), read by
 //!   [`Leaderboard::read`]; none for a competition without one;
@@ -15,22 +19,39 @@ use std::path::{Path, PathBuf};
 
 use super::integrity::DataError;
 use super::{Competition, Side};
-use crate::metrics::grading::{GradeError, Score, score_files_with};
+use crate::metrics::grading::rules::mle_bench_checks;
+use crate::metrics::grading::{GradeError, Graded, Rules, Score, score_files_graded};
 use crate::metrics::medals::{Leaderboard, LeaderboardError};
 use crate::store::{Hash, KeyHasher};
 
 /// Scores a predictions (or submission) file on the competition's private answers: with
 /// its metric, or with its grading program in the sandbox (`competition::program`).
 pub fn score_file(c: &Competition, predictions: &Path) -> Result<Score, ScoreFileError> {
+    score_file_graded(c, predictions, Rules::default()).map(|graded| graded.score)
+}
+
+/// [`score_file`] under `rules`, with the grader's warnings and departure from MLE-bench.
+pub fn score_file_graded(
+    c: &Competition,
+    predictions: &Path,
+    rules: Rules,
+) -> Result<Graded, ScoreFileError> {
     if c.manifest.is_program_graded() {
-        return Ok(super::program::score_locally(c, predictions)?);
+        return Ok(Graded {
+            score: super::program::score_locally(c, predictions)?,
+            warnings: Vec::new(),
+            departure: None,
+        });
     }
     let answers = c.file(Side::Private, "answers.csv");
-    Ok(score_files_with(
+    let mut options = c.private_grade_options();
+    options.rules = rules;
+    options.mle_bench = c.manifest.mle_bench.as_ref().map(|_| mle_bench_checks(c.id()));
+    Ok(score_files_graded(
         &c.manifest.metric.name,
         &answers,
         predictions,
-        &c.private_grade_options(),
+        &options,
     )?)
 }
 

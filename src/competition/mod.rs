@@ -98,6 +98,7 @@ impl Competition {
             id_col: m.columns.id.clone(),
             weight_col: m.columns.weight.clone().unwrap_or_else(|| "weight".into()),
             targets: Some(m.columns.targets.clone()),
+            ..Default::default()
         }
     }
 

@@ -6,7 +6,11 @@
 //! Schema versions: 2 ended at `answers_blake3`; 3 added the eight nullable columns after
 //! it (`grader_blake3` … `median_threshold`), which read as null in the segments of
 //! version 2. [`GradeV2`] is the body of version 2, whose JSON the events written then
-//! hash: `GradeStage::rederive` re-derives such an event as it was written.
+//! hash: `GradeStage::rederive` re-derives such an event as it was written. 4 keeps 3's
+//! columns and changes the verdicts: its grades follow the grading rules V2
+//! (`metrics::grading::rules`: the reference's rules, MLE-bench's `grade.py` checks), where
+//! 2 and 3 followed V1; [`GradeV3`] hashes a body as version 3 did, so that
+//! `GradeStage::rederive` re-derives a version-3 event, with rules V1, as it was written.
 
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +76,17 @@ pub struct Grade {
 }
 
 impl EventBody for Grade {
+    const STAGE: &'static str = "grade";
+    const SCHEMA_VERSION: u32 = 4;
+}
+
+/// A grade of schema version 3: the same body as version 4 (graded under the rules of V1),
+/// hashed with its own version.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct GradeV3(pub Grade);
+
+impl EventBody for GradeV3 {
     const STAGE: &'static str = "grade";
     const SCHEMA_VERSION: u32 = 3;
 }
@@ -276,6 +291,16 @@ mod tests {
         let v2 = serde_json::to_string(&GradeV2::from(grade())).unwrap();
         let cut = v3.find(",\"grader_blake3\"").unwrap();
         assert_eq!(format!("{}}}", &v3[..cut]), v2);
+    }
+
+    /// Version 3's body is version 4's, hashed under its own version.
+    #[test]
+    fn the_v3_body_is_the_v4_body() {
+        assert_eq!(
+            serde_json::to_string(&GradeV3(grade())).unwrap(),
+            serde_json::to_string(&grade()).unwrap()
+        );
+        assert_eq!(GradeV3::SCHEMA_VERSION + 1, Grade::SCHEMA_VERSION);
     }
 
     /// A body of version 2 reads as a grade with the new fields empty.

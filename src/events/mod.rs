@@ -36,7 +36,8 @@
 //! earlier version stays readable: a version only adds nullable columns at the end of its
 //! body, which the query session reads as null in older segments ([`LOGS`] widens them)
 //! and `StageLog::read_events` as `None`; a stage whose events `ml2b verify --rerun`
-//! re-derives keeps the earlier body to hash them as written (`grade`: [`GradeV2`]).
+//! re-derives keeps the earlier body to hash them as written (`grade`: [`GradeV2`], and
+//! [`GradeV3`], whose columns are today's but whose verdicts followed the grading rules V1).
 
 mod analysis;
 mod execution;
@@ -52,7 +53,7 @@ pub use analysis::Analysis;
 pub use execution::Execution;
 pub use fault::Fault;
 pub use generation::{Agent, Generation};
-pub use grade::{Grade, GradeV2};
+pub use grade::{Grade, GradeV2, GradeV3};
 pub use journal::Attempt;
 pub use planned::PlannedSample;
 pub use trajectory::TrajectoryStep;

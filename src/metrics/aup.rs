@@ -19,8 +19,11 @@
 //!   models beat the baseline); AUP = trapezoid on linspace(0, 1, 1001); AUP_{−1/ln τ} as
 //!   above with the CDF; win_rate = 100 · share with r ≤ 1 (as coded). AUP_{−ln τ} is the
 //!   exact integral 1 − x + x ln x per cell; the original calls `scipy.integrate.quad`
-//!   (epsabs = epsrel = 1e-6), which differs from the exact value by up to ~2e-7 on step
-//!   integrands like these.
+//!   (epsabs = epsrel = 1e-6) on a step integrand with one step per cell, which strays from
+//!   the exact value as the steps multiply and quad's adaptive subdivision misses some:
+//!   measured 1.9e-7 with 12 cells, 6.9e-6 with 100, 7.8e-5 with 300 (a paper table has
+//!   ~490 cells), so the original's values agree with ml2b's to [`QUAD_GAP`] only, not to the
+//!   1e-6 quad was asked for (`tests/reference/grading_rules.py`, `aup_quad`).
 //!
 //! Grids are built as `np.linspace` builds them (`i·step + start`, last point = stop), and
 //! integrated as `np.trapezoid`, so the grid-based values agree with numpy to ~1e-15.
@@ -44,6 +47,10 @@ pub const INVLN_GRID: &str = "trapezoid on linspace(1e-8, 1-1e-8, 1000)";
 /// Metric labels the original code treats as higher-is-better; every other label is lower.
 pub const ML2B_CODE_HIGHER_IS_BETTER: [&str; 5] =
     ["roc_auc", "f1_score", "accuracy", "r2_score", "FScoreMacro"];
+
+/// How far the original's AUP_{−ln τ} (`scipy.integrate.quad`, epsabs = epsrel = 1e-6) may
+/// stray from the exact integral ml2b computes, on tables of up to a few hundred cells.
+pub const QUAD_GAP: f64 = 1e-4;
 
 /// Seeds per cell in the paper.
 pub const DEFAULT_SEEDS: usize = 3;
@@ -472,8 +479,8 @@ mod tests {
 
     const FIXTURE: &str = include_str!("../../tests/fixtures/grade_stats.json");
     /// The original's AUP_{−ln τ} comes from `scipy.integrate.quad` (epsabs 1e-6); ml2b computes
-    /// the exact integral, so that one value is compared at quad's tolerance.
-    const QUAD_TOLERANCE: f64 = 1e-6;
+    /// the exact integral, so that one value is compared at the gap the docs state.
+    const QUAD_TOLERANCE: f64 = QUAD_GAP;
 
     fn fixture() -> Value {
         serde_json::from_str(FIXTURE).unwrap()
@@ -511,6 +518,26 @@ mod tests {
             }
         }
         max_diff
+    }
+
+    /// The gap the module docs state between quad's AUP_{−ln τ} and the exact one is the gap
+    /// measured on many cells (`grading_rules.json`'s `aup_quad`): above 1e-5 (the "~2e-7" the
+    /// docs once stated was a dozen cells' gap), under [`QUAD_GAP`].
+    #[test]
+    fn quad_gap_is_as_documented() {
+        let doc: Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/grading_rules.json")).unwrap();
+        let mut widest = 0.0f64;
+        for case in doc["aup_quad"].as_array().unwrap() {
+            let r: Vec<f64> = case["r"].as_array().unwrap().iter().map(number).collect();
+            let gap = (aups(&r, Convention::Ml2bCode).aup_ln - number(&case["quad"])).abs();
+            assert!(gap <= QUAD_GAP, "{} cells: gap {gap:e}", r.len());
+            widest = widest.max(gap);
+        }
+        assert!(
+            widest > 1e-5,
+            "widest gap {widest:e}: the docs' 7.8e-5 is not measured here"
+        );
     }
 
     #[test]

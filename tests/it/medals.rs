@@ -580,3 +580,176 @@ fn grades_of_an_old_store_read_with_no_medal() {
         );
     }
 }
+
+/// Issue 43, item 8: ids with a leading space are numbers to pandas (and so to MLE-bench):
+/// `grade-sample` aligns ` 3` with the id 3 instead of calling it missing.
+#[test]
+fn grade_sample_reads_ids_with_spaces_as_pandas_does() {
+    let ws = root();
+    let spaced = submission(0.15).replace("\n", "\n ").trim_end().to_string() + "\n";
+    assert!(spaced.contains("\n 3,"), "{spaced}");
+    let path = ws.dir.path().join("spaced.csv");
+    write(&path, &spaced);
+    let (code, report) = grade_sample(&ws, &path, MEDALS);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["medal"], "gold", "{report}");
+    assert!(
+        (report["exact_score"].as_f64().unwrap() - 0.15).abs() < 1e-9,
+        "{report}"
+    );
+}
+
+/// A store whose grade events were written with schema 3 (grading rules V1) re-derives them
+/// bit for bit, with those rules, although today's rules grade the same predictions
+/// otherwise: here ids written ` 0`, missing to rules V1, the ids 0… to V2. A fresh grade
+/// of the same run is a separate event of schema 4, and both re-derive.
+#[test]
+fn a_schema_3_grade_rederives_with_the_rules_it_was_written_under() {
+    use ml2b::events::GradeV3;
+    use ml2b::metrics::grading::{GradeOptions, Rules, Score, score_files_graded};
+
+    let ws = root();
+    let store = ws.store();
+    let spaced = submission(0.3).replace("\n", "\n ").trim_end().to_string() + "\n";
+    let code = "# spaced ids\n";
+    let code_blake3 = store.objects().put(code.as_bytes()).unwrap();
+    let g = Generation {
+        competition: PLAIN.into(),
+        language: "en".into(),
+        model: "m1".into(),
+        provider: Provider::Openai,
+        agent: Agent::OneShot,
+        format: Format::Modular,
+        seed: 0,
+        code_blake3,
+        code_bytes: code.len() as u64,
+        prompt_blake3: None,
+        request_blake3: None,
+        response_blake3: None,
+        attempts: 1,
+        extraction: None,
+        finish_reason: None,
+        floating_alias: false,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0.0,
+        translation_passed: true,
+    };
+    let ge = event(&("m1", PLAIN, 0), vec![], g, 0);
+    let predictions = store.objects().put(spaced.as_bytes()).unwrap();
+    let x = Execution {
+        competition: PLAIN.into(),
+        format: Format::Modular,
+        code_blake3,
+        backend: "local".into(),
+        image: None,
+        outcome: Outcome::Ok,
+        predictions_blake3: Some(predictions),
+        result: "{}".into(),
+        detail: None,
+        wall_seconds: 1.0,
+        stdout_tail: String::new(),
+        stderr_tail: String::new(),
+        findings: "[]".into(),
+        leakage: false,
+    };
+    let xe = event(&(PLAIN, code_blake3), vec![ge.id], x, 100);
+    let execution = xe.id;
+    commit(&store, vec![ge]);
+    commit(&store, vec![xe]);
+
+    // What ml2b wrote then: rules V1 call the spaced ids missing.
+    let dir = ws.dir.path();
+    let answers_path = dir.join(format!("data/{PLAIN}/private/answers.csv"));
+    let predictions_path = dir.join("spaced.csv");
+    write(&predictions_path, &spaced);
+    let options = |rules| GradeOptions {
+        targets: Some(vec!["y".into()]),
+        rules,
+        ..GradeOptions::default()
+    };
+    let grade = |rules| {
+        score_files_graded("rmse", &answers_path, &predictions_path, &options(rules))
+            .unwrap()
+            .score
+    };
+    let Score::Invalid { reason } = grade(Rules::V1) else {
+        panic!("rules V1 refused spaced ids");
+    };
+    assert!(matches!(grade(Rules::V2), Score::Valid { .. }));
+    let answers_blake3 = Hash::of(answers().as_bytes());
+    let body = Grade {
+        competition: PLAIN.into(),
+        format: Format::Modular,
+        code_blake3,
+        metric: "rmse".into(),
+        direction: "minimize".into(),
+        outcome: Outcome::Ok,
+        valid: false,
+        score: None,
+        reason: Some(reason.to_string()),
+        baseline_score: Some(0.5),
+        baseline_run: None,
+        r_p: Some(0.0),
+        automl_score: None,
+        automl_run: None,
+        r_p_automl: None,
+        role: None,
+        in_expected_range: None,
+        answers_blake3,
+        grader_blake3: None,
+        leaderboard_blake3: None,
+        medal: None,
+        above_median: None,
+        gold_threshold: None,
+        silver_threshold: None,
+        bronze_threshold: None,
+        median_threshold: None,
+    };
+    let against: Vec<(ml2b::manifest::competition::BaselineRole, Hash)> = Vec::new();
+    let params = ("rmse", &answers_blake3, &against, &None::<Hash>, &None::<Hash>);
+    let key = unit_key(Grade::STAGE, 3, &[execution], &params).unwrap();
+    let provenance = Provenance {
+        created_at: Utc.with_ymd_and_hms(2026, 5, 1, 13, 0, 0).unwrap(),
+        host: "test".into(),
+        duration_ms: 10,
+    };
+    commit(
+        &store,
+        vec![Event::new(key, vec![execution], GradeV3(body), provenance).unwrap()],
+    );
+
+    let rerun = |ws: &Workspace| -> Value {
+        let out = ws
+            .ml2b()
+            .args(["--json", "verify", "--rerun", "--root"])
+            .arg(root_arg(ws))
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    };
+    let verified = rerun(&ws);
+    assert_eq!(verified["rerun"]["grade"]["events"], 1, "{verified}");
+    assert_eq!(
+        verified["rerun"]["grade"]["differ"],
+        Value::Array(vec![]),
+        "{verified}"
+    );
+
+    // Today's grade of the same run: schema 4, valid, and both events re-derive.
+    assert_eq!(stage_grade(&ws)["summary"]["ran"], 1);
+    let rows = query(&ws, "SELECT valid, score FROM grade ORDER BY valid");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(
+        (&rows[0]["valid"], &rows[1]["valid"]),
+        (&Value::from(false), &Value::from(true))
+    );
+    let verified = rerun(&ws);
+    assert_eq!(verified["rerun"]["grade"]["events"], 2, "{verified}");
+    assert_eq!(
+        verified["rerun"]["grade"]["differ"],
+        Value::Array(vec![]),
+        "{verified}"
+    );
+}

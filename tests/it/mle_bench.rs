@@ -892,6 +892,122 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
     c.verify_files(Side::Private).unwrap();
 }
 
+/// `ml2b --json grade-sample FILE --competition ID` in `ws`, valid or not: exit code and report.
+fn grade_sample_any(ws: &Workspace, id: &str, submission: &Path) -> (i32, Value) {
+    let out = ws
+        .ml2b()
+        .args(["--json", "grade-sample"])
+        .arg(submission)
+        .args(["--competition", id])
+        .output()
+        .unwrap();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    (out.status.code().unwrap(), report)
+}
+
+/// Issue 43, items 3, 6 and 7: on an MLE-bench competition `grade-sample` gives its
+/// `grade.py`'s verdict. spooky's compares the column set, so the perfect file with one
+/// extra column is invalid (it won gold); every class at 1 does not sum to 1 (it scored ε
+/// and won gold); spaceship's boolean answers against a cell `high` are scikit-learn's mix
+/// of label types (it scored a valid accuracy). Where `grade.py` is demonstrably wrong
+/// (new-york-city-taxi pairs rows sorted by key without comparing the keys) ml2b keeps its
+/// verdict and says so, in the text report too; where they agree it says nothing.
+#[test]
+fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
+    let m = Mle::new();
+    spooky(&m);
+    spaceship(&m);
+    small_tabular(
+        &m,
+        "new-york-city-taxi-fare-prediction",
+        "root-mean-squared-error",
+        "fare_amount",
+        |i| format!("{}", 4.5 + i as f64 * 0.75),
+    );
+    let ws = Workspace::empty_root();
+    imported(&m.import(&ws, &[]));
+    let bench = Benchmark::load(ws.dir.path()).unwrap();
+    let answers = |id: &str| {
+        let c = bench.select(&[id.to_string()]).unwrap()[0];
+        std::fs::read_to_string(c.file(Side::Private, "answers.csv")).unwrap()
+    };
+    let file = |name: &str, text: String| {
+        let path = ws.dir.path().join(name);
+        write(&path, text);
+        path
+    };
+    let spooky = "spooky-author-identification";
+    let perfect = answers(spooky);
+    let (code, r) = grade_sample_any(&ws, spooky, &file("perfect.csv", perfect.clone()));
+    assert_eq!(
+        (code, &r["medal"], &r["mle_bench_departure"]),
+        (0, &Value::from("gold"), &Value::Null),
+        "{r}"
+    );
+
+    let extra: String = perfect
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{l},{}\n", if i == 0 { "extra" } else { "0" }))
+        .collect();
+    let (code, r) = grade_sample_any(&ws, spooky, &file("extra.csv", extra));
+    assert_eq!(
+        (code, &r["valid_submission"], &r["medal"]),
+        (1, &Value::from(false), &Value::from("none")),
+        "{r}"
+    );
+    assert!(
+        r["reason"].as_str().unwrap().contains("exactly the columns"),
+        "{r}"
+    );
+
+    let ones: String = perfect
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match i {
+            0 => format!("{l}\n"),
+            _ => format!("{},1,1,1\n", l.split(',').next().unwrap()),
+        })
+        .collect();
+    let (code, r) = grade_sample_any(&ws, spooky, &file("ones.csv", ones));
+    assert_eq!(
+        (code, &r["valid_submission"], &r["any_medal"]),
+        (1, &Value::from(false), &Value::from(false)),
+        "{r}"
+    );
+    assert!(r["reason"].as_str().unwrap().contains("sum to 3"), "{r}");
+
+    let spaceship = answers("spaceship-titanic");
+    let high = spaceship.replacen(",True\n", ",high\n", 1);
+    assert_ne!(high, spaceship);
+    let (code, r) = grade_sample_any(&ws, "spaceship-titanic", &file("high.csv", high));
+    assert_eq!((code, &r["valid_submission"]), (1, &Value::from(false)), "{r}");
+    assert!(
+        r["reason"].as_str().unwrap().contains("mix of label types"),
+        "{r}"
+    );
+
+    let taxi = "new-york-city-taxi-fare-prediction";
+    let wrong_key = answers(taxi).replacen("\nk25,", "\nk99,", 1);
+    let path = file("taxi.csv", wrong_key);
+    let (code, r) = grade_sample_any(&ws, taxi, &path);
+    assert_eq!((code, &r["valid_submission"]), (1, &Value::from(false)), "{r}");
+    let departure = r["mle_bench_departure"].as_str().unwrap_or_else(|| panic!("{r}"));
+    assert!(departure.contains("without comparing the ids"), "{r}");
+    let text = ws
+        .ml2b()
+        .arg("grade-sample")
+        .arg(&path)
+        .args(["--competition", taxi])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("departs from MLE-bench: MLE-bench's grade.py sorts"),
+        "{text}"
+    );
+}
+
 /// A grader that cannot load (its grade.py imports a library the grading environment
 /// lacks) is a fault of the grading environment: nothing is called invalid for it.
 /// Before, every submission was invalid ("grade.py raised ModuleNotFoundError").

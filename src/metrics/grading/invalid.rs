@@ -55,6 +55,14 @@ pub enum Invalid {
     NotFinite { column: String, row: usize, value: f64 },
     #[error("column `{column}` row {row}: probability {value} is outside [0, 1]")]
     OutOfRange { column: String, row: usize, value: f64 },
+    #[error("column `{column}` row {row}: {value} is outside [{lo}, {hi}]")]
+    ValueOutOfRange {
+        column: String,
+        row: usize,
+        value: f64,
+        lo: f64,
+        hi: f64,
+    },
     #[error("row {row}: class scores sum to {sum}, not 1")]
     RowSum { row: usize, sum: f64 },
     #[error("column `{column}` row {row}: `{value}` is not a class label")]
@@ -63,6 +71,19 @@ pub enum Invalid {
         row: usize,
         value: String,
     },
+    #[error(
+        "column `{column}` holds {predictions} labels where the answers hold {answers} labels \
+         (row {row}: `{value}`); scikit-learn refuses a mix of label types"
+    )]
+    MixedLabels {
+        column: String,
+        answers: &'static str,
+        predictions: &'static str,
+        row: usize,
+        value: String,
+    },
+    #[error("expected exactly the columns {}, got {}", expected.join(", "), got.join(", "))]
+    Columns { expected: Vec<String>, got: Vec<String> },
     #[error("{0}")]
     Metric(String),
     #[error("column `{0}` appears twice")]

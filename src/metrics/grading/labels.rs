@@ -62,6 +62,14 @@ impl LabelColumn {
         self.len() == 0
     }
 
+    /// The kind of label, as scikit-learn tells them apart: `number` or `text`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Int(_) => "number",
+            Self::Text(_) => "text",
+        }
+    }
+
     /// The column as text (integers in decimal).
     pub fn into_text(self) -> StringArray {
         match self {
@@ -122,6 +130,16 @@ pub fn label_column(array: &dyn Array) -> Result<LabelColumn, LabelError> {
         }
         _ => Err(type_err()),
     }
+}
+
+/// A column as text labels, an empty cell read as `fill` (pandas' `astype(str)` makes it
+/// `nan`, `fillna("")` the empty string); numbers as Arrow writes them.
+pub fn text_labels(array: &dyn Array, fill: &str) -> Result<LabelColumn, LabelError> {
+    let text = cast(array, &DataType::Utf8).map_err(|_| LabelError::Type(array.data_type().clone()))?;
+    let text = text.as_string::<i32>();
+    Ok(LabelColumn::Text(
+        text.iter().map(|c| Some(c.unwrap_or(fill))).collect(),
+    ))
 }
 
 /// Brings two label columns to a common representation (text if either is text).
@@ -301,6 +319,24 @@ pub fn list_column(array: &dyn Array) -> Result<Vec<Vec<String>>, LabelError> {
         .iter()
         .map(|cell| tokens(cell.unwrap_or("")).map(str::to_string).collect())
         .collect())
+}
+
+/// Reads a column of label lists as `astype(str).str.split(" ")`: every single space splits,
+/// so a run of spaces leaves empty tokens, and an empty cell is the one token `nan`. With
+/// `unique`, a row keeps each token once (MLE-bench makes the answers a `set`).
+pub fn single_space_lists(array: &dyn Array, unique: bool) -> Result<Vec<Vec<String>>, LabelError> {
+    let text = cast(array, &DataType::Utf8).map_err(|_| LabelError::Type(array.data_type().clone()))?;
+    let text = text.as_string::<i32>();
+    let row = |cell: Option<&str>| {
+        let mut tokens: Vec<String> = Vec::new();
+        for t in cell.unwrap_or("nan").split(' ') {
+            if !(unique && tokens.iter().any(|seen| seen == t)) {
+                tokens.push(t.to_string());
+            }
+        }
+        tokens
+    };
+    Ok(text.iter().map(row).collect())
 }
 
 fn code_rows<'a>(index: &mut HashMap<&'a str, u32>, rows: &'a [Vec<String>]) -> Vec<Vec<u32>> {

@@ -10,9 +10,11 @@
 //!   competition using the name computes on a well-formed submission (same averaging, same
 //!   clipping, same k, same label handling), checked to 1e-9 against scikit-learn/scipy on
 //!   files in MLE-bench's layouts (`tests/reference/mle_bench_grades.py`). The note says
-//!   which columns are the targets where that is not obvious, and where `grade.py`'s checks
-//!   of a malformed submission differ from ml2b's (a value it refuses that ml2b accepts, or
-//!   the reverse); those never change the score of a submission both accept.
+//!   which columns are the targets where that is not obvious. What `grade.py` refuses, ml2b
+//!   refuses: its checks of a malformed submission are the competition's
+//!   `rules::MleBenchChecks`, checked against the real `grade.py` on malformed variants
+//!   (`tests/reference/mle_bench_validity.py`), and where `grade.py` is demonstrably wrong
+//!   the departure is documented there and reported with the grade.
 //! * [`MleGrader::Program`]: no exact native metric; ml2b runs the checkout's `grade.py`.
 //!
 //! A name is keyed as `config.yaml` spells it. Two names mean different computations in
@@ -26,9 +28,7 @@
 //! What ml2b leaves to its caller, as MLE-bench's `Grader` does it (`grade_helpers.py`):
 //! the score is rounded to 5 decimals (`round(score, 5)`) before it is compared with the
 //! leaderboard, and any exception of `grade.py` (not only `InvalidSubmissionError`) makes the
-//! submission ungraded (`None`). The metrics here never round; the grade stage decides. Some
-//! `grade.py` refuse submission columns beyond the expected ones, which ml2b ignores with a
-//! warning; ml2b checks ids everywhere, where a few `grade.py` only sort both files.
+//! submission ungraded (`None`). The metrics here never round; the grade stage decides.
 //!
 //! Layouts the importer relies on: answers are read as `prepare.py` writes them, with the
 //! targets named (the non-id columns of `sample_submission.csv`), so feature columns in the
@@ -42,8 +42,8 @@ use super::registry::{Average, KappaForm, MapForm, Metric};
 /// How ml2b grades an MLE-bench grader.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MleGrader {
-    /// ml2b's `metric` computes what `grade.py` computes; `note`: targets, and differences in
-    /// what counts as a malformed submission.
+    /// ml2b's `metric` computes what `grade.py` computes; `note`: the targets, where not
+    /// obvious (what counts as a malformed submission: `rules::MleBenchChecks`).
     Native {
         metric: Metric,
         note: Option<&'static str>,
@@ -101,14 +101,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
             "text-normalization-challenge-english-language",
             "text-normalization-challenge-russian-language",
         ],
-        native(
-            Metric::Accuracy,
-            Some(
-                "paddy-disease-classification's grade.py counts an empty prediction as a wrong \
-                 label and the text-normalization ones compare str() of both sides (an empty \
-                 cell is `nan` there); ml2b refuses an empty label",
-            ),
-        ),
+        native(Metric::Accuracy, None),
     ),
     grader(
         "multi-class-classification-accuracy",
@@ -118,13 +111,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     grader(
         "top-1-classification-error",
         &["inaturalist-2019-fgvc6"],
-        native(
-            Metric::Top1Error,
-            Some(
-                "grade.py compares int() of the true label and of the first predicted token \
-                 (`007` equals `7` there, not here)",
-            ),
-        ),
+        native(Metric::Top1Error, None),
     ),
     grader(
         "auc-roc",
@@ -146,8 +133,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
             Metric::RocAucColumns,
             Some(
                 "targets: the sample submission's score column (ranzcr-clip-catheter-line-\
-                 classification: its 9 class columns, of the answers' 11, AUC averaged); \
-                 grade.py also refuses scores outside [0, 1], which ml2b ranks",
+                 classification: its 9 class columns, of the answers' 11, AUC averaged)",
             ),
         ),
     ),
@@ -173,10 +159,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
             "dogs-vs-cats-redux-kernels-edition",
             "statoil-iceberg-classifier-challenge",
         ],
-        native(
-            Metric::LogLoss,
-            Some("binary: the one prediction column is P(1); grade.py also refuses values outside [0, 1]"),
-        ),
+        native(Metric::LogLoss, Some("binary: the one prediction column is P(1)")),
     ),
     grader(
         "macro-f1-score",
@@ -186,10 +169,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
             "herbarium-2022-fgvc9",
             "iwildcam-2019-fgvc6",
         ],
-        native(
-            Metric::F1(Average::Macro),
-            Some("grade.py casts both sides with int(): a text label fails there"),
-        ),
+        native(Metric::F1(Average::Macro), None),
     ),
     grader(
         "quadratic-weighted-kappa",
@@ -202,18 +182,12 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     grader(
         "map-at-5",
         &["hotel-id-2021-fgvc8"],
-        native(
-            Metric::Map(MapForm::Kaggle { k: 5 }),
-            Some("grade.py splits on single spaces: a run of spaces is an empty token there"),
-        ),
+        native(Metric::Map(MapForm::Kaggle { k: 5 }), None),
     ),
     grader(
         "MAP@5",
         &["whale-categorization-playground"],
-        native(
-            Metric::Map(MapForm::Kaggle { k: 5 }),
-            Some("grade.py splits on single spaces: a run of spaces is an empty token there"),
-        ),
+        native(Metric::Map(MapForm::Kaggle { k: 5 }), None),
     ),
     grader(
         "root-mean-squared-error",
@@ -221,14 +195,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
             "new-york-city-taxi-fare-prediction",
             "petfinder-pawpularity-score",
         ],
-        native(
-            Metric::Rmse,
-            Some(
-                "petfinder-pawpularity-score's grade.py refuses predictions outside [1, 100]; \
-                 new-york-city-taxi-fare-prediction's pairs rows sorted by key without checking \
-                 the keys",
-            ),
-        ),
+        native(Metric::Rmse, None),
     ),
     grader(
         "root_mean_squared_error",
@@ -242,7 +209,7 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
             Metric::RmsleMulti,
             Some(
                 "targets formation_energy_ev_natom and bandgap_energy_ev (the answers also hold \
-                 the features); grade.py pairs the rows by position, not by id",
+                 the features)",
             ),
         ),
     ),
@@ -257,21 +224,12 @@ pub const MLE_BENCH_GRADERS: &[MleBenchGrader] = &[
     grader(
         "pearson-correlation-coefficient",
         &["us-patent-phrase-to-phrase-matching"],
-        native(
-            Metric::Pearson,
-            Some("target `score`; constant predictions: scipy's NaN there, refused here"),
-        ),
+        native(Metric::Pearson, Some("target `score`")),
     ),
     grader(
         "column-wise-spearman",
         &["google-quest-challenge"],
-        native(
-            Metric::SpearmanColumns,
-            Some(
-                "targets: the 30 label columns; grade.py sorts both files by qa_id without \
-                 checking the ids; a constant prediction column is scipy's NaN there, refused here",
-            ),
-        ),
+        native(Metric::SpearmanColumns, Some("targets: the 30 label columns")),
     ),
     grader(
         "probabilistic-f1-score",
@@ -495,18 +453,12 @@ pub const MLE_BENCH_COMPETITION_GRADERS: &[(&str, MleGrader)] = &[
 
 const BINARY_AUC: MleGrader = native(
     Metric::RocAuc,
-    Some(
-        "target: the sample submission's score column, the answers' 0/1 label; grade.py also \
-         refuses scores outside [0, 1], which ml2b ranks",
-    ),
+    Some("target: the sample submission's score column, the answers' 0/1 label"),
 );
 
 const ONE_HOT_LOG_LOSS: MleGrader = native(
     Metric::LogLoss,
-    Some(
-        "one-hot answers, targets the class columns; grade.py also refuses rows whose \
-         probabilities do not sum to 1 (within 1e-6), which scikit-learn and ml2b score as given",
-    ),
+    Some("one-hot answers, targets the class columns"),
 );
 
 const MULTI_LABEL_MICRO_F1: MleGrader = native(

@@ -121,3 +121,84 @@ fn every_native_mapping_is_checked() {
         }
     }
 }
+
+const VALIDITY: &str = include_str!("../../../tests/fixtures/mle_bench_validity.json");
+
+/// ml2b's verdict on one variant, as the validity test compares it.
+fn verdict(graded: &super::submission::Graded) -> (bool, Option<f64>) {
+    match graded.score {
+        Score::Valid { score, .. } => (true, Some(score)),
+        Score::Invalid { .. } => (false, None),
+    }
+}
+
+/// MLE-bench's own `grade.py` on malformed submissions (`tests/reference/mle_bench_validity.py`):
+/// ml2b, with the competition's checks (`rules::mle_bench_checks`, rules V2), gives the same
+/// validity and score on every variant, except where it reports a departure, and there the
+/// verdicts differ. A NaN score that `grade.py` reports as valid counts as a departure.
+#[test]
+fn native_graders_agree_with_mle_bench_on_malformed_submissions() {
+    let doc: Value = serde_json::from_str(VALIDITY).expect("fixture is JSON");
+    let dir = tempfile::tempdir().unwrap();
+    let (mut agreed, mut departed, mut wrong) = (0, 0, Vec::new());
+    for c in doc["competitions"].as_array().unwrap() {
+        let competition = c["competition"].as_str().unwrap();
+        let metric = c["metric"].as_str().unwrap();
+        let answers = write(
+            dir.path(),
+            &format!("{competition}.csv"),
+            c["answers_csv"].as_str().unwrap(),
+        );
+        let targets: Vec<String> = c["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect();
+        let options = GradeOptions {
+            id_col: c["id_col"].as_str().unwrap().to_string(),
+            targets: Some(targets),
+            mle_bench: Some(super::rules::mle_bench_checks(competition)),
+            ..GradeOptions::default()
+        };
+        for v in c["variants"].as_array().unwrap() {
+            let variant = v["variant"].as_str().unwrap();
+            let predictions = write(
+                dir.path(),
+                "submission.csv",
+                v["predictions_csv"].as_str().unwrap(),
+            );
+            let graded = score_files_graded(metric, &answers, &predictions, &options)
+                .unwrap_or_else(|e| panic!("{competition} {variant}: {e:#}"));
+            let (valid, score) = verdict(&graded);
+            let nan = v["nan_score"].as_bool().unwrap();
+            let expected = (v["valid"].as_bool().unwrap() && !nan, v["score"].as_f64());
+            let same = valid == expected.0
+                && match (score, expected.1) {
+                    (Some(a), Some(b)) => (a - b).abs() <= TOLERANCE * b.abs().max(1.0),
+                    (None, None) => true,
+                    _ => false,
+                };
+            let same = same && !nan;
+            match (same, &graded.departure) {
+                (true, None) => agreed += 1,
+                (false, Some(_)) => departed += 1,
+                _ => wrong.push(format!(
+                    "{competition} {variant}: ml2b {:?} (departure {:?}), grade.py valid {} score {:?}{}",
+                    graded.score,
+                    graded.departure,
+                    v["valid"],
+                    v["score"].as_f64(),
+                    if nan { " (NaN)" } else { "" }
+                )),
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} disagreements:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    eprintln!("MLE-bench validity: {agreed} cases agree, {departed} depart (documented)");
+}

@@ -5,6 +5,12 @@
 //! one class, R² with fewer than two rows, kappa with a single shared label) or raises, the
 //! metric returns [`MetricError`] instead, so that no NaN score leaves this module.
 //!
+//! Which submissions are valid is decided by versioned rules ([`rules`]): today's (V2)
+//! follow the reference implementations (pandas' typing of CSV columns, scikit-learn's
+//! refusals and warnings, ML2B's own `apk`) and, on an MLE-bench competition graded natively,
+//! its `grade.py`'s checks, with the few places where `grade.py` is demonstrably wrong listed
+//! there as departures; V1 is what grade events of schema 2 and 3 were graded under.
+//!
 //! Layout: [`registry`] names the metrics and their direction, [`labels`] turns label columns
 //! into dense class codes, the family modules compute (`correlation` holds Pearson and the
 //! column-wise Spearman), and [`submission`] loads answer and prediction files, validates a
@@ -33,6 +39,7 @@ pub mod probabilistic;
 pub mod ranking;
 pub mod registry;
 pub mod regression;
+pub mod rules;
 mod stream;
 pub mod submission;
 mod sum;
@@ -43,6 +50,8 @@ mod mle_bench_tests;
 #[cfg(test)]
 mod reference_tests;
 #[cfg(test)]
+mod rules_tests;
+#[cfg(test)]
 mod stream_tests;
 #[cfg(test)]
 mod submission_tests;
@@ -51,4 +60,5 @@ pub use columns::GradeOptions;
 pub use invalid::Invalid;
 pub use metric_error::MetricError;
 pub use registry::{Direction, InputKind, Metric, UnknownMetric};
+pub use rules::Rules;
 pub use submission::{GradeError, Graded, Score, score_files, score_files_graded, score_files_with};

@@ -11,7 +11,8 @@
 //! increasing in the answers and the same in the predictions, and numeric, non-null values that
 //! pass the metric's own checks ([`Fold::add`]). At the first thing it cannot prove (a CSV
 //! file, a missing or duplicate column, text ids or values, ids in another order, a null, a
-//! value the metric refuses, a decode error) it returns `None`, and the caller grades in
+//! value the metric refuses, a decode error; an MLE-bench competition's `grade.py` checks,
+//! `rules`) it returns `None`, and the caller grades in
 //! memory, which names the exact fault. Its score is bit-identical to the in-memory score:
 //! [`Fold`]'s sums are sequential, so chunking them changes nothing.
 
@@ -64,6 +65,10 @@ pub(super) fn score(
     predictions: &Path,
     options: &GradeOptions,
 ) -> Option<Streamed> {
+    // An MLE-bench competition's own checks are the in-memory path's.
+    if options.mle_bench().is_some() {
+        return None;
+    }
     let fold = Fold::new(metric)?;
     let answers = reader_builder(answers)?;
     let predictions = reader_builder(predictions)?;
@@ -163,7 +168,7 @@ fn resolve(
             all.then(|| targets.clone())
         }
         _ => match targets.as_slice() {
-            [one] => prediction_name(one, &prediction_names, &id).map(|p| vec![p.to_string()]),
+            [one] => prediction_name(one, &prediction_names, options).map(|p| vec![p.to_string()]),
             _ => None,
         },
     };

@@ -18,6 +18,7 @@ use crate::events::{Execution, Generation};
 use crate::log::{Event, EventBody, StageLog};
 use crate::manifest::competition::BaselineRole;
 use crate::manifest::models::Provider;
+use crate::metrics::grading::Rules;
 use crate::sandbox::Format;
 use crate::stages::StageError;
 use crate::store::{Hash, Store};
@@ -66,7 +67,7 @@ impl Baselines {
         };
         for e in StageLog::new(store, Execution::STAGE)?.read_events::<Execution>(0)? {
             let Some(role) = index.role(&e.body) else { continue };
-            if let Some(run) = rescore(store, bench, &e)? {
+            if let Some(run) = rescore(store, bench, &e, Rules::default())? {
                 index
                     .runs
                     .entry((e.body.competition.clone(), role))
@@ -103,17 +104,18 @@ impl Baselines {
     }
 }
 
-/// A baseline execution's run, when it is `ok` and grades valid (`None` otherwise, or when
-/// its competition is not in `bench`).
+/// A baseline execution's run, when it is `ok` and grades valid under `rules` (`None`
+/// otherwise, or when its competition is not in `bench`).
 pub fn rescore(
     store: &Store,
     bench: &Benchmark,
     e: &Event<Execution>,
+    rules: Rules,
 ) -> Result<Option<BaselineRun>, StageError> {
     let Ok(found) = bench.select(std::slice::from_ref(&e.body.competition)) else {
         return Ok(None);
     };
-    Ok(score_execution(store, found[0], &e.body)?
+    Ok(score_execution(store, found[0], &e.body, rules)?
         .ok()
         .map(|score| BaselineRun {
             id: e.id,

@@ -36,22 +36,26 @@
 //! the baseline runs it recorded, for `ml2b verify --rerun`. Before a unit scores, the
 //! competition's private files are checked against the manifest's blake3
 //! (`competition::integrity`); re-deriving against files that fail the check reports why each
-//! grade differs. A grade of an earlier schema version (2, before medals) is re-derived as it
-//! was written: its key and id with version 2, the key without the leaderboard and grader
-//! hashes, the id over the body without the columns version 3 added ([`GradeV2`]).
+//! grade differs. A grade of an earlier schema version is re-derived as it was written: its
+//! key and id with its version, and graded under the rules of that version
+//! (`metrics::grading::Rules::of_grade_schema`: rules V1 for versions 2 and 3, V2 since 4),
+//! its baseline runs rescored under them too; a version-2 grade (before medals) with the key
+//! without the leaderboard and grader hashes and the id over the body without the columns
+//! version 3 added ([`GradeV2`]), a version-3 grade with its body hashed as version 3
+//! ([`GradeV3`]).
 
 pub mod baselines;
 
 use std::collections::BTreeMap;
 
 use super::{Planned, Stage, StageError};
-use crate::competition::grading::{LeaderboardUseError, score_file};
+use crate::competition::grading::{LeaderboardUseError, score_file_graded};
 use crate::competition::{Benchmark, Competition, Side};
-use crate::events::{Execution, Grade, GradeV2};
+use crate::events::{Execution, Grade, GradeV2, GradeV3};
 use crate::log::{Event, EventBody, LogError, StageLog, unit_key};
 use crate::manifest::competition::BaselineRole;
 use crate::metrics::aup::run_ratio;
-use crate::metrics::grading::Score;
+use crate::metrics::grading::{Rules, Score};
 use crate::store::{Hash, Store};
 pub use baselines::{BaselineRun, Baselines};
 
@@ -64,6 +68,8 @@ pub struct Unit {
     role: Option<BaselineRole>,
     baselines: BTreeMap<BaselineRole, BaselineRun>,
     grader_blake3: Option<Hash>,
+    /// The grading rules of the schema version the unit is keyed with.
+    rules: Rules,
 }
 
 /// The stage.
@@ -81,8 +87,8 @@ impl GradeStage {
     }
 
     /// The unit grading one execute event against `baselines` (`None`: its competition
-    /// left this root), keyed as schema `version` keys it (today's, or 2 to re-derive a
-    /// grade written then).
+    /// left this root), keyed and graded as schema `version` keys and grades it (today's, or
+    /// 2 or 3 to re-derive a grade written then).
     fn planned(
         &self,
         e: &Event<Execution>,
@@ -107,7 +113,7 @@ impl GradeStage {
         } else {
             let leaderboard = c.leaderboard_path().map(|p| super::file_blake3(&p)).transpose()?;
             let params = (metric, &answers_blake3, &against, &leaderboard, &grader_blake3);
-            unit_key(Grade::STAGE, Grade::SCHEMA_VERSION, &upstream, &params)?
+            unit_key(Grade::STAGE, version, &upstream, &params)?
         };
         Ok(Some(Planned {
             key,
@@ -119,6 +125,7 @@ impl GradeStage {
                 role,
                 baselines,
                 grader_blake3,
+                rules: Rules::of_grade_schema(version),
             },
         }))
     }
@@ -138,7 +145,12 @@ impl GradeStage {
         let mut differ = Vec::new();
         for (version, g) in &grades {
             let version = *version;
-            if ![GradeV2::SCHEMA_VERSION, Grade::SCHEMA_VERSION].contains(&version) {
+            let known = [
+                GradeV2::SCHEMA_VERSION,
+                GradeV3::SCHEMA_VERSION,
+                Grade::SCHEMA_VERSION,
+            ];
+            if !known.contains(&version) {
                 differ.push((
                     g.id,
                     format!(
@@ -160,8 +172,9 @@ impl GradeStage {
             for (role, run) in recorded {
                 let Some(run) = run else { continue };
                 let found = executions.get(run);
+                let rules = Rules::of_grade_schema(version);
                 match found
-                    .map(|b| baselines::rescore(store, &self.bench, b))
+                    .map(|b| baselines::rescore(store, &self.bench, b, rules))
                     .transpose()?
                 {
                     Some(Some(b)) => {
@@ -193,10 +206,10 @@ impl GradeStage {
                 }
                 run => run?,
             };
-            let id = if version == GradeV2::SCHEMA_VERSION {
-                Event::compute_id(&p.key, &p.upstream, &GradeV2::from(body))?
-            } else {
-                Event::compute_id(&p.key, &p.upstream, &body)?
+            let id = match version {
+                2 => Event::compute_id(&p.key, &p.upstream, &GradeV2::from(body))?,
+                3 => Event::compute_id(&p.key, &p.upstream, &GradeV3(body))?,
+                _ => Event::compute_id(&p.key, &p.upstream, &body)?,
             };
             if id != g.id {
                 differ.push((g.id, format!("re-derived as {id}")));
@@ -283,7 +296,7 @@ impl Stage for GradeStage {
         }
         .into();
         grade.grader_blake3 = unit.grader_blake3;
-        match score_execution(&self.store, c, &x)? {
+        match score_execution(&self.store, c, &x, unit.rules)? {
             Err(reason) => grade.reason = Some(reason),
             Ok(score) => {
                 let direction = m.metric.direction;
@@ -326,12 +339,13 @@ fn in_range(c: &Competition, role: BaselineRole, score: f64) -> Option<bool> {
     Some(inside)
 }
 
-/// The score of an execution's predictions: `Err(reason)` when the run is not `ok` or its
-/// predictions fail the grader's checks.
+/// The score of an execution's predictions under `rules`: `Err(reason)` when the run is not
+/// `ok` or its predictions fail the grader's checks.
 pub fn score_execution(
     store: &Store,
     c: &Competition,
     x: &Execution,
+    rules: Rules,
 ) -> Result<Result<f64, String>, StageError> {
     let Some(hash) = x
         .predictions_blake3
@@ -340,8 +354,9 @@ pub fn score_execution(
         return Ok(Err(format!("the run ended {}", x.outcome)));
     };
     let predictions = store.objects().local_file(&hash).map_err(LogError::from)?;
-    let score = score_file(c, &predictions)
-        .map_err(|e| StageError::failed(format!("grading {}", x.competition), e))?;
+    let score = score_file_graded(c, &predictions, rules)
+        .map_err(|e| StageError::failed(format!("grading {}", x.competition), e))?
+        .score;
     Ok(match score {
         Score::Valid { score, .. } => Ok(score),
         Score::Invalid { reason } => Err(reason.to_string()),
