@@ -273,8 +273,12 @@ mod tests {
         let twice = "[[model]]\nname = \"r\"\nprovider = \"reference\"\n[[model]]\nname = \"r\"\nprovider = \"replay\"\n";
         assert!(parse(twice).contains("model[1].name: `r` is named twice"));
         let zero = "[[model]]\nname = \"m\"\nprovider = \"openai\"\nendpoint = \"http://h\"\nmodel = \"x\"\nmax_response_bytes = 0\n";
-        assert_eq!(parse(zero), "models.toml: model[0].max_response_bytes: must be at least 1");
-        let local = "[[model]]\nname = \"m\"\nprovider = \"local\"\nmodel = \"demo\"\nmax_response_bytes = 10\n";
+        assert_eq!(
+            parse(zero),
+            "models.toml: model[0].max_response_bytes: must be at least 1"
+        );
+        let local =
+            "[[model]]\nname = \"m\"\nprovider = \"local\"\nmodel = \"demo\"\nmax_response_bytes = 10\n";
         assert!(parse(local).contains("model[0].max_response_bytes: only an HTTP provider"));
     }
 }

@@ -47,7 +47,8 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 
 /// A character [`visible`] shows instead of sending.
 fn hidden(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 impl fmt::Display for Record {
@@ -452,7 +453,10 @@ mod tests {
     fn control_characters_are_shown_not_sent() {
         assert_eq!(visible("plain\ttext\nand more"), "plain\ttext\nand more");
         assert_eq!(visible("\x1b[2J\x1b]0;title\x07"), "␛[2J␛]0;title␇");
-        assert_eq!(visible("score 0.1\rscore 1.0000 (gold)"), "score 0.1␍score 1.0000 (gold)");
+        assert_eq!(
+            visible("score 0.1\rscore 1.0000 (gold)"),
+            "score 0.1␍score 1.0000 (gold)"
+        );
         assert_eq!(visible("line\r\nnext"), "line\r\nnext");
         assert_eq!(visible("a\x08b\x7f\0"), "a␈b␡␀");
         assert_eq!(visible("\u{9b}31m red"), "\\u{9b}31m red");

@@ -159,7 +159,14 @@ impl Local {
             cmd.args(["--ro-bind-try", file, file]);
         }
         cmd.args(["--proc", "/proc", "--dev", "/dev"]);
-        cmd.args(["--size", &SHM_BYTES.to_string(), "--perms", "1777", "--tmpfs", "/dev/shm"]);
+        cmd.args([
+            "--size",
+            &SHM_BYTES.to_string(),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/dev/shm",
+        ]);
         cmd.args(["--remount-ro", "/dev"]);
         cmd.args(["--size", &job.limits.output_bytes.to_string(), "--tmpfs", "/tmp"]);
         // After /tmp: a venv under /tmp must not be hidden by the tmpfs.

@@ -360,7 +360,11 @@ mod tests {
         ];
         for flag in flags {
             let thread = (libc::CLONE_VM | libc::CLONE_THREAD | libc::SIGCHLD) as u64;
-            assert_eq!(verdict(libc::SYS_clone, ARCH, thread | flag as u64), EPERM, "{flag:#x}");
+            assert_eq!(
+                verdict(libc::SYS_clone, ARCH, thread | flag as u64),
+                EPERM,
+                "{flag:#x}"
+            );
         }
     }
 
@@ -377,7 +381,11 @@ mod tests {
                 libc::AF_ALG,
                 libc::AF_BLUETOOTH,
             ] {
-                assert_eq!(verdict(call, ARCH, family as u64), EAFNOSUPPORT, "{call} {family}");
+                assert_eq!(
+                    verdict(call, ARCH, family as u64),
+                    EAFNOSUPPORT,
+                    "{call} {family}"
+                );
             }
             // Only the low word is the `int` the kernel reads.
             assert_eq!(verdict(call, ARCH, (1 << 32) | libc::AF_UNIX as u64), ALLOW);
@@ -414,7 +422,11 @@ mod tests {
     #[test]
     fn personality_takes_dockers_values_only() {
         for value in PERSONALITIES {
-            assert_eq!(verdict(libc::SYS_personality, ARCH, u64::from(value)), ALLOW, "{value:#x}");
+            assert_eq!(
+                verdict(libc::SYS_personality, ARCH, u64::from(value)),
+                ALLOW,
+                "{value:#x}"
+            );
         }
         // ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO, and PER_BSD.
         for value in [0x0004_0000, 0x0040_0000, 0x0010_0000, 0x0006] {
@@ -431,7 +443,7 @@ mod tests {
         let path = dir.path().join("seccomp.bpf");
         std::fs::write(&path, filter()).unwrap();
         let probe = format!(
-            "import ctypes, socket\nlibc = ctypes.CDLL(None, use_errno=True)\ntry:\n    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)\nexcept OSError as e:\n    print('vsock', e.errno)\nr = libc.syscall({}, 8, ctypes.create_string_buffer(120))\nprint('io_uring_setup', r, ctypes.get_errno())\nprint('unix', socket.socketpair()[0].family)",
+            "import ctypes, socket\nlibc = ctypes.CDLL(None, use_errno=True)\ntry:\n    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)\nexcept OSError as e:\n    print('vsock', e.errno)\nr = libc.syscall({}, 8, ctypes.create_string_buffer(120))\nprint('io_uring_setup', r, ctypes.get_errno())\nprint('unix', socket.socketpair()[0].family == socket.AF_UNIX)",
             libc::SYS_io_uring_setup
         );
         let out = std::process::Command::new(&python)
@@ -443,9 +455,16 @@ mod tests {
             .output()
             .unwrap_or_else(|e| panic!("{python}: {e}"));
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(text.contains(&format!("vsock {}", libc::EAFNOSUPPORT)), "{text}");
-        assert!(text.contains(&format!("io_uring_setup -1 {}", libc::EPERM)), "{text}");
-        assert!(text.contains("unix AddressFamily.AF_UNIX"), "{text}");
+        assert!(
+            text.contains(&format!("io_uring_setup -1 {}", libc::EPERM)),
+            "{text}"
+        );
+        assert!(text.contains("unix True"), "{text}");
     }
 }

@@ -189,9 +189,7 @@ impl Cut<'_> {
             Some(hash) => format!("<a href=\"/object/{}\">the whole object</a>", hash.to_hex()),
             None => format!("the whole text: <code>{}</code>", escape(command)),
         };
-        format!(
-            "<p class=\"cut\">Lines 1–{shown} of {lines} ({bytes} bytes) are shown; {whole}.</p>\n"
-        )
+        format!("<p class=\"cut\">Lines 1–{shown} of {lines} ({bytes} bytes) are shown; {whole}.</p>\n")
     }
 }
 
@@ -241,12 +239,18 @@ mod tests {
         let hash = Hash::of(long.as_bytes());
         let note = c.note(Some(&hash), "");
         assert!(note.contains("Lines 1–1000 of 5000"), "{note}");
-        assert!(note.contains(&format!("href=\"/object/{}\"", hash.to_hex())), "{note}");
+        assert!(
+            note.contains(&format!("href=\"/object/{}\"", hash.to_hex())),
+            "{note}"
+        );
         // One long line of multi-byte characters: cut by bytes, at a character.
         let wide = "Қ".repeat(SHOWN_BYTES);
         let c = cut(&wide);
         assert!(c.shown.len() <= SHOWN_BYTES && c.whole == Some((1, wide.len())));
-        assert!(c.note(None, "ml2b show X --raw term_out").contains("<code>ml2b show X --raw term_out</code>"));
+        assert!(
+            c.note(None, "ml2b show X --raw term_out")
+                .contains("<code>ml2b show X --raw term_out</code>")
+        );
         let short = "a\nb\n";
         assert_eq!(cut(short).shown, short);
         assert_eq!(cut(short).note(None, "x"), "");

@@ -97,8 +97,15 @@ mod tests {
         let code: String = (0..100_000).map(|i| format!("x{i} = {i}\n")).collect();
         let hash = Hash::of(code.as_bytes());
         let html = listing(&code, &[finding(3), finding(50_000)], &hash);
-        assert_eq!(html.matches("class=\"line").count(), super::super::html::SHOWN_LINES);
-        assert!(html.contains("<li class=\"finding\">line 50000, <strong>leakage"), "{}", &html[..500]);
+        assert_eq!(
+            html.matches("class=\"line").count(),
+            super::super::html::SHOWN_LINES
+        );
+        assert!(
+            html.contains("<li class=\"finding\">line 50000, <strong>leakage"),
+            "{}",
+            &html[..500]
+        );
         assert!(html.contains(&format!("/object/{}", hash.to_hex())));
         assert!(html.len() < 200_000, "{} bytes", html.len());
     }

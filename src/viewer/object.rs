@@ -16,7 +16,10 @@ use super::{ViewError, Viewer};
 use crate::store::{Hash, ObjectError};
 
 /// `GET /object/<blake3>`.
-pub(super) async fn raw(State(viewer): State<Viewer>, Path(hash): Path<String>) -> Result<Response, ViewError> {
+pub(super) async fn raw(
+    State(viewer): State<Viewer>,
+    Path(hash): Path<String>,
+) -> Result<Response, ViewError> {
     let missing = || not_found(format!("the store has no object {hash}"));
     let parsed: Hash = hash.parse().map_err(|_| missing())?;
     let bytes = match viewer.store().objects().get(&parsed) {

@@ -99,7 +99,10 @@ fn verify_of_a_store_that_is_not_there_is_an_input_error() {
             let out = cmd.arg("verify").output().unwrap();
             let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
             assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
-            assert!(stderr.contains(says) && stderr.contains(path.to_str().unwrap()), "{stderr}");
+            assert!(
+                stderr.contains(says) && stderr.contains(path.to_str().unwrap()),
+                "{stderr}"
+            );
             assert!(!stdout.contains("ok"), "{stdout}");
         }
     }
@@ -107,7 +110,11 @@ fn verify_of_a_store_that_is_not_there_is_an_input_error() {
     // An existing empty store has nothing wrong with it.
     let empty = ws.dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let out = ws.ml2b().args(["--store", empty.to_str().unwrap(), "verify"]).output().unwrap();
+    let out = ws
+        .ml2b()
+        .args(["--store", empty.to_str().unwrap(), "verify"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 

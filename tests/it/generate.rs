@@ -292,7 +292,9 @@ fn streaming_server(mib: usize) -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
                 chunk(r#"{"choices":[{"message":{"role":"assistant","content":"```python\n"#),
             ];
             parts.extend(std::iter::repeat_n(chunk(&block), mib));
-            parts.push(chunk(r#"```"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":10}}"#));
+            parts.push(chunk(
+                r#"```"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":10}}"#,
+            ));
             parts.push("0\r\n\r\n".into());
             for part in parts {
                 if stream.write_all(part.as_bytes()).is_err() {

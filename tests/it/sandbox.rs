@@ -520,8 +520,14 @@ fn io_uring_and_foreign_personalities_are_refused() {
     let (r, text) = grade(&Workspace::new(), &body, &[]);
     assert_eq!(outcome(&r), "ok", "{text}");
     assert!(text.contains("io_uring_setup: -1 errno 1"), "{text}");
-    assert!(text.contains("personality: -1 errno 1"), "ADDR_NO_RANDOMIZE: {text}");
-    assert!(text.contains("personality_query: 0 errno"), "the query is allowed: {text}");
+    assert!(
+        text.contains("personality: -1 errno 1"),
+        "ADDR_NO_RANDOMIZE: {text}"
+    );
+    assert!(
+        text.contains("personality_query: 0 errno"),
+        "the query is allowed: {text}"
+    );
 }
 
 /// `cmd` run as the user `nobody`, its environment and folder kept.

@@ -277,14 +277,20 @@ fn what_a_model_or_a_run_wrote_reaches_the_terminal_shown_not_obeyed() {
     for out in [run(&["show", &id]), run(&["show"])] {
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let sent: Vec<char> = text.chars().filter(|c| c.is_control() && !matches!(c, '\n' | '\t')).collect();
-        assert_eq!(sent, [], "{text}");
+        let sent: Vec<char> = text
+            .chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+            .collect();
+        assert_eq!(sent, Vec::<char>::new(), "{text}");
     }
     let text = String::from_utf8(run(&["show", &id]).stdout).unwrap();
     // Shown where it was: in the response, the code, the output and the outcome's detail.
     let shown = "␛[2J␛[H␛]0;pwned␇score 0.1␍score 1.0000 (gold)␛[A\\u{9b}2J";
     assert_eq!(text.matches(shown).count(), 5, "{text}");
-    assert!(text.contains(&format!("outcome     runtime_error: RuntimeError: {shown}")), "{text}");
+    assert!(
+        text.contains(&format!("outcome     runtime_error: RuntimeError: {shown}")),
+        "{text}"
+    );
     // `--raw` into a file or a pipe is the object as stored.
     let raw = run(&["show", &id, "--raw", "code"]).stdout;
     assert_eq!(raw, format!("print('{ESCAPES}')\n").as_bytes());

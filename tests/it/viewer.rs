@@ -326,22 +326,45 @@ fn a_huge_answer_makes_a_small_page_that_links_to_the_whole_objects() {
     assert!(page.body.len() < 1 << 20, "the page is {} bytes", page.body.len());
     assert!(page.body.contains("id=\"L1000\"") && !page.body.contains("id=\"L1001\""));
     assert!(
-        page.body.contains(&format!("Lines 1–1000 of 100000 ({} bytes) are shown", code.len())),
+        page.body.contains(&format!(
+            "Lines 1–1000 of 100000 ({} bytes) are shown",
+            code.len()
+        )),
         "the code's note"
     );
-    assert!(page.body.contains("Lines 1–1000 of 100002"), "the response's note");
+    assert!(
+        page.body.contains("Lines 1–1000 of 100002"),
+        "the response's note"
+    );
     // Each links to its whole object, served as text.
     let code_hash = ml2b::store::Hash::of(code.as_bytes()).to_hex();
     assert!(page.body.contains(&format!("href=\"/object/{code_hash}\"")));
     let whole = http(address, "GET", &format!("/object/{code_hash}"), address);
     assert_eq!(whole.status, 200);
-    assert!(whole.headers.contains("content-type: text/plain; charset=utf-8"), "{}", whole.headers);
-    assert!(whole.headers.contains("x-content-type-options: nosniff"), "{}", whole.headers);
+    assert!(
+        whole.headers.contains("content-type: text/plain; charset=utf-8"),
+        "{}",
+        whole.headers
+    );
+    assert!(
+        whole.headers.contains("x-content-type-options: nosniff"),
+        "{}",
+        whole.headers
+    );
     assert_eq!(whole.body, code);
     let objects = regex::Regex::new("href=\"/object/([0-9a-f]{64})\"").unwrap();
-    let linked: Vec<&str> = objects.captures_iter(&page.body).map(|c| c.get(1).unwrap().as_str()).collect();
-    assert!(linked.iter().any(|h| *h != code_hash), "the response links too: {linked:?}");
+    let linked: Vec<&str> = objects
+        .captures_iter(&page.body)
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
+    assert!(
+        linked.iter().any(|h| *h != code_hash),
+        "the response links too: {linked:?}"
+    );
     let absent = "0".repeat(64);
-    assert_eq!(http(address, "GET", &format!("/object/{absent}"), address).status, 404);
+    assert_eq!(
+        http(address, "GET", &format!("/object/{absent}"), address).status,
+        404
+    );
     assert_eq!(http(address, "GET", "/object/xyz", address).status, 404);
 }

@@ -119,7 +119,10 @@ async fn an_answer_over_the_cap_is_recorded_too_large_and_not_read_or_retried() 
     let error = c.attempts[0].error.as_deref().unwrap();
     assert_eq!(error, "too large: the body passed 1048576 bytes");
     // Announced by its length: refused before a byte of the body is read.
-    let big = format!(r#"{{"choices":[{{"message":{{"content":"{}"}}}}]}}"#, "x".repeat(4096));
+    let big = format!(
+        r#"{{"choices":[{{"message":{{"content":"{}"}}}}]}}"#,
+        "x".repeat(4096)
+    );
     let (_, result) = openai_capped(vec![Reply::json(200, &big)], 4096).await;
     assert_eq!(result.unwrap().too_large, Some(4096));
     // Under the cap, an answer is read as always, and says nothing of a cap.
@@ -136,7 +139,10 @@ async fn a_huge_error_body_is_read_only_for_its_excerpt() {
     assert_eq!(server.hits(), 3, "a 503 is retried");
     for a in err.attempts() {
         let error = a.error.as_deref().unwrap();
-        assert!(error.starts_with("status 503: {\"choices\"") && error.len() < 1000, "{error}");
+        assert!(
+            error.starts_with("status 503: {\"choices\"") && error.len() < 1000,
+            "{error}"
+        );
     }
 }
 

@@ -50,7 +50,10 @@ enum Outcome {
         message: String,
     },
     /// A 2xx answer whose body passed the cap.
-    TooLarge { status: u16, limit: u64 },
+    TooLarge {
+        status: u16,
+        limit: u64,
+    },
 }
 
 /// Longest server text kept in an error.
