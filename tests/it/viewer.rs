@@ -333,7 +333,7 @@ fn a_huge_answer_makes_a_small_page_that_links_to_the_whole_objects() {
         "the code's note"
     );
     assert!(
-        page.body.contains("Lines 1–1000 of 100002"),
+        page.body.contains("Lines 1–1000 of 100003"),
         "the response's note"
     );
     // Each links to its whole object, served as text.
