@@ -365,7 +365,7 @@ fn entrypoint(job: &Job) -> Vec<String> {
 /// Where the container sees the staged filter.
 const SECCOMP_FILE: &str = "/sandbox/seccomp.bpf";
 
-/// Warns once when the daemon's security options (`name=seccomp,profile=…`) show no seccomp
+/// Warns when the daemon's security options (`name=seccomp,profile=…`) show no seccomp
 /// profile: the container then has ml2b's filter only.
 fn warn_without_seccomp(options: &[String]) {
     let profile = options
