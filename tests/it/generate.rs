@@ -352,6 +352,7 @@ fn an_answer_over_the_size_cap_is_the_models_failure_read_no_further() {
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["summary"]["ran"], 2, "{summary}");
     assert_eq!(answered.load(std::sync::atomic::Ordering::SeqCst), 2, "no retry");
+    eprintln!("ml2b held at most {} MiB", peak >> 20);
     assert!(peak < 256 << 20, "ml2b held {} MiB", peak >> 20);
     // Recorded as a response without code, saying why.
     let rows = query(
