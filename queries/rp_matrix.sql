@@ -1,5 +1,6 @@
 -- The task × language matrix of r per model: one row per cell (the report pivots it
--- into the heat map). r is the cell's mean r_p over seeds, missing seeds counting 0.
-SELECT model, format, competition, language, tier, r, runs, passed, seeds
+-- into the heat map). r is the cell's mean r_p over seeds, missing seeds counting 0;
+-- missing: the cell's planned samples with no verdict yet (counted 0 in r).
+SELECT model, format, competition, language, tier, r, runs, passed, seeds, missing
 FROM cells
 ORDER BY model, format, competition, language_position

@@ -326,6 +326,14 @@ pub struct RunArgs {
     // Where execute's units run (translate-validate, generate, grade and analyze run here).
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// Exit 0 even when planned samples have no verdict (never generated, executed or
+    /// graded: a fault of the environment); they count as failures in every table.
+    #[arg(long)]
+    pub accept_incomplete: bool,
+    /// Start without checking the environment first (each HTTP model's key and endpoint,
+    /// the sandbox and its Python, the grading programs).
+    #[arg(long)]
+    pub skip_preflight: bool,
 }
 
 /// How LLM models turn a prompt into a submission.
@@ -422,6 +430,10 @@ pub struct BaselinesArgs {
     // Where execute's units run (grade runs here).
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// Start without checking the environment first (the sandbox and its Python, the
+    /// grading programs).
+    #[arg(long)]
+    pub skip_preflight: bool,
 }
 
 #[derive(Debug, Args)]
@@ -474,6 +486,9 @@ pub struct ReportArgs {
     /// Where to write the report (created if missing; files in it are replaced).
     #[arg(long, default_value = "report", value_name = "DIR")]
     pub out: PathBuf,
+    /// Exit 0 even when planned samples have no verdict (the report says so either way).
+    #[arg(long)]
+    pub accept_incomplete: bool,
 }
 
 #[derive(Debug, Args)]

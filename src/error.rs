@@ -78,7 +78,7 @@ impl IsInputError for PipelineError {
             Self::Sandbox(e) => e.is_input_error(),
             Self::Stage(e) => e.is_input_error(),
             Self::Cluster(e) => e.is_input_error(),
-            Self::Log(_) | Self::Runtime(_) | Self::TranslationChecks(_) => false,
+            Self::Log(_) | Self::Runtime(_) | Self::TranslationChecks(_) | Self::Preflight(_) => false,
         }
     }
 }

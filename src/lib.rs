@@ -27,6 +27,7 @@ pub mod log;
 pub mod manifest;
 pub mod metrics;
 pub mod pipeline;
+pub mod preflight;
 pub mod progress;
 pub mod providers;
 pub mod query;

@@ -63,6 +63,8 @@ pub enum PipelineError {
     TranslationChecks(Vec<String>),
     #[error("the cluster run of execute failed")]
     Cluster(#[source] Box<crate::cluster::ClusterError>),
+    #[error(transparent)]
+    Preflight(#[from] crate::preflight::PreflightError),
 }
 
 /// Units in flight at once, per stage (none of it changes results).
@@ -119,17 +121,24 @@ impl Pipeline<'_> {
 
     /// generate's units that the store does not hold yet, as `generate` would run them:
     /// what a cluster plan freezes.
+    /// The plan is recorded here, by the submitter: a task that never runs still leaves its
+    /// samples in every table's denominator.
     pub fn generate_pending(&self, s: &GenerateSettings) -> Result<Vec<Hash>, PipelineError> {
         let stage = self.generate_stage(s)?;
-        self.pending(&stage)
+        let planned = stage.plan(self.store)?;
+        stage.record_plan(self.store, &planned)?;
+        self.pending_of::<Generate>(planned)
     }
 
     /// The planned units of `stage` that its log lacks, once each.
     fn pending<S: Stage>(&self, stage: &S) -> Result<Vec<Hash>, PipelineError> {
+        self.pending_of::<S>(stage.plan(self.store)?)
+    }
+
+    fn pending_of<S: Stage>(&self, planned: Vec<crate::stages::Planned<S::Unit>>) -> Result<Vec<Hash>, PipelineError> {
         let view = StageLog::new(self.store, S::Body::STAGE)?.view()?;
         let mut seen = std::collections::HashSet::new();
-        Ok(stage
-            .plan(self.store)?
+        Ok(planned
             .into_iter()
             .map(|p| p.key)
             .filter(|k| !view.contains(k) && seen.insert(*k))
@@ -258,6 +267,36 @@ impl Pipeline<'_> {
     pub fn analyze(&self, s: &AnalyzeSettings) -> Result<RunSummary, PipelineError> {
         let stage = Analyze::new(Benchmark::load(&s.root)?, self.store.clone(), s.tables.clone());
         self.run(Arc::new(stage), concurrency(1))
+    }
+
+    /// Checks what a run of `s` needs before any unit of it runs (`crate::preflight`): each
+    /// HTTP model's key and endpoint, the sandbox (where execute runs here) and the grading
+    /// programs of the selection.
+    pub fn preflight(&self, s: &BenchmarkSettings) -> Result<(), PipelineError> {
+        let root = &s.selection.root;
+        let models = Models::load(&root.join("manifests/models.toml"))?;
+        let mut wanted = Vec::new();
+        for entry in &s.entries {
+            let model = models
+                .get(&entry.model)
+                .ok_or_else(|| InputError(format!("no model `{}` in manifests/models.toml", entry.model)))?;
+            wanted.push(model);
+        }
+        let mut failed = runtime()?.block_on(crate::preflight::models(&wanted));
+        if matches!(s.engine, EngineSettings::Local) {
+            let runner = self.runner(&s.sandbox)?;
+            if let Err(f) = crate::preflight::sandbox(&*runner.backend, &runner.python, &s.sandbox.limits) {
+                failed.push(f);
+            }
+        }
+        let bench = Benchmark::load(root)?;
+        let selected = bench.select(&s.selection.competitions).map_err(InputError)?;
+        failed.extend(crate::preflight::graders(&selected));
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::preflight::PreflightError(failed).into())
+        }
     }
 
     /// generate with each model of `s`, then execute everything generated and grade it:

@@ -571,6 +571,8 @@ pub struct BenchmarkSettings {
     /// Where execute's units (and a searching agent's searches) run; one-shot generate and
     /// grade run here.
     pub engine: EngineSettings,
+    /// Check the environment before the first unit (`crate::preflight`).
+    pub preflight: bool,
 }
 
 /// One model over a selection, in some formats.
@@ -660,6 +662,8 @@ pub enum Scope {
 pub struct RunSettings {
     pub scope: Scope,
     pub benchmark: BenchmarkSettings,
+    /// Exit 0 even when planned samples have no verdict.
+    pub accept_incomplete: bool,
 }
 
 impl RunSettings {
@@ -678,6 +682,8 @@ impl RunSettings {
             memory,
             agent,
             engine,
+            accept_incomplete,
+            skip_preflight,
         } = args;
         let chosen =
             models.is_some() || !languages.is_empty() || !competitions.is_empty() || !formats.is_empty();
@@ -703,7 +709,9 @@ impl RunSettings {
                 agent: AgentSettings::resolve(agent)?,
                 sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
                 engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b run")?,
+                preflight: !skip_preflight,
             },
+            accept_incomplete: *accept_incomplete,
         })
     }
 }
@@ -746,6 +754,7 @@ impl BaselinesSettings {
             jobs,
             timeout,
             engine,
+            skip_preflight,
         } = args;
         let selection = Selection {
             root: root.root.clone(),
@@ -760,6 +769,7 @@ impl BaselinesSettings {
                 agent: AgentSettings::OneShot,
                 sandbox: SandboxSettings::new(*backend, *timeout, Limits::default().memory_bytes, *jobs),
                 engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b baselines")?,
+                preflight: !skip_preflight,
             },
         })
     }
@@ -1097,14 +1107,21 @@ impl QuerySettings {
 pub struct ReportSettings {
     pub root: PathBuf,
     pub out: PathBuf,
+    /// Exit 0 even when planned samples have no verdict.
+    pub accept_incomplete: bool,
 }
 
 impl ReportSettings {
     pub fn resolve(args: &cli::ReportArgs) -> Self {
-        let cli::ReportArgs { root, out } = args;
+        let cli::ReportArgs {
+            root,
+            out,
+            accept_incomplete,
+        } = args;
         Self {
             root: root.root.clone(),
             out: out.clone(),
+            accept_incomplete: *accept_incomplete,
         }
     }
 }

@@ -8,7 +8,16 @@
 -- regrade after an answers file changed): latest by created_at, ties broken by event_id.
 -- A sample that was not executed or not graded yet has outcome 'not_executed' / valid
 -- false / r_p 0, as ML2B counts a missing run; a valid run of a competition without a
--- baseline has r_p NULL (the aggregates skip it). r_p is against the reference solution,
+-- baseline has r_p NULL (the aggregates skip it).
+--
+-- Every planned sample is a row: a sample of the `planned` log (what generate set out to
+-- produce, recorded before it ran) with no generate event has outcome 'not_generated',
+-- valid false and r_p 0, so it stays in every denominator. missing_stage says where a
+-- sample's chain stops short of a verdict: 'generate' (never generated), 'execute' (never
+-- executed, or its run is a sandbox_error an earlier ml2b recorded: the sandbox, not the
+-- code, failed), 'grade' (never graded); NULL for a complete sample. The `fault` log says
+-- why. A store written before ml2b recorded plans has no planned rows, and its other
+-- columns read as they always did. r_p is against the reference solution,
 -- r_p_automl against the algorithmic baseline (AutoGluon), each as the grade recorded it.
 -- Execute runs identical code once, so every
 -- sample that produced the same code shares one execution and one grade.
@@ -98,6 +107,16 @@ WITH gen AS (
         last_value(r_p_automl ORDER BY created_at, event_id)
     FROM grade_repeated RIGHT SEMI JOIN grades USING (h)
     GROUP BY execution_id
+), never AS (
+    SELECT p.model, p.format, p.competition, p.language, p.seed
+    FROM (
+        SELECT DISTINCT
+            CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent ELSE model END AS model,
+            format, competition, language, seed
+        FROM planned
+    ) p
+    LEFT ANTI JOIN gen ON gen.model = p.model AND gen.format = p.format
+        AND gen.competition = p.competition AND gen.language = p.language AND gen.seed = p.seed
 ), xg AS (
     SELECT x.competition, x.format, x.code_blake3, x.event_id AS execution_id, x.outcome,
         x.leakage, x.findings, x.wall_seconds, gr.event_id AS grade_id, gr.valid, gr.score,
@@ -116,8 +135,31 @@ SELECT
     coalesce(xg.valid, false) AS valid,
     xg.score, xg.metric, xg.direction,
     CASE WHEN coalesce(xg.valid, false) THEN xg.r_p ELSE 0.0 END AS r_p,
-    CASE WHEN coalesce(xg.valid, false) THEN xg.r_p_automl ELSE 0.0 END AS r_p_automl
+    CASE WHEN coalesce(xg.valid, false) THEN xg.r_p_automl ELSE 0.0 END AS r_p_automl,
+    CASE
+        WHEN xg.execution_id IS NULL OR xg.outcome = 'sandbox_error' THEN 'execute'
+        WHEN xg.grade_id IS NULL THEN 'grade'
+    END AS missing_stage
 FROM xg
 RIGHT JOIN g ON xg.competition = g.competition AND xg.format = g.format
     AND xg.code_blake3 = g.code_blake3
 LEFT JOIN languages l ON l.code = g.language
+UNION ALL
+SELECT
+    n.model, n.format, n.competition, n.language, l.tier, l.position AS language_position,
+    n.seed, arrow_cast(NULL, 'Utf8') AS generation_id, arrow_cast(NULL, 'Utf8') AS code_blake3,
+    arrow_cast(NULL, 'UInt64') AS input_tokens, arrow_cast(NULL, 'UInt64') AS output_tokens,
+    arrow_cast(NULL, 'Float64') AS cost_usd,
+    arrow_cast(NULL, 'Utf8') AS execution_id,
+    'not_generated' AS outcome,
+    false AS leakage,
+    arrow_cast(NULL, 'Utf8') AS findings, arrow_cast(NULL, 'Float64') AS wall_seconds,
+    arrow_cast(NULL, 'Utf8') AS grade_id,
+    false AS valid,
+    arrow_cast(NULL, 'Float64') AS score, arrow_cast(NULL, 'Utf8') AS metric,
+    arrow_cast(NULL, 'Utf8') AS direction,
+    0.0 AS r_p,
+    0.0 AS r_p_automl,
+    'generate' AS missing_stage
+FROM never n
+LEFT JOIN languages l ON l.code = n.language

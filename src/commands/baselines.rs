@@ -48,6 +48,9 @@ pub(super) fn baselines(
         store: &settings.store,
         progress: &progress,
     };
+    if baselines.benchmark.preflight {
+        pipeline.preflight(&baselines.benchmark)?;
+    }
     let summaries = pipeline.benchmark(&baselines.benchmark)?;
     let mut failed = 0;
     for s in &summaries {

@@ -52,6 +52,29 @@ impl From<ExitStatus> for ExitCode {
     }
 }
 
+/// Says on stderr what `completeness` lacks; the exit status of a command whose tables it
+/// describes: 1 when samples are missing, unless `accepted` (`--accept-incomplete`).
+pub(crate) fn judge_completeness(
+    printer: &crate::settings::Printer,
+    completeness: Option<&crate::report::Completeness>,
+    accepted: bool,
+) -> ExitStatus {
+    let Some(c) = completeness.filter(|c| !c.is_complete()) else {
+        return ExitStatus::Success;
+    };
+    for line in c.lines() {
+        printer.warn(line);
+    }
+    if accepted {
+        return ExitStatus::Success;
+    }
+    printer.error(format_args!(
+        "{} planned sample(s) have no verdict: run the same command again to retry them (a fault of the environment is retried), or pass --accept-incomplete to keep them as failures",
+        c.missing
+    ));
+    ExitStatus::Failure
+}
+
 /// Prints a report: JSON with `--json`, else its human form.
 pub(crate) fn print_report<T: serde::Serialize + std::fmt::Display>(
     settings: &GlobalSettings,

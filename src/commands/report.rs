@@ -13,7 +13,10 @@
 //! DIR/SOURCES.txt               which analyze event (and so which log heads) each table is
 //! ```
 //! Files are written atomically; a report is a pure function of the analyze events, so two
-//! reports of the same store are byte-identical. stdout lists the files written
+//! reports of the same store are byte-identical. When the `completeness` table counts
+//! planned samples without a verdict, the index and SOURCES.txt open with a notice, the
+//! missing samples are listed on stderr, and the exit status is 1 unless
+//! `--accept-incomplete` (the files are written either way). stdout lists the files written
 //! (`--json`: `{"out", "files", "tables"}`).
 
 use std::collections::BTreeMap;
@@ -50,7 +53,8 @@ pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow
     let bench = Benchmark::load(&args.root)?;
     let events = latest(&settings.store)?;
     let tables = tables(settings, &events)?;
-    let files = render(&bench, &tables, &events)?;
+    let completeness = completeness(&tables)?;
+    let files = render(&bench, &tables, &events, completeness.as_ref())?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     for (name, bytes) in &files {
         let path = args.out.join(name);
@@ -60,14 +64,37 @@ pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow
     if settings.printer.json {
         let names: Vec<&String> = files.keys().collect();
         settings.printer.json(&serde_json::json!({
-            "out": args.out, "files": names, "tables": tables.len(),
+            "out": args.out, "files": names, "tables": tables.len(), "completeness": completeness,
         }))?;
     } else {
         for name in files.keys() {
             writeln!(settings.printer.stdout(), "{}", args.out.join(name).display())?;
         }
     }
-    Ok(ExitStatus::Success)
+    Ok(super::judge_completeness(
+        &settings.printer,
+        completeness.as_ref(),
+        args.accept_incomplete,
+    ))
+}
+
+/// What the latest `completeness` and `faults` tables of the store say (none: the store has
+/// not analyzed them).
+pub(super) fn stored_completeness(settings: &GlobalSettings) -> anyhow::Result<Option<report::Completeness>> {
+    let events: Vec<_> = latest(&settings.store)?
+        .into_iter()
+        .filter(|e| matches!(e.body.name.as_str(), "completeness" | "faults"))
+        .collect();
+    completeness(&tables(settings, &events)?)
+}
+
+/// What the `completeness` and `faults` tables say (none: the store has no such table).
+pub(super) fn completeness(tables: &[Table]) -> anyhow::Result<Option<report::Completeness>> {
+    let Some(c) = tables.iter().find(|t| t.name == "completeness") else {
+        return Ok(None);
+    };
+    let faults = tables.iter().find(|t| t.name == "faults");
+    Ok(Some(report::Completeness::of(c, faults)?))
 }
 
 /// The stored result of every analyze event, as a report table.
@@ -89,7 +116,12 @@ fn tables(settings: &GlobalSettings, events: &[Event<Analysis>]) -> anyhow::Resu
 
 type Files = BTreeMap<String, Vec<u8>>;
 
-fn render(bench: &Benchmark, tables: &[Table], events: &[Event<Analysis>]) -> anyhow::Result<Files> {
+fn render(
+    bench: &Benchmark,
+    tables: &[Table],
+    events: &[Event<Analysis>],
+    completeness: Option<&report::Completeness>,
+) -> anyhow::Result<Files> {
     let style = Style::default();
     let mut files = Files::new();
     let mut all: Vec<Table> = Vec::new();
@@ -104,9 +136,12 @@ fn render(bench: &Benchmark, tables: &[Table], events: &[Event<Analysis>]) -> an
         files.insert(t.file_name("tex"), report::latex(t, style)?.into_bytes());
         sections.push(Section::for_table(t, None, style)?);
     }
-    let html = report::index_html("ML2B results", &sections)?;
+    let notice = completeness.and_then(report::Completeness::banner);
+    let html = report::index_html_with_notice("ML2B results", notice.as_deref(), &sections)?;
     files.insert("index.html".into(), html.into_bytes());
-    files.insert("SOURCES.txt".into(), sources(events).into_bytes());
+    let mut sources_txt = notice.map(|n| format!("{n}\n\n")).unwrap_or_default();
+    sources_txt.push_str(&sources(events));
+    files.insert("SOURCES.txt".into(), sources_txt.into_bytes());
     Ok(files)
 }
 

@@ -4,9 +4,11 @@
 //! execute (the `--backend` sandbox, `-j`) → grade → analyze, over the benchmark root
 //! (`--root`, default: the bundled competitions) and the `--competitions` / `--langs`
 //! selection; then verifies the store, prints the headline table (AUP / pass rate per
-//! model, averaged over languages) and the hash that names the whole run. Every stage
-//! skips what the store already holds, so a run killed at any point resumes where it
-//! stopped when started again. Exit 1 when a unit failed or the store does not verify.
+//! model, averaged over languages, with its samples still missing) and the hash that names
+//! the whole run. The environment is checked first (`crate::preflight`; `--skip-preflight`).
+//! Every stage skips what the store already holds, so a run killed at any point resumes
+//! where it stopped when started again. Exit 1 when a unit failed, a planned sample has no
+//! verdict (unless `--accept-incomplete`) or the store does not verify.
 
 use std::io::Write;
 
@@ -29,6 +31,9 @@ pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Resul
         store: &settings.store,
         progress: &progress,
     };
+    if run.benchmark.preflight {
+        pipeline.preflight(&run.benchmark)?;
+    }
     let selection = run.benchmark.selection.clone();
     let root = selection.root.clone();
     let (tv, checks) = pipeline.translate_validate(&TranslateValidateSettings { selection })?;
@@ -53,15 +58,21 @@ pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Resul
                 .printer
                 .warn(format!("{} {label} failed: {error}", s.stage));
         }
-        failed += s.failed.len();
+        // A unit of these stages that failed is a recorded fault, and its sample counts as
+        // missing in the tables: accepting incomplete tables accepts it.
+        let faults = ["generate", "execute", "grade"].contains(&s.stage.as_str());
+        if !(faults && run.accept_incomplete) {
+            failed += s.failed.len();
+        }
     }
     let report = verify_store(&settings.store, &progress)?;
     let heads: Vec<_> = report.stages.iter().map(|s| (s.stage.clone(), s.head)).collect();
     let hash = run_hash(&heads);
+    let completeness = super::report::stored_completeness(settings)?;
     if settings.printer.json {
         settings
             .printer
-            .json(&serde_json::json!({ "run": hash, "stages": report.stages, "problems": report.problems, "translate_validate": { "checks": checks.len(), "failing": failing } }))?;
+            .json(&serde_json::json!({ "run": hash, "stages": report.stages, "problems": report.problems, "translate_validate": { "checks": checks.len(), "failing": failing }, "completeness": completeness }))?;
     } else {
         for s in &report.stages {
             writeln!(
@@ -75,7 +86,13 @@ pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Resul
         write!(settings.printer.stdout(), "{}", headline(settings)?)?;
         writeln!(settings.printer.stdout(), "run {hash}")?;
     }
-    Ok(outcome(&settings.printer, &report.problems, failed))
+    let complete = super::judge_completeness(&settings.printer, completeness.as_ref(), run.accept_incomplete);
+    let verified = outcome(&settings.printer, &report.problems, failed);
+    Ok(if complete == ExitStatus::Success {
+        verified
+    } else {
+        complete
+    })
 }
 
 /// Exit 1, saying why on stderr, when a unit failed or the store does not verify.
@@ -223,7 +240,7 @@ fn headline(settings: &GlobalSettings) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow::anyhow!("the aup table has no language column"))?;
     let keep = arrow::array::BooleanArray::from_iter(language.iter().map(|l| Some(l == Some("Avg."))));
     let avg = arrow::compute::filter_record_batch(&all, &keep)?;
-    let columns = ["model", "format", "aup", "aup_invln", "win_rate", "pass_rate"];
+    let columns = ["model", "format", "aup", "aup_invln", "win_rate", "pass_rate", "missing"];
     let indices: Vec<usize> = columns.iter().filter_map(|c| schema.index_of(c).ok()).collect();
     let avg = avg.project(&indices)?;
     Ok(format!(

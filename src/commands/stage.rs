@@ -6,7 +6,8 @@
 //! pair fails its gate (DESIGN.md: a gate failing is the work failing).
 //! `generate`, `execute`, `grade` and `analyze` print their run summary (`--json`: the
 //! `RunSummary`) and, for execute and grade, a count per outcome, for analyze the rows of
-//! each table; they exit 1 when a unit could not run.
+//! each table (and, on stderr, the planned samples still without a verdict); they exit 1
+//! when a unit could not run.
 
 use std::io::Write;
 
@@ -59,6 +60,9 @@ pub(super) fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Resu
                 .into_iter()
                 .map(|e| (e.body.name, e.body.rows))
                 .collect();
+            // The tables record what is missing; say it here too, without failing the stage.
+            let completeness = super::report::stored_completeness(settings)?;
+            super::judge_completeness(&settings.printer, completeness.as_ref(), true);
             summarize(settings, &summary, Some(rows))
         }
         StageCommand::Grade(a) => {

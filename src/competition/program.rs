@@ -11,10 +11,14 @@
 //! (compiled into ml2b), imports the competition's `grade` module and calls
 //! `grade(submission, answers)`.
 //!
-//! Outcomes: a finite score is valid; `InvalidSubmissionError`, a crash of the grader, a
-//! non-finite result, a timeout or any other sandbox outcome is an invalid submission whose
-//! reason says which (`grade.py: …`). Only a failure to stage or start the sandbox is an
-//! error.
+//! Outcomes: a finite score is valid; `InvalidSubmissionError`, an exception of `grade()`
+//! (as MLE-bench's `Grader` turns any exception into an ungraded submission) or a
+//! non-finite result is an invalid submission whose reason says which (`grade.py: …`).
+//! What is not a verdict on the submission is an error ([`ProgramError::Environment`]),
+//! never an invalid grade: the sandbox or the grader failing to start (the driver prints
+//! `sandbox::READY` only once `grade.py` and its libraries loaded, so a missing library or
+//! a broken Python is `sandbox_error`), and a grader cut off at its time limit. [`check`]
+//! asks only whether the grader loads: a preflight before a run.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,6 +55,14 @@ pub enum ProgramError {
     },
     #[error("`{0}` is not graded by a program")]
     NotAProgram(String),
+    /// The grading environment failed (the sandbox, the Python environment or the grader's
+    /// libraries), or the grader ran past its limit: no verdict on the submission.
+    #[error("the grading program of `{id}` could not grade: it ended {outcome}: {detail}")]
+    Environment {
+        id: String,
+        outcome: Outcome,
+        detail: String,
+    },
 }
 
 fn io(what: String) -> impl FnOnce(std::io::Error) -> ProgramError {
@@ -75,6 +87,32 @@ pub fn score(
     python: &Path,
     backend: &dyn Backend,
 ) -> Result<Score, ProgramError> {
+    let staging = stage_grader(c)?;
+    let data = staging.path().join("data");
+    let answers = c.file(Side::Private, "answers.csv");
+    std::fs::copy(&answers, data.join("answers.csv"))
+        .map_err(io(format!("copying {}", answers.display())))?;
+    if let Some(reason) = write_submission(c, submission, &data.join("submission.csv"))? {
+        return Ok(Score::Invalid { reason });
+    }
+    let run = run_driver(c, staging.path(), python, backend)?;
+    verdict(c, &run)
+}
+
+/// Whether `c`'s grading program loads in the sandbox (its files match the manifest, the
+/// Python environment and the grader's libraries import): the preflight of a run that
+/// grades `c`. Reads no answers and grades nothing.
+pub fn check(c: &Competition, python: &Path, backend: &dyn Backend) -> Result<(), ProgramError> {
+    let staging = stage_grader(c)?;
+    std::fs::write(staging.path().join("data/preflight"), b"")
+        .map_err(io("staging the grader's preflight".into()))?;
+    let run = run_driver(c, staging.path(), python, backend)?;
+    verdict(c, &run).map(|_| ())
+}
+
+/// A fresh folder with `data/grader/` holding the program's files, each checked against the
+/// manifest's blake3 first.
+fn stage_grader(c: &Competition) -> Result<tempfile::TempDir, ProgramError> {
     let m = &c.manifest;
     let mle = m
         .mle_bench
@@ -105,12 +143,19 @@ pub fn score(
             .map_err(io(format!("creating {}", to.display())))?;
         std::fs::copy(&from, &to).map_err(io(format!("copying {}", from.display())))?;
     }
-    let answers = c.file(Side::Private, "answers.csv");
-    std::fs::copy(&answers, data.join("answers.csv"))
-        .map_err(io(format!("copying {}", answers.display())))?;
-    if let Some(reason) = write_submission(c, submission, &data.join("submission.csv"))? {
-        return Ok(Score::Invalid { reason });
-    }
+    std::fs::create_dir_all(&data).map_err(io(format!("creating {}", data.display())))?;
+    Ok(staging)
+}
+
+/// Runs the driver over `staging/data` in the sandbox.
+fn run_driver(
+    c: &Competition,
+    staging: &Path,
+    python: &Path,
+    backend: &dyn Backend,
+) -> Result<crate::sandbox::Run, ProgramError> {
+    let m = &c.manifest;
+    let data = staging.join("data");
     // The harness's command line names /data/train.csv; the driver reads only its folder.
     std::fs::write(data.join("train.csv"), b"").map_err(io("staging".into()))?;
     std::fs::write(data.join("test.csv"), b"").map_err(io("staging".into()))?;
@@ -130,21 +175,31 @@ pub fn score(
         spec: super::spec::Spec::of(m),
         limits: limits(),
     };
-    let out = staging.path().join("out");
+    let out = staging.join("out");
     std::fs::create_dir(&out).map_err(io("creating the output folder".into()))?;
-    let run = backend.run(&job, &out).map_err(|source| ProgramError::Sandbox {
+    backend.run(&job, &out).map_err(|source| ProgramError::Sandbox {
         id: m.id.clone(),
         source,
-    })?;
-    Ok(verdict(&run))
+    })
 }
 
-/// The score or the reason from the driver's record.
-fn verdict(run: &crate::sandbox::Run) -> Score {
+/// The score or the reason from the driver's record; an error where the run says nothing
+/// of the submission (the grader did not load, or ran out of time).
+fn verdict(c: &Competition, run: &crate::sandbox::Run) -> Result<Score, ProgramError> {
     let reason = |why: String| Score::Invalid {
         reason: Invalid::Metric(why),
     };
-    match (run.outcome, run.result["score"].as_f64()) {
+    Ok(match (run.outcome, run.result["score"].as_f64()) {
+        (outcome @ (Outcome::SandboxError | Outcome::Timeout), _) => {
+            return Err(ProgramError::Environment {
+                id: c.manifest.id.clone(),
+                outcome,
+                detail: run
+                    .detail
+                    .clone()
+                    .unwrap_or_else(|| run.stderr_tail.trim().to_string()),
+            });
+        }
         (Outcome::Ok, Some(score)) if score.is_finite() => Score::Valid {
             metric: crate::manifest::competition::PROGRAM.into(),
             score,
@@ -160,7 +215,7 @@ fn verdict(run: &crate::sandbox::Run) -> Score {
             },
             String::from,
         )),
-    }
+    })
 }
 
 /// Writes the submission CSV the program reads: a CSV as given, or an execution's
@@ -208,11 +263,22 @@ fn write_submission(c: &Competition, from: &Path, to: &Path) -> Result<Option<In
 /// [`score`] in the local sandbox (bubblewrap) with the managed Python environment: how
 /// the grade stage, `grade-file` and `grade-sample` run a competition's program.
 pub fn score_locally(c: &Competition, submission: &Path) -> Result<Score, ProgramError> {
+    let (python, backend) = local_sandbox(c)?;
+    score(c, submission, &python, &backend)
+}
+
+/// [`check`] where [`score_locally`] grades.
+pub fn check_locally(c: &Competition) -> Result<(), ProgramError> {
+    let (python, backend) = local_sandbox(c)?;
+    check(c, &python, &backend)
+}
+
+fn local_sandbox(c: &Competition) -> Result<(PathBuf, crate::sandbox::local::Local), ProgramError> {
     let sandbox = |source| ProgramError::Sandbox {
         id: c.manifest.id.clone(),
         source,
     };
     let python = crate::sandbox::pyenv::ensure(|| ()).map_err(sandbox)?;
     let backend = crate::sandbox::local::Local::new().map_err(sandbox)?;
-    score(c, submission, &python, &backend)
+    Ok((python, backend))
 }

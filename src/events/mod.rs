@@ -15,6 +15,8 @@
 //! execute              Execution            (competition, format, code, sandbox) the generate event
 //! grade                Grade                execute event (+ its baseline runs)  execute, baselines
 //! analyze              Analysis             table of queries/ (+ input heads)    —
+//! planned              PlannedSample        generate unit planned                 —
+//! fault                Fault                (stage, failed unit, message)         the unit's
 //! ```
 //! Every event also has the common columns of [`crate::log::event`] (`event_id`,
 //! `unit_key`, `upstream`, `created_at`, `host`, `duration_ms`); a body's fields are the
@@ -38,17 +40,21 @@
 
 mod analysis;
 mod execution;
+mod fault;
 mod generation;
 mod grade;
 mod journal;
+mod planned;
 mod trajectory;
 mod translation;
 
 pub use analysis::Analysis;
 pub use execution::Execution;
+pub use fault::Fault;
 pub use generation::{Agent, Generation};
 pub use grade::{Grade, GradeV2};
 pub use journal::Attempt;
+pub use planned::PlannedSample;
 pub use trajectory::TrajectoryStep;
 pub use translation::{RATING_SCALE, TranslationCheck};
 
@@ -81,14 +87,16 @@ impl Log {
 }
 
 /// Every log of the pipeline, in pipeline order.
-pub const LOGS: [Log; 7] = [
+pub const LOGS: [Log; 9] = [
     Log::of::<TranslationCheck>(),
+    Log::of::<PlannedSample>(),
     Log::of::<Generation>(),
     Log::of::<Attempt>(),
     Log::of::<TrajectoryStep>(),
     Log::of::<Execution>(),
     Log::of::<Grade>(),
     Log::of::<Analysis>(),
+    Log::of::<Fault>(),
 ];
 
 /// The logs the paper's tables read (`analyze` records their heads).
@@ -98,6 +106,10 @@ pub const TABLE_INPUTS: [&str; 4] = [
     Execution::STAGE,
     Grade::STAGE,
 ];
+
+/// The logs the tables read since ml2b records them: `analyze` records their heads only
+/// where the store holds them, so that a store written before keeps its tables' keys.
+pub const LATER_TABLE_INPUTS: [&str; 2] = [PlannedSample::STAGE, Fault::STAGE];
 
 #[cfg(test)]
 mod tests {

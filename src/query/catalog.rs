@@ -53,16 +53,29 @@ macro_rules! queries {
     };
 }
 
+/// The superseded text `queries/superseded/<name>.<n>.sql` of the table `name`.
+macro_rules! superseded {
+    ($name:literal, $n:literal, $title:literal) => {
+        Query {
+            name: $name,
+            title: $title,
+            sql: include_str!(concat!("../../queries/superseded/", $name, ".", $n, ".sql")),
+        }
+    };
+}
+
 /// The views, in registration order.
 pub const VIEWS: [Query; 4] = queries!("views/":
     "repeated_keys" => "Keys that several events of a log share",
-    "runs" => "Every generated sample with its execution and grade",
+    "runs" => "Every planned or generated sample with its execution and grade",
     "cells" => "One row per model, format, competition and language",
     "task_variance" => "Cross-lingual variance of r per model and task",
 );
 
 /// The tables of the paper, in report order.
-pub const TABLES: [Query; 12] = queries!("":
+pub const TABLES: [Query; 14] = queries!("":
+    "completeness" => "Planned samples and those still without a verdict per model",
+    "faults" => "Faults of the environment that left samples without a verdict",
     "aup" => "AUP and pass rate per model and language",
     "pass_rate" => "Pass rate per model and language",
     "rp_matrix" => "Task × language matrix of r per model",
@@ -78,11 +91,14 @@ pub const TABLES: [Query; 12] = queries!("":
 );
 
 /// Earlier texts of tables of [`TABLES`], oldest first per table (`queries/superseded/`).
-pub const SUPERSEDED: [Query; 1] = [Query {
-    name: "cost",
-    title: "Token usage and cost per model",
-    sql: include_str!("../../queries/superseded/cost.1.sql"),
-}];
+pub const SUPERSEDED: [Query; 6] = [
+    superseded!("cost", 1, "Token usage and cost per model"),
+    superseded!("aup", 1, "AUP and pass rate per model and language"),
+    superseded!("pass_rate", 1, "Pass rate per model and language"),
+    superseded!("rp_matrix", 1, "Task × language matrix of r per model"),
+    superseded!("pass_rate_by_tier", 1, "Pass rate per model and resource tier"),
+    superseded!("medals", 1, "MLE-bench medals per model and language"),
+];
 
 /// The query, current or superseded, whose text has the blake3 `hash`.
 pub fn by_blake3(hash: &crate::store::Hash) -> Option<&'static Query> {

@@ -49,6 +49,7 @@ table.data tbody tr:nth-child(even){background:#fafbfc}
 .num{text-align:right;font-variant-numeric:tabular-nums}
 .null{color:#8c959f}
 .files a{margin-right:12px}
+.notice{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;font-weight:600}
 ";
 
 /// One part of the index page.
@@ -110,6 +111,15 @@ pub fn html_table(table: &Table, style: Style) -> Result<String, ReportError> {
 /// Renders the report's landing page: a title, a table of contents, the sections with a
 /// plot, then the others.
 pub fn index_html(title: &str, sections: &[Section]) -> Result<String, ReportError> {
+    index_html_with_notice(title, None, sections)
+}
+
+/// [`index_html`] with a `notice` above everything (a report whose tables are incomplete).
+pub fn index_html_with_notice(
+    title: &str,
+    notice: Option<&str>,
+    sections: &[Section],
+) -> Result<String, ReportError> {
     for section in sections {
         check_paths(section)?;
     }
@@ -120,6 +130,9 @@ pub fn index_html(title: &str, sections: &[Section]) -> Result<String, ReportErr
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n"
     );
+    if let Some(notice) = notice {
+        out += &format!("<p class=\"notice\" role=\"alert\">{}</p>\n", escape(notice));
+    }
     out += &contents(&plots, &tables);
     for (i, section) in plots.iter().chain(&tables).enumerate() {
         out += &render_section(i + 1, section);

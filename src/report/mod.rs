@@ -27,6 +27,7 @@
 
 mod bars;
 pub(crate) mod cells;
+mod completeness;
 mod delimited;
 mod error;
 mod heatmap;
@@ -40,11 +41,12 @@ mod svg;
 use arrow::record_batch::RecordBatch;
 
 pub use bars::bars_svg;
+pub use completeness::{Completeness, FaultGroup, Incomplete};
 pub use delimited::csv;
 pub use error::ReportError;
 pub use heatmap::heatmap_svg;
 pub(crate) use html::escape as html_escape;
-pub use html::{COLLAPSE_ROWS, Section, html_table, index_html};
+pub use html::{COLLAPSE_ROWS, Section, html_table, index_html, index_html_with_notice};
 pub use latex::latex;
 pub use markdown::markdown;
 pub use plots::{Plot, float_column, heatmaps, plots_of, profiles, series_names, text_column, tier_bars};

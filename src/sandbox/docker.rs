@@ -78,7 +78,7 @@ use super::engine::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
 use super::job::{Backend, Job, Limits, Outcome, Run, SHM_BYTES};
-use super::run::{self, ENV, TAIL, Usage, classify, deliver, drop_links, harness_argv, stage_run};
+use super::run::{self, Captured, ENV, Usage, classify, deliver, drop_links, harness_argv, stage_run};
 use super::rundir::RunDir;
 use super::seccomp;
 
@@ -411,8 +411,8 @@ struct Ended {
     oom_killed: bool,
     timed_out: bool,
     wall_seconds: f64,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
+    stdout: Captured,
+    stderr: Captured,
 }
 
 /// Returns once the output folder `out` is past `limits` (measured every [`WATCH`]).
@@ -521,19 +521,16 @@ impl Drop for Container<'_> {
 
 type Output = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
 
-/// Reads the attached output to its end, keeping the last [`TAIL`] bytes of each stream.
-async fn drain(mut output: Output) -> (Vec<u8>, Vec<u8>) {
-    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+/// Reads the attached output to its end, keeping the head and the tail of each stream.
+async fn drain(mut output: Output) -> (Captured, Captured) {
+    let (mut stdout, mut stderr) = (Captured::default(), Captured::default());
     while let Some(Ok(chunk)) = output.next().await {
         let (kept, bytes) = match chunk {
             LogOutput::StdErr { message } => (&mut stderr, message),
             LogOutput::StdOut { message } | LogOutput::Console { message } => (&mut stdout, message),
             LogOutput::StdIn { .. } => continue,
         };
-        kept.extend_from_slice(&bytes);
-        if kept.len() > 4 * TAIL {
-            kept.drain(..kept.len() - TAIL);
-        }
+        kept.push(&bytes);
     }
     (stdout, stderr)
 }

@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
 use super::job::{Backend, Job, Outcome, Run, SHM_BYTES};
-use super::run::{ENV, Ended, TAIL, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run};
+use super::run::{Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run};
 use super::rundir::{RunDir, unmount};
 use super::seccomp;
 
@@ -228,19 +228,16 @@ fn venv_root(python: &Path) -> PathBuf {
         .map_or_else(|| python.to_path_buf(), Path::to_path_buf)
 }
 
-/// Reads a pipe to its end, keeping only the last `TAIL` bytes.
-fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+/// Reads a pipe to its end, keeping its head and its tail ([`Captured`]).
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Captured> {
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
+        let mut kept = Captured::default();
         let mut buf = [0u8; 8192];
         while let Ok(n) = pipe.read(&mut buf) {
             if n == 0 {
                 break;
             }
-            kept.extend_from_slice(&buf[..n]);
-            if kept.len() > 4 * TAIL {
-                kept.drain(..kept.len() - TAIL);
-            }
+            kept.push(&buf[..n]);
         }
         kept
     })

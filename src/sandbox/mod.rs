@@ -6,8 +6,9 @@
 //! competition's public files (read-only) and one writable output folder; no network; no
 //! environment variable of the caller; bounded wall time, memory, processes and output;
 //! nothing of the run (process or file outside the output folder) survives it. The outcome
-//! taxonomy is [`Outcome`]: the harness decides the ones about the code, the backend adds
-//! `timeout`, `constraint_violation` and `sandbox_error`.
+//! taxonomy is [`Outcome`]: the harness claims the ones about the code, the backend alone
+//! decides `timeout`, `constraint_violation` and `sandbox_error` (a run whose stdout does not
+//! begin with the harness's [`READY`] line never reached the code), from what it observed.
 //!
 //! Layout: the backends ([`local`], [`docker`], which runs the [`image`]) build on leaves that
 //! never import them: `job` (the types above and the [`Backend`] trait), `run` (the steps
@@ -36,5 +37,5 @@ pub use cgroup::CgroupUnavailable;
 pub use error::SandboxError;
 pub use job::{Backend, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError, Run};
 pub use outputs::Refused;
-pub use run::{CPUS, tail};
+pub use run::{CPUS, READY, tail};
 pub use rundir::scratch_dir;

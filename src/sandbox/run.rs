@@ -14,6 +14,18 @@
 //! file that is a regular, non-empty Parquet file within the output limit; a record over
 //! 64 KiB, or left as anything but a regular file, is `constraint_violation` and is not
 //! stored (the run's `result` is then `null`, the reason in `detail`).
+//!
+//! The outcomes that are not a verdict on the solution are ml2b's alone to decide, from what
+//! it observed, never from the record: `timeout` (its own clock), `constraint_violation` of
+//! the output limits (its own measure) and `sandbox_error`. The harness prints [`READY`] as
+//! the first line of stdout once its own imports and inputs worked, before it loads the
+//! submission; a run whose stdout does not begin with it never reached the submission (the
+//! sandbox, the Python environment or the limits failed it) and is `sandbox_error`, which
+//! the stages treat as a fault of the environment, not a result. The solution cannot
+//! forge its absence (the line is written before it runs) nor its presence (without it the
+//! solution never runs). A record that claims `timeout` or `sandbox_error` is not believed:
+//! the run is `runtime_error`, and the detail says what was claimed. The line is taken
+//! out of the stdout tail a run records.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -21,6 +33,47 @@ use std::path::Path;
 use super::error::{SandboxError, io};
 use super::job::{Job, Limits, Outcome, PREDICTIONS, Run};
 use super::outputs::{RESULT_CAP, Refused, check_predictions, copy_capped, read_capped};
+
+/// The first line the harness prints on stdout, before it loads the submission (and the
+/// grading program's driver, once it loaded the grader).
+pub const READY: &str = "ml2b-harness: ready\n";
+
+/// What a run wrote on one stream: its first bytes (enough to hold [`READY`]) and its last
+/// ones (the tail kept, up to 4 × [`TAIL`] while reading).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Captured {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl Captured {
+    /// Appends what was read next.
+    pub(super) fn push(&mut self, bytes: &[u8]) {
+        let room = READY.len().saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 4 * TAIL {
+            self.tail.drain(..self.tail.len() - TAIL);
+        }
+    }
+
+    /// Whether the stream began with [`READY`].
+    fn began_ready(&self) -> bool {
+        self.head == READY.as_bytes()
+    }
+
+    /// The kept bytes, without a leading [`READY`] line.
+    fn tail(&self) -> &[u8] {
+        self.tail.strip_prefix(READY.as_bytes()).unwrap_or(&self.tail)
+    }
+
+    #[cfg(test)]
+    pub(super) fn of(bytes: &[u8]) -> Self {
+        let mut c = Self::default();
+        c.push(bytes);
+        c
+    }
+}
 
 /// The last `max` bytes of `bytes` as text (at a character boundary).
 pub fn tail(bytes: &[u8], max: usize) -> String {
@@ -171,8 +224,8 @@ pub(super) struct Ended<'a> {
     pub status: std::process::ExitStatus,
     pub timed_out: bool,
     pub wall_seconds: f64,
-    pub stdout: &'a [u8],
-    pub stderr: &'a [u8],
+    pub stdout: &'a Captured,
+    pub stderr: &'a Captured,
 }
 
 /// The harness's record as read from the output folder: its JSON, or why it was refused.
@@ -229,16 +282,16 @@ pub(super) fn classify(job: &Job, out_dir: &Path, ended: &Ended<'_>) -> Run {
         predictions,
         result: record.into_value(),
         wall_seconds: ended.wall_seconds,
-        stdout_tail: tail(ended.stdout, TAIL),
-        stderr_tail: tail(ended.stderr, TAIL),
+        stdout_tail: tail(ended.stdout.tail(), TAIL),
+        stderr_tail: tail(ended.stderr.tail(), TAIL),
         detail,
     }
 }
 
-/// The outcome rules, first match wins: the backend's own limits, then the record (checked),
-/// then what stderr and the exit status say.
+/// The outcome rules, first match wins: the backend's own limits, then whether the harness
+/// started ([`READY`]), then the record (checked), then what stderr and the exit status say.
 fn decide(job: &Job, out_dir: &Path, ended: &Ended<'_>, record: &Record) -> (Outcome, Option<String>) {
-    let stderr_text = String::from_utf8_lossy(ended.stderr);
+    let stderr_text = String::from_utf8_lossy(ended.stderr.tail());
     let status = ended.status;
     let signal = status
         .signal()
@@ -261,22 +314,20 @@ fn decide(job: &Job, out_dir: &Path, ended: &Ended<'_>, record: &Record) -> (Out
             )),
         );
     }
+    if !ended.stdout.began_ready() {
+        return (Outcome::SandboxError, Some(not_started(&stderr_text, status)));
+    }
     if let Record::Refused(why) = record {
         return (Outcome::ConstraintViolation, Some(format!("result.json {why}")));
     }
     match record.claim() {
         Some(Outcome::Ok) => return check_ok(job, out_dir, status),
+        Some(claimed @ (Outcome::Timeout | Outcome::SandboxError)) => {
+            let why = format!("the run's result.json claims `{claimed}`, which ml2b did not observe");
+            return (Outcome::RuntimeError, Some(why));
+        }
         Some(claimed) => return (claimed, None),
         None => {}
-    }
-    if stderr_text.starts_with("bwrap:")
-        || stderr_text.contains("prlimit:")
-        || stderr_text.contains("setpriv:")
-    {
-        return (
-            Outcome::SandboxError,
-            Some(stderr_text.lines().next().unwrap_or_default().to_string()),
-        );
     }
     if stderr_text.contains("MemoryError") {
         return (
@@ -292,6 +343,20 @@ fn decide(job: &Job, out_dir: &Path, ended: &Ended<'_>, record: &Record) -> (Out
         Outcome::RuntimeError,
         Some(format!("the run ended without a result ({how})")),
     )
+}
+
+/// Why a run never reached the submission: the first line stderr holds (bubblewrap's,
+/// prlimit's or Python's own complaint), else the exit status.
+fn not_started(stderr: &str, status: std::process::ExitStatus) -> String {
+    let first = stderr.lines().map(str::trim).find(|l| !l.is_empty());
+    let last = stderr.lines().map(str::trim).rfind(|l| !l.is_empty());
+    match (first, last) {
+        (Some(first), Some(last)) if first != last => {
+            format!("the harness never started the submission: {first} … {last}")
+        }
+        (Some(line), _) => format!("the harness never started the submission: {line}"),
+        _ => format!("the harness never started the submission (it ended with {status}, saying nothing)"),
+    }
 }
 
 /// An `ok` claimed by the record, checked against what ml2b sees.
@@ -365,6 +430,95 @@ pub(super) fn deliver(mut run: Run, job: &Job, staged: &Path, out_dir: &Path) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn job() -> Job {
+        Job {
+            python: "/nowhere/python".into(),
+            harness: "/nowhere/harness.py".into(),
+            code: "/nowhere/code.py".into(),
+            format: crate::sandbox::Format::Mono,
+            public_dir: "/nowhere".into(),
+            spec: crate::competition::spec::Spec {
+                id: "id".into(),
+                targets: vec!["y".into()],
+                kind: crate::competition::spec::Kind::Values,
+                k: None,
+            },
+            limits: Limits::default(),
+        }
+    }
+
+    /// The outcome of a run that exited with `code`, printed `stdout` and `stderr` and left
+    /// `record` as its result.json.
+    fn outcome(stdout: &[&[u8]], stderr: &str, code: i32, record: Option<&str>, timed_out: bool) -> Run {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(r) = record {
+            std::fs::write(dir.path().join("result.json"), r).unwrap();
+        }
+        let mut out = Captured::default();
+        for chunk in stdout {
+            out.push(chunk);
+        }
+        let ended = Ended {
+            status: std::process::ExitStatus::from_raw(code << 8),
+            timed_out,
+            wall_seconds: 1.0,
+            stdout: &out,
+            stderr: &Captured::of(stderr.as_bytes()),
+        };
+        classify(&job(), dir.path(), &ended)
+    }
+
+    #[test]
+    fn a_run_that_never_printed_ready_is_the_sandboxs_failure() {
+        let stderr = "Traceback (most recent call last):\n  File \"/sandbox/harness.py\"\nModuleNotFoundError: No module named 'numpy'\n";
+        let record = r#"{"outcome": "runtime_error", "errors": ["No module named 'numpy'"]}"#;
+        let run = outcome(&[], stderr, 1, Some(record), false);
+        assert_eq!(run.outcome, Outcome::SandboxError);
+        assert_eq!(
+            run.detail.as_deref(),
+            Some("the harness never started the submission: Traceback (most recent call last): … ModuleNotFoundError: No module named 'numpy'")
+        );
+        let run = outcome(&[], "bwrap: Can't mount proc on /newroot/proc\n", 1, None, false);
+        assert_eq!(run.outcome, Outcome::SandboxError);
+        // A timeout is ml2b's own observation, first.
+        assert_eq!(outcome(&[], "", 137, None, true).outcome, Outcome::Timeout);
+    }
+
+    #[test]
+    fn a_record_cannot_claim_what_only_ml2b_observes() {
+        for claimed in ["sandbox_error", "timeout"] {
+            let record = format!(r#"{{"outcome": "{claimed}"}}"#);
+            let run = outcome(&[READY.as_bytes()], "bwrap: fake\n", 1, Some(&record), false);
+            assert_eq!(run.outcome, Outcome::RuntimeError, "{claimed}");
+            assert_eq!(
+                run.detail,
+                Some(format!("the run's result.json claims `{claimed}`, which ml2b did not observe"))
+            );
+        }
+        // A claim against the code itself stands.
+        let run = outcome(&[READY.as_bytes()], "", 1, Some(r#"{"outcome": "import_error"}"#), false);
+        assert_eq!(run.outcome, Outcome::ImportError);
+        // Without a record, stderr imitating bubblewrap is the code's own crash.
+        let run = outcome(&[READY.as_bytes()], "bwrap: fake\n", 1, None, false);
+        assert_eq!(run.outcome, Outcome::RuntimeError);
+    }
+
+    #[test]
+    fn the_ready_line_is_found_across_reads_and_left_out_of_the_tail() {
+        let run = outcome(
+            &[b"ml2b-har", b"ness: ready\nhello\n"],
+            "",
+            1,
+            Some(r#"{"outcome": "runtime_error"}"#),
+            false,
+        );
+        assert_eq!(run.outcome, Outcome::RuntimeError);
+        assert_eq!(run.stdout_tail, "hello\n");
+        // A line that only looks like it, or comes later, is not it.
+        let run = outcome(&[b"hello\n", READY.as_bytes()], "", 1, None, false);
+        assert_eq!(run.outcome, Outcome::SandboxError);
+    }
 
     #[test]
     fn links_left_as_outputs_are_dropped() {

@@ -2,7 +2,8 @@
 //!
 //! One unit per table of `queries/` ([`catalog::TABLES`]). The unit key covers the query's
 //! blake3, the heads of the four upstream logs (translate_validate, generate, execute,
-//! grade) and the fingerprint of the manifests' tables, so a table is recomputed exactly
+//! grade), the heads of the `planned` and `fault` logs when the store has them
+//! ([`LATER_TABLE_INPUTS`]), and the fingerprint of the manifests' tables, so a table is recomputed exactly
 //! when something it reads changed, and a re-run over unchanged logs appends nothing.
 //!
 //! The result is stored as an object, a Parquet file written deterministically (one
@@ -31,7 +32,7 @@ use tokio::sync::OnceCell;
 
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
-use crate::events::{Analysis, TABLE_INPUTS};
+use crate::events::{Analysis, LATER_TABLE_INPUTS, TABLE_INPUTS};
 use crate::log::{Event, EventBody, StageLog, unit_key};
 use crate::query::catalog::{self, Query};
 use crate::query::{Session, reference};
@@ -82,6 +83,14 @@ impl Analyze {
             let head = StageLog::new(&self.store, stage)?.head()?;
             let hash = head.hash.map_or_else(|| "-".to_string(), |h| h.to_hex());
             inputs.push(format!("{stage}={hash}"));
+        }
+        // The plan and the faults are inputs once the store holds them: a store written
+        // before ml2b recorded either keeps its tables' keys (and so re-derives them as
+        // they were).
+        for stage in LATER_TABLE_INPUTS {
+            if let Some(head) = StageLog::new(&self.store, stage)?.head()?.hash {
+                inputs.push(format!("{stage}={}", head.to_hex()));
+            }
         }
         let manifests = reference::fingerprint(&self.bench)
             .map_err(|e| StageError::failed("fingerprinting the manifests", e))?;

@@ -7,7 +7,11 @@
 //! are stored as an object and named by hash; the harness's result record, the outcome
 //! (`sandbox::Outcome`), the output tails and the static checks' findings (`crate::check`,
 //! leakage included) are in the event. Before a unit runs, its competition's public files are
-//! checked against the manifest's blake3 (`competition::integrity`).
+//! checked against the manifest's blake3 (`competition::integrity`). A run the sandbox could
+//! not start (`sandbox_error`, after one retry: `stages::solution`) is not a result: the
+//! unit fails, its fault is recorded, and the sample counts as missing until a later run
+//! executes it. A `sandbox_error` that an earlier ml2b committed as an execution is run
+//! again, under a key that adds that event's id (the `runs` view takes the latest run).
 
 use std::collections::BTreeSet;
 
@@ -16,7 +20,7 @@ use super::{Planned, Stage, StageError};
 use crate::competition::{Benchmark, Side};
 use crate::events::{Execution, Generation};
 use crate::log::{EventBody, LogError, StageLog, unit_key};
-use crate::sandbox::Format;
+use crate::sandbox::{Format, Outcome};
 use crate::store::{Hash, Store};
 
 /// What one run needs.
@@ -40,6 +44,8 @@ impl Stage for Execute {
     type Body = Execution;
     type Unit = Unit;
 
+    const RECORDS_FAULTS: bool = true;
+
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let log = StageLog::new(store, Generation::STAGE)?;
         let from = match &self.since {
@@ -47,6 +53,7 @@ impl Stage for Execute {
             None => 0,
         };
         let state = log.state::<Generation>(from)?;
+        let executed = StageLog::new(store, Execution::STAGE)?.state::<Execution>(0)?;
         let mut seen = BTreeSet::new();
         let mut planned = Vec::new();
         for e in state.events() {
@@ -60,8 +67,14 @@ impl Stage for Execute {
             params.insert("competition".into(), g.competition.clone().into());
             params.insert("format".into(), g.format.harness_mode().into());
             params.insert("code".into(), g.code_blake3.to_hex().into());
+            let mut key = unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?;
+            // An earlier ml2b committed a run the sandbox could not start as a result
+            // (`sandbox_error`): run it again, under a key that names that event.
+            while let Some(failed) = executed.get(&key).filter(|e| e.body.outcome == Outcome::SandboxError) {
+                key = unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[failed.id], &params)?;
+            }
             planned.push(Planned {
-                key: unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?,
+                key,
                 upstream: vec![e.id],
                 label: format!("{}/{}/{}", g.competition, g.format, g.code_blake3.short()),
                 unit: Unit {

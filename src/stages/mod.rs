@@ -172,6 +172,17 @@ pub trait Stage: Send + Sync + 'static {
     /// Runs one unit. An `Err` leaves the unit uncommitted (a re-run retries it).
     fn run(&self, unit: Self::Unit) -> impl Future<Output = Result<Self::Body, StageError>> + Send;
 
+    /// Whether a unit that fails is recorded in the `fault` log: the stages whose units
+    /// make up a row of `runs` (generate, execute, grade), so that a table can say why a
+    /// planned sample is missing.
+    const RECORDS_FAULTS: bool = false;
+
+    /// Called with the units this invocation will run (after its shard is taken), before
+    /// the first one runs: generate records them in the `planned` log.
+    fn record_plan(&self, _store: &Store, _planned: &[Planned<Self::Unit>]) -> Result<(), StageError> {
+        Ok(())
+    }
+
     /// Hash of the configuration, recorded in every segment's metadata.
     fn config_hash(&self) -> Option<Hash> {
         None

@@ -3,9 +3,12 @@
 //! Invariants: a unit's event is committed at most once per log (the commit
 //! protocol drops units a concurrent run committed first); every finished unit
 //! is committed before `run_stage` returns; a unit that failed is not committed,
-//! so the next run retries it; a killed run loses only units still in flight or
+//! so the next run retries it, and for the stages whose units make up a run
+//! ([`Stage::RECORDS_FAULTS`]) its failure is committed to the `fault` log with the
+//! batch; a killed run loses only units still in flight or
 //! waiting for the next batch; a stopped run ([`RunOptions::stop`]) commits every unit that
-//! finished and abandons those in flight.
+//! finished and abandons those in flight. Before any unit runs, the stage records what it
+//! planned ([`Stage::record_plan`]).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -15,9 +18,10 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 use super::{Planned, Stage, StageError};
-use crate::log::{Committed, Event, EventBody, Provenance, StageLog, View};
+use crate::events::Fault;
+use crate::log::{Committed, Event, EventBody, Provenance, StageLog, View, unit_key};
 use crate::progress::Progress;
-use crate::store::Store;
+use crate::store::{Hash, Store};
 
 /// How to run a stage; none of it changes results.
 #[derive(Clone, Debug)]
@@ -109,6 +113,7 @@ pub async fn run_stage<S: Stage>(
         planned: planned.len() as u64,
         ..Default::default()
     };
+    stage.record_plan(store, &planned)?;
     let todo: Vec<_> = planned.into_iter().filter(|p| !view.contains(&p.key)).collect();
     summary.skipped = summary.planned - todo.len() as u64;
     progress.begin(S::Body::STAGE, todo.len() as u64);
@@ -117,6 +122,7 @@ pub async fn run_stage<S: Stage>(
         view,
         config: stage.config_hash(),
         pending: Vec::new(),
+        faults: S::RECORDS_FAULTS.then(|| Faults::new(store)).transpose()?,
         since: None,
     };
     execute(stage, todo, options, progress, &mut batcher, &mut summary).await?;
@@ -133,7 +139,13 @@ fn dedupe<U>(planned: Vec<Planned<U>>) -> Vec<Planned<U>> {
     planned.into_iter().filter(|p| seen.insert(p.key)).collect()
 }
 
-type Finished<B> = (String, Result<Event<B>, StageError>);
+/// A unit that ran: its label, key and upstream, and its event or why it failed.
+struct Finished<B> {
+    label: String,
+    key: Hash,
+    upstream: Vec<Hash>,
+    result: Result<Event<B>, StageError>,
+}
 
 async fn execute<S: Stage>(
     stage: Arc<S>,
@@ -172,12 +184,21 @@ async fn execute<S: Stage>(
             }
             continue;
         };
-        let (label, result) = done.map_err(StageError::Panicked)?;
+        let done = done.map_err(StageError::Panicked)?;
         summary.ran += 1;
-        progress.unit_finished(&label, result.is_ok());
-        match result {
+        progress.unit_finished(&done.label, done.result.is_ok());
+        match done.result {
             Ok(event) => batcher.push(event),
-            Err(e) => summary.failed.push((label, crate::error_chain(&e))),
+            Err(e) => {
+                // The fault's message leaves out the unit (its label is beside it), so that
+                // the same fault of many units reads as one.
+                let cause = match &e {
+                    StageError::Unit { message, .. } => message.clone(),
+                    e => crate::error_chain(e),
+                };
+                batcher.fault(S::Body::STAGE, &done.label, done.key, done.upstream, &cause)?;
+                summary.failed.push((done.label, crate::error_chain(&e)));
+            }
         }
         commit_due(batcher, options, progress, summary, false)?;
     }
@@ -241,8 +262,14 @@ async fn run_one<S: Stage>(stage: Arc<S>, p: Planned<S::Unit>) -> Finished<S::Bo
     let started = Instant::now();
     let body = stage.run(p.unit).await;
     let ms = started.elapsed().as_millis() as u64;
-    let event = body.and_then(|b| Ok(Event::new(p.key, p.upstream, b, Provenance::now(ms))?));
-    (p.label, event)
+    let upstream = p.upstream.clone();
+    let result = body.and_then(|b| Ok(Event::new(p.key, p.upstream, b, Provenance::now(ms))?));
+    Finished {
+        label: p.label,
+        key: p.key,
+        upstream,
+        result,
+    }
 }
 
 /// Events waiting to be committed.
@@ -251,6 +278,8 @@ struct Batcher<B> {
     view: View,
     config: Option<crate::store::Hash>,
     pending: Vec<Event<B>>,
+    /// The `fault` log, for a stage that records its failed units.
+    faults: Option<Faults>,
     since: Option<Instant>,
 }
 
@@ -260,12 +289,67 @@ impl<B: EventBody> Batcher<B> {
         self.pending.push(e);
     }
 
+    /// Records that the unit `key` of `stage` failed with `message` (committed with the
+    /// next batch), when the stage records its faults.
+    fn fault(
+        &mut self,
+        stage: &str,
+        label: &str,
+        key: Hash,
+        upstream: Vec<Hash>,
+        message: &str,
+    ) -> Result<(), StageError> {
+        let Some(faults) = &mut self.faults else {
+            return Ok(());
+        };
+        let body = Fault {
+            stage: stage.to_string(),
+            unit: key,
+            label: label.to_string(),
+            message: message.to_string(),
+        };
+        let fault_key = unit_key(Fault::STAGE, Fault::SCHEMA_VERSION, &[], &(stage, key, message))?;
+        faults.pending.push(Event::new(fault_key, upstream, body, Provenance::now(0))?);
+        self.since.get_or_insert_with(Instant::now);
+        Ok(())
+    }
+
     fn flush(&mut self) -> Result<Option<Committed>, StageError> {
         self.since = None;
+        if let Some(faults) = &mut self.faults {
+            faults.flush()?;
+        }
         if self.pending.is_empty() {
             return Ok(None);
         }
         let events = std::mem::take(&mut self.pending);
         Ok(self.log.commit(&mut self.view, events, self.config)?)
+    }
+}
+
+/// The `fault` log and the faults waiting to be committed to it.
+struct Faults {
+    log: StageLog,
+    view: View,
+    pending: Vec<Event<Fault>>,
+}
+
+impl Faults {
+    fn new(store: &Store) -> Result<Self, StageError> {
+        let log = StageLog::new(store, Fault::STAGE)?;
+        let view = log.view()?;
+        Ok(Self {
+            log,
+            view,
+            pending: Vec::new(),
+        })
+    }
+
+    fn flush(&mut self) -> Result<(), StageError> {
+        if !self.pending.is_empty() {
+            let events = std::mem::take(&mut self.pending);
+            self.log.commit(&mut self.view, events, None)?;
+        }
+        Ok(())
     }
 }

@@ -4,7 +4,8 @@
 //! A [`Runner`] is the sandbox backend, the managed Python and the limits. [`Runner::run`]
 //! materializes the code object and the harness in a scratch folder, runs the job in the
 //! backend on a public folder (the competition's, or a validation split of its training
-//! rows) and stores the predictions as an object. [`Runner::identity`] is what makes two
+//! rows) and stores the predictions as an object; a run the sandbox could not start is
+//! retried once, then an error (never a result). [`Runner::identity`] is what makes two
 //! runs of the same code on the same data differ, for unit keys: a change to the backend,
 //! its image, the harness, the requirements or the limits runs the code anew.
 
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 use crate::competition::Competition;
 use crate::competition::spec::Spec;
-use crate::sandbox::{Backend, Format, Job, Limits, assets};
+use crate::sandbox::{Backend, Format, Job, Limits, Outcome, assets};
 use crate::store::{Hash, Store};
 
 /// How stored code runs: the sandbox backend, the managed Python and the limits. The execute
@@ -51,7 +52,34 @@ impl Runner {
 
     /// Runs `code` (an object of `store`) for `c` in `format`, with `public_dir` as its public
     /// folder (the competition's, or a validation split), and stores its predictions.
+    ///
+    /// A run the sandbox could not start (`sandbox_error`: the harness never reached the
+    /// code) is tried once more, then is an `Err`: a fault of the environment, which the
+    /// caller must not record as the code's result.
     pub async fn run(
+        &self,
+        store: &Store,
+        c: &Competition,
+        format: Format,
+        code: &Hash,
+        public_dir: PathBuf,
+    ) -> Result<Ran, String> {
+        let first = self.run_once(store, c, format, code, public_dir.clone()).await?;
+        if first.outcome != Outcome::SandboxError {
+            return Ok(first);
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let second = self.run_once(store, c, format, code, public_dir).await?;
+        if second.outcome != Outcome::SandboxError {
+            return Ok(second);
+        }
+        Err(format!(
+            "the sandbox could not run the code (twice): {}",
+            second.run.detail.as_deref().unwrap_or("no detail")
+        ))
+    }
+
+    async fn run_once(
         &self,
         store: &Store,
         c: &Competition,

@@ -337,11 +337,12 @@ fn table(q: &RunQuery, rows: &Grid) -> String {
         out += "<tr class=\"run\">";
         for (name, text, numeric) in rows.row(i) {
             out += &match name {
+                // A planned sample never generated has no run page.
                 "generation_id" => grid::cell(
                     name,
                     text.map(|t| &t[..t.len().min(12)]),
                     false,
-                    Some(run.as_str()),
+                    (!id.is_empty()).then_some(run.as_str()),
                 ),
                 _ => grid::cell(name, text, numeric, None),
             };

@@ -22,7 +22,10 @@ passes `data` (train.csv, target included) and `X_val` (test.csv) as DataFrames.
 
 Exit 0 and result {"success": true, "outcome": "ok", ...} when the predictions were
 written; exit 1 with {"success": false, "outcome": <why>, "errors": [...], "tracebacks":
-[...]} otherwise. `outcome` is one of ok, syntax_error, import_error, missing_function,
+[...]} otherwise. Before it loads the submission, once its own imports worked and it read
+its inputs, the harness prints the line `ml2b-harness: ready` to stdout: a run
+whose stdout does not begin with it never reached the submission, and ml2b records it as
+the sandbox's failure. `outcome` is one of ok, syntax_error, import_error, missing_function,
 signature_mismatch, runtime_error, out_of_memory, bad_predictions, constraint_violation
 (a write past the file-size or scratch-space limit; the sandbox adds timeout and
 sandbox_error). The result also lists the top-level
@@ -41,6 +44,10 @@ import sys
 import time
 import traceback
 from pathlib import Path
+
+
+# What the harness prints first; ml2b's sandbox::run::READY.
+READY = "ml2b-harness: ready"
 
 
 class SubmissionError(Exception):
@@ -207,6 +214,7 @@ def main() -> int:
     try:
         import numpy as np  # noqa: F401 - imported before the submission, like the original
         import pandas as pd
+        import pyarrow  # noqa: F401 - the predictions are written with it
 
         spec = json.loads(args.spec.read_text(encoding="utf-8"))
         # round_trip: every decimal in the CSV parses to the double that prints as it
@@ -215,6 +223,11 @@ def main() -> int:
         test = pd.read_csv(args.test, float_precision="round_trip")
         target = spec["targets"][0]
         classes = sorted(data[target].dropna().unique().tolist()) if spec["kind"] == "probabilities" else []
+        # The first line of stdout, once the harness's own imports and inputs worked and
+        # before the submission is loaded: ml2b's proof that the sandbox and the Python
+        # environment started (a run without it is the sandbox's failure, never the
+        # submission's, and the submission cannot print it first).
+        print(READY, flush=True)
         namespace = load_submission(args.code, result["dropped"])
         loaded = time.monotonic()
         result["load_seconds"] = round(loaded - started, 3)

@@ -16,6 +16,12 @@ read_csv) are provided here, so the grader runs without MLE-bench's own dependen
 "round_trip"); the score is returned unrounded (ml2b's medal rule rounds it to 5 places as
 MLE-bench's Grader does).
 
+The grader's module is imported first; once it loaded, the driver prints `ml2b-harness:
+ready` on stdout. A grader that cannot load (a missing library, a broken environment) ends
+without that line, which ml2b records as a fault of the grading environment, not as a
+verdict on the submission. With a file `preflight` in the data folder the driver stops
+there (ok, score 0): ml2b's check that the grader loads, before a run.
+
 Result (`--result`): {"success": true, "outcome": "ok", "score": s} and exit 0, with a
 one-row Parquet file (`--out`, column `score`) as every ok run leaves; or {"success":
 false, "outcome": "bad_predictions", "reason": "..."} (the grader raised
@@ -34,6 +40,12 @@ import sys
 import traceback
 import types
 from pathlib import Path
+
+
+# The first line on stdout once the grader loaded (ml2b's sandbox::run::READY).
+READY = "ml2b-harness: ready"
+# A file in the data folder that asks only whether the grader loads (ml2b's preflight).
+PREFLIGHT = "preflight"
 
 
 class InvalidSubmissionError(Exception):
@@ -79,8 +91,19 @@ def main() -> int:
     data = Path(args.train).parent
     grader = data / "grader"
     install_shims(grader)
+    # The grader and its libraries load before anything is read: a grader that cannot load
+    # is a fault of the grading environment, never a verdict on the submission. The line
+    # READY on stdout tells ml2b the grader loaded (a run without it is `sandbox_error`).
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    module = importlib.import_module(f"mlebench.competitions.{competition(grader)}.grade")
+    print(READY, flush=True)
+    if (data / PREFLIGHT).exists():
+        write(args.result, {"success": True, "outcome": "ok", "score": 0.0, "preflight": True})
+        write_score(args.out, 0.0)
+        return 0
     try:
-        module = importlib.import_module(f"mlebench.competitions.{competition(grader)}.grade")
         submission = read_csv(data / "submission.csv")
         answers = read_csv(data / "answers.csv")
         score = module.grade(submission, answers)
@@ -109,12 +132,16 @@ def main() -> int:
             {"success": False, "outcome": "bad_predictions", "reason": f"grade.py returned {score}, not a finite number"},
         )
         return 1
+    write_score(args.out, score)
+    write(args.result, {"success": True, "outcome": "ok", "score": score})
+    return 0
+
+
+def write_score(path: str, score: float) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.table({"score": [score]}), args.out)
-    write(args.result, {"success": True, "outcome": "ok", "score": score})
-    return 0
+    pq.write_table(pa.table({"score": [score]}), path)
 
 
 if __name__ == "__main__":

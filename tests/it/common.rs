@@ -226,7 +226,8 @@ pub(crate) fn completion(content: &str) -> String {
 
 /// A chat-completions server on 127.0.0.1: records every request (with its authorization
 /// header) and answers `reply(n, request)` = (status, JSON body), `n` counting from 1; a
-/// 429 carries `Retry-After: 1`.
+/// 429 carries `Retry-After: 1`. A GET (the preflight's model list) gets an empty list and
+/// is not recorded.
 pub(crate) fn chat_server(
     reply: impl Fn(usize, &serde_json::Value) -> (u16, String) + Send + 'static,
 ) -> (u16, Arc<Mutex<Seen>>) {
@@ -248,6 +249,8 @@ pub(crate) fn chat_server_on(
             let mut stream = stream.unwrap();
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let (mut auth, mut length) = (String::new(), 0usize);
+            let mut request_line = String::new();
+            let _ = reader.read_line(&mut request_line);
             loop {
                 let mut line = String::new();
                 if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
@@ -260,6 +263,18 @@ pub(crate) fn chat_server_on(
                 if lower.starts_with("authorization:") {
                     auth = line["authorization:".len()..].trim().to_string();
                 }
+            }
+            if request_line.starts_with("GET ") {
+                // The preflight's `GET {endpoint}/models`: not a chat request.
+                let list = "{\"object\": \"list\", \"data\": []}";
+                let _ = stream.write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{list}",
+                        list.len()
+                    )
+                    .as_bytes(),
+                );
+                continue;
             }
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();

@@ -19,6 +19,7 @@ mod common;
 mod compat;
 mod competitions;
 mod docker;
+mod faults;
 mod fixture;
 mod generate;
 mod grading;

@@ -891,3 +891,41 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
     let c = bench.select(&["hostile-lite".to_string()]).unwrap()[0];
     c.verify_files(Side::Private).unwrap();
 }
+
+/// A grader that cannot load (its grade.py imports a library the grading environment
+/// lacks) is a fault of the grading environment: nothing is called invalid for it.
+/// Before, every submission was invalid ("grade.py raised ModuleNotFoundError").
+#[test]
+fn a_grader_that_cannot_load_grades_nothing_and_says_why() {
+    let m = Mle::new();
+    program(&m, "broken-lite", &format!("import not_installed_anywhere\n{GRADE_PY}"));
+    let ws = Workspace::empty_root();
+    imported(&m.import(&ws, &[]));
+    let code = solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}"));
+    let out = ws
+        .ml2b()
+        .args(["--json", "grade-file"])
+        .arg(&code)
+        .args(["--competition", "broken-lite", "--format", "mono"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the grading program of `broken-lite` could not grade: it ended sandbox_error")
+            && err.contains("not_installed_anywhere"),
+        "{err}"
+    );
+    let mut sub = String::from("id,value\n");
+    for i in 20..30 {
+        sub.push_str(&format!("{i},{}\n", 2.0 * i as f64 + 1.0));
+    }
+    write(&ws.dir.path().join("sub.csv"), sub);
+    let out = ws
+        .ml2b()
+        .args(["--json", "grade-sample", "sub.csv", "--competition", "broken-lite"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("could not grade"), "{}", stderr(&out));
+}

@@ -16,6 +16,9 @@
 //!   the same request gives the same answer.
 //!
 //! Only pairs whose translation passed translate-validate are planned, unless forced.
+//! Every planned unit is recorded in the `planned` log before any runs
+//! ([`record_plan`]), and a unit that fails (the provider unreachable or refusing after
+//! every retry) in the `fault` log: the tables count the sample as missing, never drop it.
 //!
 //! Agents of the LLM providers: `one-shot`, one request per unit; `aide` ([`aide`]), a tree
 //! search over attempts scored on a validation split, each attempt an event of the
@@ -361,6 +364,49 @@ pub(crate) fn commit_steps<B: EventBody>(
     Ok(())
 }
 
+/// Records `planned` in the `planned` log (each unit under its own key, so a unit planned
+/// before is not recorded again): what every table's denominator counts.
+pub(crate) fn record_plan(store: &Store, planned: &[Planned<Unit>]) -> Result<(), StageError> {
+    use crate::events::PlannedSample;
+    use crate::log::{Event, Provenance, StageLog};
+    let log = StageLog::new(store, PlannedSample::STAGE)?;
+    let mut view = log.view()?;
+    let mut events = Vec::new();
+    for p in planned {
+        let key = unit_key(PlannedSample::STAGE, PlannedSample::SCHEMA_VERSION, &[], &p.key)?;
+        if view.contains(&key) {
+            continue;
+        }
+        let g = p.unit.body();
+        let body = PlannedSample {
+            competition: g.competition.clone(),
+            language: g.language.clone(),
+            model: g.model.clone(),
+            agent: g.agent,
+            format: g.format,
+            seed: g.seed,
+            generate_key: p.key,
+        };
+        events.push(Event::new(key, Vec::new(), body, Provenance::now(0))?);
+    }
+    if !events.is_empty() {
+        log.commit(&mut view, events, None)?;
+    }
+    Ok(())
+}
+
+impl Unit {
+    /// The sample's event body as planned.
+    fn body(&self) -> &Generation {
+        match self {
+            Self::Fixed { body, .. }
+            | Self::Request { body, .. }
+            | Self::Search { body, .. }
+            | Self::React { body, .. } => body,
+        }
+    }
+}
+
 /// A model that replays another store cannot drive `agent`'s search.
 fn refuse_replay(model: &Model, agent: &str, log: &str) -> Result<(), StageError> {
     if model.provider != Provider::Replay {
@@ -459,6 +505,12 @@ fn output_of(spec: &Spec) -> prompt::Output {
 impl Stage for Generate {
     type Body = Generation;
     type Unit = Unit;
+
+    const RECORDS_FAULTS: bool = true;
+
+    fn record_plan(&self, store: &Store, planned: &[Planned<Unit>]) -> Result<(), StageError> {
+        record_plan(store, planned)
+    }
 
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let mut planned = Vec::new();

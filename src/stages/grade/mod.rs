@@ -210,6 +210,8 @@ impl Stage for GradeStage {
     type Body = Grade;
     type Unit = Unit;
 
+    const RECORDS_FAULTS: bool = true;
+
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let log = StageLog::new(store, Execution::STAGE)?;
         let from = match &self.since {

@@ -1,0 +1,7 @@
+-- Pass rate per model and resource tier (high / medium / low): 100 · valid runs /
+-- (cells · seeds) over all the tier's languages.
+SELECT model, format, tier, count(DISTINCT language) AS languages,
+    100.0 * sum(passed) / sum(seeds) AS pass_rate
+FROM cells
+GROUP BY model, format, tier
+ORDER BY model, format, CASE tier WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END
