@@ -46,7 +46,9 @@ use std::time::{Duration, Instant};
 use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
 use super::job::{Backend, Job, Outcome, Run, SHM_BYTES};
-use super::run::{Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run};
+use super::run::{
+    Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run,
+};
 use super::rundir::{RunDir, unmount};
 use super::seccomp;
 
