@@ -135,7 +135,10 @@ impl Pipeline<'_> {
         self.pending_of::<S>(stage.plan(self.store)?)
     }
 
-    fn pending_of<S: Stage>(&self, planned: Vec<crate::stages::Planned<S::Unit>>) -> Result<Vec<Hash>, PipelineError> {
+    fn pending_of<S: Stage>(
+        &self,
+        planned: Vec<crate::stages::Planned<S::Unit>>,
+    ) -> Result<Vec<Hash>, PipelineError> {
         let view = StageLog::new(self.store, S::Body::STAGE)?.view()?;
         let mut seen = std::collections::HashSet::new();
         Ok(planned

@@ -59,7 +59,9 @@ pub fn sandbox(backend: &dyn Backend, python: &Path, limits: &Limits) -> Result<
     let public = dir.path().join("public");
     let out = dir.path().join("out");
     let code = dir.path().join("code.py");
-    let write = |path: &Path, text: &str| std::fs::write(path, text).map_err(|e| failed(format!("cannot write {}: {e}", path.display())));
+    let write = |path: &Path, text: &str| {
+        std::fs::write(path, text).map_err(|e| failed(format!("cannot write {}: {e}", path.display())))
+    };
     std::fs::create_dir_all(&public).map_err(|e| failed(e.to_string()))?;
     std::fs::create_dir_all(&out).map_err(|e| failed(e.to_string()))?;
     write(&public.join("train.csv"), "id,x,y\n1,0.5,1.0\n2,1.5,3.0\n")?;
@@ -67,7 +69,8 @@ pub fn sandbox(backend: &dyn Backend, python: &Path, limits: &Limits) -> Result<
     write(&code, CANARY)?;
     let job = Job {
         python: python.to_path_buf(),
-        harness: assets::materialize("harness.py", assets::HARNESS).map_err(|e| failed(crate::error_chain(&e)))?,
+        harness: assets::materialize("harness.py", assets::HARNESS)
+            .map_err(|e| failed(crate::error_chain(&e)))?,
         code,
         format: Format::Mono,
         public_dir: public,
@@ -79,7 +82,9 @@ pub fn sandbox(backend: &dyn Backend, python: &Path, limits: &Limits) -> Result<
         },
         limits: limits.clone(),
     };
-    let run = backend.run(&job, &out).map_err(|e| failed(crate::error_chain(&e)))?;
+    let run = backend
+        .run(&job, &out)
+        .map_err(|e| failed(crate::error_chain(&e)))?;
     if run.outcome == Outcome::Ok {
         return Ok(());
     }
@@ -87,7 +92,14 @@ pub fn sandbox(backend: &dyn Backend, python: &Path, limits: &Limits) -> Result<
         .detail
         .clone()
         .or_else(|| run.result["errors"][0].as_str().map(String::from))
-        .unwrap_or_else(|| run.stderr_tail.trim().lines().last().unwrap_or_default().to_string());
+        .unwrap_or_else(|| {
+            run.stderr_tail
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .to_string()
+        });
     Err(failed(format!(
         "a canary solution with Python {} ended {}: {detail}",
         python.display(),
@@ -101,10 +113,12 @@ pub fn graders(competitions: &[&Competition]) -> Vec<Failed> {
         .iter()
         .filter(|c| c.manifest.is_program_graded())
         .filter_map(|c| {
-            crate::competition::program::check_locally(c).err().map(|e| Failed {
-                check: format!("the grading program of `{}`", c.id()),
-                problem: crate::error_chain(&e),
-            })
+            crate::competition::program::check_locally(c)
+                .err()
+                .map(|e| Failed {
+                    check: format!("the grading program of `{}`", c.id()),
+                    problem: crate::error_chain(&e),
+                })
         })
         .collect()
 }
@@ -137,7 +151,12 @@ async fn model(m: &Model) -> Result<(), String> {
     } else {
         match std::env::var(&m.api_key_env) {
             Ok(k) if !k.is_empty() => Some(k),
-            _ => return Err(format!("its API key variable `{}` is not set or empty", m.api_key_env)),
+            _ => {
+                return Err(format!(
+                    "its API key variable `{}` is not set or empty",
+                    m.api_key_env
+                ));
+            }
         }
     };
     let client = reqwest::Client::builder()

@@ -108,7 +108,8 @@ impl Printer {
 /// One line on stderr; a closed stderr loses the message, never the command.
 pub fn message(line: std::fmt::Arguments<'_>) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{line}");
+    // A message may quote a server's or a run's text: its control characters are shown.
+    let _ = writeln!(std::io::stderr(), "{}", crate::record::visible(&line.to_string()));
 }
 
 /// The sandbox backends.

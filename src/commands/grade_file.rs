@@ -159,7 +159,8 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
         writeln!(settings.printer.stdout(), "r_p vs {baseline}: {ratio:.4}")?;
     }
     if let Some(d) = r.detail.as_ref().or(r.invalid_reason.as_ref()) {
-        writeln!(settings.printer.stdout(), "detail: {d}")?;
+        // The run's own words (its exception): shown, not obeyed, by a terminal.
+        writeln!(settings.printer.stdout(), "detail: {}", crate::record::visible(d))?;
     }
     writeln!(settings.printer.stdout(), "wall: {:.2} s", r.wall_seconds)?;
     Ok(())

@@ -240,7 +240,15 @@ fn headline(settings: &GlobalSettings) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow::anyhow!("the aup table has no language column"))?;
     let keep = arrow::array::BooleanArray::from_iter(language.iter().map(|l| Some(l == Some("Avg."))));
     let avg = arrow::compute::filter_record_batch(&all, &keep)?;
-    let columns = ["model", "format", "aup", "aup_invln", "win_rate", "pass_rate", "missing"];
+    let columns = [
+        "model",
+        "format",
+        "aup",
+        "aup_invln",
+        "win_rate",
+        "pass_rate",
+        "missing",
+    ];
     let indices: Vec<usize> = columns.iter().filter_map(|c| schema.index_of(c).ok()).collect();
     let avg = avg.project(&indices)?;
     Ok(format!(

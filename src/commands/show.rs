@@ -5,12 +5,16 @@
 //! [`crate::record`] as text, as JSON with `--json`, or one artefact's bytes with `--raw`.
 //! Without ID: the latest runs (`--model`, `--language`, `--competition`, `--outcome`,
 //! `--limit`), one line each, newest first; `--json` gives the rows. Reads only.
+//!
+//! What a model or a run wrote reaches the terminal with its control characters shown,
+//! not sent ([`visible`]): the record's text, the rows, and `--raw` when stdout is a
+//! terminal (redirected, `--raw` writes the bytes as stored).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use super::ExitStatus;
 use super::query::{optional_bench, require_store};
-use crate::record::{Records, RunRow};
+use crate::record::{Records, RunRow, visible};
 use crate::settings::{GlobalSettings, ShowSettings};
 
 /// Runs `ml2b show`.
@@ -26,7 +30,12 @@ pub(super) fn show(settings: &GlobalSettings, args: &ShowSettings) -> anyhow::Re
         let record = records.get(id).await?;
         if let Some(kind) = args.raw {
             let bytes = records.artefact(&record, kind)?;
-            settings.printer.stdout().write_all(&bytes)?;
+            let mut stdout = settings.printer.stdout();
+            if stdout.is_terminal() {
+                stdout.write_all(visible(&String::from_utf8_lossy(&bytes)).as_bytes())?;
+            } else {
+                stdout.write_all(&bytes)?;
+            }
             return Ok(ExitStatus::Success);
         }
         super::print_report(settings, &record)?;
@@ -66,12 +75,12 @@ fn list(settings: &GlobalSettings, rows: &[RunRow]) -> anyhow::Result<()> {
             out,
             "{:<12}  {:<20}  {:<20}  {:<8}  {:<8}  {:>4}  {:<14}  {:>10}  {:>6}",
             r.generation_id.short(),
-            r.model,
-            r.competition,
-            r.language,
-            r.format,
+            visible(&r.model),
+            visible(&r.competition),
+            visible(&r.language),
+            visible(&r.format),
             r.seed,
-            r.outcome,
+            visible(&r.outcome),
             num(r.score),
             num(r.r_p)
         )?;

@@ -5,9 +5,13 @@
 //!
 //! Checks too that everything an event names still exists (`crate::log::references`).
 //! Prints one line per problem on stdout, its cause included, and exits 1 when there is any.
+//! A store path that does not exist, or is not a folder, is an input error (exit 2): there
+//! is nothing to verify, which must not read as a store that verified. An existing empty
+//! store verifies.
 
 use std::io::Write;
 
+use super::query::require_store;
 use super::{ExitStatus, ProgressBars};
 use crate::log::verify::{Report, verify_store};
 use crate::pipeline::{Pipeline, Rederived};
@@ -15,6 +19,7 @@ use crate::settings::{GlobalSettings, Printer, VerifySettings};
 
 /// Runs `ml2b verify`.
 pub(super) fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
+    require_store(&settings.store)?;
     let reporter = ProgressBars::new(&settings.printer);
     let report = verify_store(&settings.store, &reporter)?;
     let rerun = if args.rerun && report.ok() {

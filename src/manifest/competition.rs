@@ -705,17 +705,23 @@ impl CompetitionManifest {
             return Err(("gates.min_ac1", "AC1 lies in [-1, 1]".into()));
         }
         if let Some(b) = &self.baseline {
-            let fields = [("baseline.expected", Some((b.score, b.expected)))];
+            let reference = [(
+                ("baseline.score", "baseline.expected"),
+                Some((b.score, b.expected)),
+            )];
             let automl = [(
-                "baseline.autogluon.expected",
+                ("baseline.autogluon.score", "baseline.autogluon.expected"),
                 b.autogluon.as_ref().map(|r| (r.score, r.expected)),
             )];
-            for (field, recorded) in fields.into_iter().chain(automl) {
+            for ((score_field, range_field), recorded) in reference.into_iter().chain(automl) {
                 let Some((score, [lo, hi])) = recorded else {
                     continue;
                 };
-                if lo.is_nan() || hi.is_nan() || lo > hi || !score.is_finite() {
-                    return Err((field, format!("[{lo}, {hi}] is not a range")));
+                if !score.is_finite() {
+                    return Err((score_field, format!("{score} is not a finite score")));
+                }
+                if lo.is_nan() || hi.is_nan() || lo > hi {
+                    return Err((range_field, format!("[{lo}, {hi}] is not a range")));
                 }
             }
         }
@@ -845,6 +851,34 @@ rows = 10
             assert!(err.starts_with("manifests/competitions/toy.toml"), "{err}");
             assert!(err.contains(want), "{err} lacks {want}");
         }
+    }
+
+    #[test]
+    fn a_baseline_score_that_is_not_finite_is_named_as_the_score() {
+        let baseline = |table: &str| GOOD.replace("[split]", &format!("{table}\n[split]"));
+        let cases = [
+            (
+                "[baseline]\nscore = nan\nexpected = [0.5, 0.9]",
+                "baseline.score: NaN is not a finite score",
+            ),
+            (
+                "[baseline]\nscore = 0.7\nexpected = [0.5, 0.9]\n[baseline.autogluon]\nscore = inf\nexpected = [0.5, 0.9]",
+                "baseline.autogluon.score: inf is not a finite score",
+            ),
+            (
+                "[baseline]\nscore = 0.7\nexpected = [0.9, 0.5]",
+                "baseline.expected: [0.9, 0.5] is not a range",
+            ),
+            (
+                "[baseline]\nscore = 0.7\nexpected = [0.5, 0.9]\n[baseline.autogluon]\nscore = 0.7\nexpected = [nan, 0.9]",
+                "baseline.autogluon.expected: [NaN, 0.9] is not a range",
+            ),
+        ];
+        for (table, want) in cases {
+            let err = parse(&baseline(table)).unwrap_err().to_string();
+            assert!(err.contains(want), "{err} lacks {want}");
+        }
+        parse(&baseline("[baseline]\nscore = 0.7\nexpected = [0.5, 0.9]")).unwrap();
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! responses to take), for `local` (an embedded llama.cpp model) `model` = a GGUF path or
 //! `demo`, for `template` (a fixed solution rendered from `stages/generate/<template>.py.j2`,
 //! the algorithmic baseline) `template` and a `[model.params]` table, and optionally
-//! `max_tokens` per response, and `tool_protocol` — how the react agent offers its tools:
+//! `max_tokens` per response, `max_response_bytes` (HTTP providers: the most bytes of a
+//! response body read; default 8 MiB, past it the answer is recorded as too large, with no
+//! code), and `tool_protocol` — how the react agent offers its tools:
 //! `openai` (OpenAI tool calling, the default of `openai` models) or `text` (Thought /
 //! Action / Action Input parsed from the reply, the default of the others). Invariants: names are unique; HTTP providers have an http(s) endpoint and
 //! a model id; prices are finite and not negative.
@@ -80,6 +82,10 @@ pub struct Model {
     /// The most tokens one response may have (default: the stage's, 4096).
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// HTTP providers: the most bytes of a response body read (default
+    /// [`crate::providers::http::MAX_RESPONSE_BYTES`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_response_bytes: Option<u64>,
     /// `template` only: which template (`autogluon`).
     #[serde(default)]
     pub template: String,
@@ -173,6 +179,16 @@ fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
                 ));
             }
         }
+        match m.max_response_bytes {
+            Some(0) => return Err(bad("max_response_bytes", "must be at least 1".into())),
+            Some(_) if !m.provider.is_http() => {
+                return Err(bad(
+                    "max_response_bytes",
+                    "only an HTTP provider (openai, anthropic) reads a response body".into(),
+                ));
+            }
+            _ => {}
+        }
         if let Some(message) = protocol_mismatch(m) {
             return Err(bad("tool_protocol", message));
         }
@@ -256,5 +272,13 @@ mod tests {
         );
         let twice = "[[model]]\nname = \"r\"\nprovider = \"reference\"\n[[model]]\nname = \"r\"\nprovider = \"replay\"\n";
         assert!(parse(twice).contains("model[1].name: `r` is named twice"));
+        let zero = "[[model]]\nname = \"m\"\nprovider = \"openai\"\nendpoint = \"http://h\"\nmodel = \"x\"\nmax_response_bytes = 0\n";
+        assert_eq!(
+            parse(zero),
+            "models.toml: model[0].max_response_bytes: must be at least 1"
+        );
+        let local =
+            "[[model]]\nname = \"m\"\nprovider = \"local\"\nmodel = \"demo\"\nmax_response_bytes = 10\n";
+        assert!(parse(local).contains("model[0].max_response_bytes: only an HTTP provider"));
     }
 }

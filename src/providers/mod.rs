@@ -98,6 +98,7 @@ pub fn client_config(model: &Model, timeout: Duration) -> ClientConfig {
         base_backoff: Duration::from_secs(1),
         max_backoff: Duration::from_secs(60),
         concurrency: 4,
+        max_response_bytes: model.max_response_bytes.unwrap_or(http::MAX_RESPONSE_BYTES),
     }
 }
 

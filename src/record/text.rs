@@ -5,16 +5,66 @@
 //! prompt, the English task, the response, the code with every finding marked under its
 //! line, and the sandbox's output; then the links. Texts are printed whole, under a
 //! `── name ──` rule.
+//!
+//! Invariant: the text holds no control character but newline and tab ([`visible`]).
+//! A model's answer, a run's output and everything else a record shows come from outside
+//! ml2b, and a terminal obeys the escape sequences in them (clear the screen, set the
+//! window title, move the cursor back over a line to print a score of its own); the text
+//! ml2b writes around them holds none, so the whole rendering goes through [`visible`].
 
+use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
 use super::{Detail, Finding, Prompt, Record, Run, Step, Table, Texts};
 use crate::events::{Execution, Grade};
 use crate::manifest::serde_name;
 
+/// `text` safe to print to a terminal: every control character but newline and tab (and
+/// the carriage return of a CRLF) is shown instead of sent, C0 controls and DEL as their
+/// Unicode control pictures (`\x1b` as `␛`, a lone `\r` as `␍`), C1 controls and the
+/// bidirectional overrides (which reorder what a line shows) as `\u{…}`.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => out.push(c),
+            '\0'..='\x1f' if c != '\n' && c != '\t' => {
+                out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?'));
+            }
+            '\x7f' => out.push('\u{2421}'),
+            c if hidden(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A character [`visible`] shows instead of sending.
+fn hidden(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 impl fmt::Display for Record {
+    /// The rendering of [`Raw`], through [`visible`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let e = &self.event;
+        f.write_str(&visible(&Raw(self).to_string()))
+    }
+}
+
+/// A record as text, control characters and all.
+struct Raw<'a>(&'a Record);
+
+impl fmt::Display for Raw<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let record = self.0;
+        let e = &record.event;
         writeln!(f, "{} event {}", e.log, e.event_id)?;
         writeln!(f, "  unit key  {}", e.unit_key)?;
         writeln!(
@@ -22,17 +72,17 @@ impl fmt::Display for Record {
             "  created   {} on {} ({} ms)",
             e.created_at, e.host, e.duration_ms
         )?;
-        match &self.detail {
+        match &record.detail {
             Detail::Run(run) => write_run(f, run)?,
             Detail::Attempt(step) => write_step(f, step)?,
             Detail::Analysis(table) => write_table(f, table)?,
             Detail::Translation(texts) => write_texts(f, texts)?,
             Detail::Event => write_fields(f, &e.body)?,
         }
-        write_links(f, self)?;
-        if !self.problems.is_empty() {
+        write_links(f, record)?;
+        if !record.problems.is_empty() {
             writeln!(f, "\n── problems ──")?;
-            for p in &self.problems {
+            for p in &record.problems {
                 writeln!(f, "  {p}")?;
             }
         }
@@ -393,4 +443,24 @@ fn write_links(f: &mut fmt::Formatter<'_>, record: &Record) -> fmt::Result {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::visible;
+
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        assert_eq!(visible("plain\ttext\nand more"), "plain\ttext\nand more");
+        assert_eq!(visible("\x1b[2J\x1b]0;title\x07"), "␛[2J␛]0;title␇");
+        assert_eq!(
+            visible("score 0.1\rscore 1.0000 (gold)"),
+            "score 0.1␍score 1.0000 (gold)"
+        );
+        assert_eq!(visible("line\r\nnext"), "line\r\nnext");
+        assert_eq!(visible("a\x08b\x7f\0"), "a␈b␡␀");
+        assert_eq!(visible("\u{9b}31m red"), "\\u{9b}31m red");
+        assert_eq!(visible("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(visible("Қазақ ── │"), "Қазақ ── │");
+    }
 }

@@ -54,9 +54,16 @@ impl Completeness {
                 .map(|v| v.unwrap_or(0.0) as u64)
                 .collect())
         };
-        let (models, formats) = (text_column(completeness, "model")?, text_column(completeness, "format")?);
+        let (models, formats) = (
+            text_column(completeness, "model")?,
+            text_column(completeness, "format")?,
+        );
         let (planned, missing) = (count("planned")?, count("missing")?);
-        let (generated, executed, graded) = (count("not_generated")?, count("not_executed")?, count("not_graded")?);
+        let (generated, executed, graded) = (
+            count("not_generated")?,
+            count("not_executed")?,
+            count("not_graded")?,
+        );
         let mut out = Self::default();
         for i in 0..models.len() {
             out.planned += planned[i];
@@ -209,7 +216,10 @@ mod tests {
             vec![
                 ("stage", strings(&[Some("generate")])),
                 ("model", strings(&[Some("fake")])),
-                ("message", strings(&[Some("gave up after 6 attempts;\n  the last failed with HTTP 500")])),
+                (
+                    "message",
+                    strings(&[Some("gave up after 6 attempts;\n  the last failed with HTTP 500")]),
+                ),
                 ("units", ints(&[2])),
                 ("example", strings(&[Some("credit-risk/en/modular/0")])),
             ],
@@ -225,7 +235,11 @@ mod tests {
                 "  generate fault of fake, 2 unit(s), e.g. credit-risk/en/modular/0: gave up after 6 attempts; the last failed with HTTP 500",
             ]
         );
-        assert!(c.banner().unwrap().starts_with("Incomplete: 2 of 6 planned samples"));
+        assert!(
+            c.banner()
+                .unwrap()
+                .starts_with("Incomplete: 2 of 6 planned samples")
+        );
     }
 
     #[test]

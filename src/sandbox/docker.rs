@@ -4,7 +4,8 @@
 //! The container has no network (`network_mode: none`: a loopback of its own only), a
 //! read-only root, every capability dropped, `no-new-privileges`, a non-root uid
 //! ([`sandbox_user`]), `docker-init` as pid 1 (the harness is never pid 1, which would
-//! ignore signals, and orphans are reaped), a private IPC namespace, and limits: memory
+//! ignore signals, and orphans are reaped), a private IPC namespace, the daemon's seccomp
+//! profile with the local backend's filter ([`seccomp`]) stacked on it, and limits: memory
 //! and memory+swap both the memory limit (no swap), CPUs ([`CPUS`]), the pids cgroup at the
 //! process limit, `RLIMIT_FSIZE` at the output limit and no core files. Mounts, read-only
 //! but `/out` and the tmpfs:
@@ -14,8 +15,19 @@
 //! /sandbox   harness.py, code.py, spec.json: staged copies in a private host folder
 //! /data      the competition's public files
 //! /out       a fresh host folder owned by the sandbox user: the only writable host path
-//! /tmp       tmpfs as large as the output limit (/dev/shm: Docker's 64 MiB tmpfs)
+//! /tmp       tmpfs as large as the output limit
+//! /dev/shm   tmpfs of SHM_BYTES (64 MiB, Docker's default, set explicitly), as locally
 //! ```
+//! Both tmpfs count against the memory limit: their pages are charged to the container's
+//! cgroup.
+//!
+//! The container's command is `python -c LOADER /sandbox/seccomp.bpf <the harness's command
+//! line>`: the loader ([`seccomp::loader`]) loads ml2b's filter, then executes the
+//! harness, so that a run refuses the same system calls with the same errors under both
+//! backends, on top of whatever the daemon's default profile refuses (Docker 20.10, which
+//! Debian bookworm ships, lets `AF_VSOCK` sockets and io_uring through; Docker 25 refuses
+//! both). The daemon's own profile is checked when the backend starts: one that applies
+//! none is said in a warning.
 //!
 //! The command line, environment and files are the local backend's ([`harness_argv`],
 //! [`ENV`]), and the outcome is decided by the same rules ([`classify`]);
@@ -44,7 +56,7 @@
 //! daemon, not a remote one nor ml2b itself in a container.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -65,9 +77,10 @@ use tokio::runtime::Runtime;
 use super::engine::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
-use super::job::{Backend, Job, Limits, Outcome, Run};
+use super::job::{Backend, Job, Limits, Outcome, Run, SHM_BYTES};
 use super::run::{self, Captured, ENV, Usage, classify, deliver, drop_links, harness_argv, stage_run};
 use super::rundir::RunDir;
+use super::seccomp;
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
 /// per-run uids from (1,000,000 to 4,199,999), so that no local run's `RLIMIT_NPROC`
@@ -115,6 +128,7 @@ impl Docker {
                     .await
                     .map_err(api("asking the Docker daemon for its CPUs".into()))?;
                 sweep(client).await;
+                warn_without_seccomp(info.security_options.as_deref().unwrap_or_default());
                 let cpus = CPUS.min(info.ncpu.unwrap_or(1).max(1));
                 Ok(Self {
                     image,
@@ -164,6 +178,7 @@ impl Docker {
                 "/tmp".to_string(),
                 format!("rw,nosuid,nodev,size={output},mode=1777"),
             )])),
+            shm_size: Some(bytes(SHM_BYTES)),
             cap_drop: Some(vec!["ALL".into()]),
             security_opt: Some(vec!["no-new-privileges".into()]),
             init: Some(true),
@@ -188,12 +203,7 @@ impl Docker {
         let (uid, gid) = sandbox_user();
         ContainerCreateBody {
             image: Some(self.image.id.clone()),
-            entrypoint: Some(
-                harness_argv(job)
-                    .iter()
-                    .map(|a| a.to_string_lossy().into_owned())
-                    .collect(),
-            ),
+            entrypoint: Some(entrypoint(job)),
             env: Some(ENV.iter().map(|(k, v)| format!("{k}={v}")).collect()),
             user: Some(format!("{uid}:{gid}")),
             working_dir: Some("/tmp".into()),
@@ -342,8 +352,35 @@ fn venv_of(python: &Path) -> Result<PathBuf, SandboxError> {
     Ok(venv.to_path_buf())
 }
 
-/// The private folder of one run: `sandbox/` (`harness.py`, `code.py`, `spec.json`, at
-/// `/sandbox`) and `out/` (at `/out`, owned by the sandbox user).
+/// The container's command: the seccomp loader, then the harness's command line.
+fn entrypoint(job: &Job) -> Vec<String> {
+    let python = job.python.to_string_lossy().into_owned();
+    let loader = [python, "-c".into(), seccomp::loader(), SECCOMP_FILE.into()];
+    loader
+        .into_iter()
+        .chain(harness_argv(job).iter().map(|a| a.to_string_lossy().into_owned()))
+        .collect()
+}
+
+/// Where the container sees the staged filter.
+const SECCOMP_FILE: &str = "/sandbox/seccomp.bpf";
+
+/// Warns when the daemon's security options (`name=seccomp,profile=…`) show no seccomp
+/// profile: the container then has ml2b's filter only.
+fn warn_without_seccomp(options: &[String]) {
+    let profile = options
+        .iter()
+        .find(|o| o.split(',').any(|f| f == "name=seccomp"))
+        .and_then(|o| o.split(',').find_map(|f| f.strip_prefix("profile=")));
+    if matches!(profile, None | Some("unconfined")) {
+        tracing::warn!(
+            "the Docker daemon applies no seccomp profile ({options:?}): runs have ml2b's system-call filter only"
+        );
+    }
+}
+
+/// The private folder of one run: `sandbox/` (`harness.py`, `code.py`, `spec.json`,
+/// `seccomp.bpf`, at `/sandbox`) and `out/` (at `/out`, owned by the sandbox user).
 struct Staged {
     sandbox: PathBuf,
     out: PathBuf,
@@ -360,6 +397,10 @@ impl Staged {
             code_hash,
         };
         stage_run(job, &staged.sandbox, &staged.out, sandbox_user())?;
+        let filter = staged.sandbox.join("seccomp.bpf");
+        std::fs::write(&filter, seccomp::filter()).map_err(io(format!("writing {}", filter.display())))?;
+        std::fs::set_permissions(&filter, std::fs::Permissions::from_mode(0o644))
+            .map_err(io(format!("chmod {}", filter.display())))?;
         Ok(staged)
     }
 }

@@ -111,6 +111,12 @@ pub struct Limits {
 /// The default of [`Limits::output_files`].
 pub(super) const OUTPUT_FILES: u64 = 10_000;
 
+/// The size of a run's `/dev/shm` (POSIX shared memory, `multiprocessing`'s semaphores)
+/// under both backends: Docker's default. Its pages count against the run's memory limit
+/// wherever a control group bounds the run (always under docker; locally as root or with a
+/// delegated group); elsewhere this size is what bounds it.
+pub(super) const SHM_BYTES: u64 = 64 << 20;
+
 fn is_default_output_files(n: &u64) -> bool {
     *n == OUTPUT_FILES
 }

@@ -7,7 +7,8 @@
 //! Inside: every namespace unshared (no network: only a loopback of its own), no nested
 //! user namespace (`--disable-userns` from bubblewrap 0.8, and the seccomp filter of
 //! [`seccomp`], which also refuses the kernel keyrings, mounting and `setns`), a new
-//! session, a fresh `/proc`, a minimal `/dev`, the system's `/usr` and the managed Python
+//! session, a fresh `/proc`, a minimal `/dev`, read-only but for `/dev/shm`, a tmpfs of
+//! [`SHM_BYTES`] (Docker's 64 MiB), the system's `/usr` and the managed Python
 //! environment read-only, `/etc` reduced to the dynamic loader's cache, the root itself
 //! read-only, `/tmp` a size-limited tmpfs, the harness, code and spec read-only under
 //! `/sandbox`, the competition's public files read-only at `/data`, and the output folder
@@ -21,7 +22,10 @@
 //!   group); a run the kernel killed at the limit is `out_of_memory`. Always, per process:
 //!   the address-space limit (a large allocation fails with `MemoryError`) and
 //!   `RLIMIT_NPROC` (counted for the sandbox's uid). Where no group can be made, a warning
-//!   says so once and only the per-process limits hold;
+//!   says so once and only the per-process limits hold: then what a run keeps in files
+//!   of memory is bounded by their sizes (`/tmp`, `/dev/shm`; bubblewrap's `/dev` is a
+//!   tmpfs of no size of its own, hence read-only), and what it keeps in kernel objects no
+//!   process maps (SysV shared memory, memfds) by nothing but the host;
 //! - output: each written file by `RLIMIT_FSIZE`; the output folder's bytes and inodes
 //!   (files and folders) by a tmpfs of its own sized to the limits when ml2b is root, and
 //!   on every host by measuring the folder while the run goes on (every [`WATCH`]; past a
@@ -41,8 +45,10 @@ use std::time::{Duration, Instant};
 
 use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
-use super::job::{Backend, Job, Outcome, Run};
-use super::run::{Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run};
+use super::job::{Backend, Job, Outcome, Run, SHM_BYTES};
+use super::run::{
+    Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run,
+};
 use super::rundir::{RunDir, unmount};
 use super::seccomp;
 
@@ -155,6 +161,15 @@ impl Local {
             cmd.args(["--ro-bind-try", file, file]);
         }
         cmd.args(["--proc", "/proc", "--dev", "/dev"]);
+        cmd.args([
+            "--size",
+            &SHM_BYTES.to_string(),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/dev/shm",
+        ]);
+        cmd.args(["--remount-ro", "/dev"]);
         cmd.args(["--size", &job.limits.output_bytes.to_string(), "--tmpfs", "/tmp"]);
         // After /tmp: a venv under /tmp must not be hidden by the tmpfs.
         let venv = venv_root(&job.python);

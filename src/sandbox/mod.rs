@@ -15,9 +15,9 @@
 //! every backend takes alike: staging, the harness's command line and environment, the
 //! outcome rules), `outputs` (reading what a run left, which it controls), `rundir` (the
 //! private folder of each run on the host), `engine` (the Docker daemon client of `docker`
-//! and `image`) and `error` ([`SandboxError`]); the local backend's own `seccomp` (its
-//! system-call filter) and `cgroup` (its run-wide limits). This file only declares and
-//! re-exports.
+//! and `image`) and `error` ([`SandboxError`]); `seccomp`, the system-call filter both
+//! backends load (bubblewrap's `--seccomp`, stacked on Docker's profile); the local
+//! backend's own `cgroup` (its run-wide limits). This file only declares and re-exports.
 
 pub mod assets;
 mod cgroup;

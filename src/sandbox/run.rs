@@ -477,7 +477,9 @@ mod tests {
         assert_eq!(run.outcome, Outcome::SandboxError);
         assert_eq!(
             run.detail.as_deref(),
-            Some("the harness never started the submission: Traceback (most recent call last): … ModuleNotFoundError: No module named 'numpy'")
+            Some(
+                "the harness never started the submission: Traceback (most recent call last): … ModuleNotFoundError: No module named 'numpy'"
+            )
         );
         let run = outcome(&[], "bwrap: Can't mount proc on /newroot/proc\n", 1, None, false);
         assert_eq!(run.outcome, Outcome::SandboxError);
@@ -493,11 +495,19 @@ mod tests {
             assert_eq!(run.outcome, Outcome::RuntimeError, "{claimed}");
             assert_eq!(
                 run.detail,
-                Some(format!("the run's result.json claims `{claimed}`, which ml2b did not observe"))
+                Some(format!(
+                    "the run's result.json claims `{claimed}`, which ml2b did not observe"
+                ))
             );
         }
         // A claim against the code itself stands.
-        let run = outcome(&[READY.as_bytes()], "", 1, Some(r#"{"outcome": "import_error"}"#), false);
+        let run = outcome(
+            &[READY.as_bytes()],
+            "",
+            1,
+            Some(r#"{"outcome": "import_error"}"#),
+            false,
+        );
         assert_eq!(run.outcome, Outcome::ImportError);
         // Without a record, stderr imitating bubblewrap is the code's own crash.
         let run = outcome(&[READY.as_bytes()], "bwrap: fake\n", 1, None, false);

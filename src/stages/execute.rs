@@ -70,7 +70,10 @@ impl Stage for Execute {
             let mut key = unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?;
             // An earlier ml2b committed a run the sandbox could not start as a result
             // (`sandbox_error`): run it again, under a key that names that event.
-            while let Some(failed) = executed.get(&key).filter(|e| e.body.outcome == Outcome::SandboxError) {
+            while let Some(failed) = executed
+                .get(&key)
+                .filter(|e| e.body.outcome == Outcome::SandboxError)
+            {
                 key = unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[failed.id], &params)?;
             }
             planned.push(Planned {

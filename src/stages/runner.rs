@@ -309,7 +309,9 @@ impl<B: EventBody> Batcher<B> {
             message: message.to_string(),
         };
         let fault_key = unit_key(Fault::STAGE, Fault::SCHEMA_VERSION, &[], &(stage, key, message))?;
-        faults.pending.push(Event::new(fault_key, upstream, body, Provenance::now(0))?);
+        faults
+            .pending
+            .push(Event::new(fault_key, upstream, body, Provenance::now(0))?);
         self.since.get_or_insert_with(Instant::now);
         Ok(())
     }

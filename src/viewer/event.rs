@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
 use super::error::not_found;
-use super::html::{Nav, escape, fields, number, page as shell, pre};
+use super::html::{Nav, escape, fields, number, page as shell, pre, pre_cut};
 use super::listing::listing;
 use super::{ViewError, Viewer, is_hex_id};
 use crate::record::{Detail, EventRow, Link, Record, Step, Table, Texts};
@@ -167,19 +167,21 @@ fn attempt(step: &Step) -> String {
             step.run.as_ref().map_or("—".into(), |h| event_link(&h.to_hex())),
         ),
     ]);
+    let response = Some(&a.response_blake3);
     out += &format!(
         "<h2>Plan</h2>\n{}<h2>Analysis</h2>\n{}",
-        pre(&a.plan),
-        pre(&a.analysis)
+        pre_cut(&a.plan, response, ""),
+        pre_cut(&a.analysis, response, "")
     );
     if let Some(code) = &step.code {
-        out += &format!("<h2>Code</h2>\n{}", listing(code, &[]));
+        out += &format!("<h2>Code</h2>\n{}", listing(code, &[], &a.code_blake3));
     }
-    out += &format!("<h2>Run output</h2>\n{}", pre(&a.term_out));
-    if let Some(response) = &step.response {
+    let term_out = format!("ml2b show {} --raw term-out", step.attempt.event_id.to_hex());
+    out += &format!("<h2>Run output</h2>\n{}", pre_cut(&a.term_out, None, &term_out));
+    if let Some(text) = &step.response {
         out += &format!(
             "<details><summary>Response</summary>{}</details>\n",
-            pre(response)
+            pre_cut(text, response, "")
         );
     }
     out

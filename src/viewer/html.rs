@@ -4,8 +4,14 @@
 //! outside the viewer (the response headers say so too, see [`super::headers`]). Every text
 //! that comes from the store goes through [`escape`], in element content and in attribute
 //! values alike; every link is built by [`href`], which percent-encodes its parameters.
+//!
+//! A page stays small whatever a model wrote: a code, response or output shows its first
+//! [`SHOWN_LINES`] lines (and at most [`SHOWN_BYTES`]), then a note saying how much is left
+//! out, with a link to the whole object (`/object/<blake3>`) where there is one ([`cut`]).
 
 use std::fmt::Write as _;
+
+use crate::store::Hash;
 
 /// The sections of the navigation bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +62,7 @@ table.code tr.finding td{background:#ffebe9;color:#82071e;font-family:system-ui,
 .kw{color:#cf222e}.bi{color:#8250df}.fn{color:#6639ba;font-weight:600}.st{color:#0a3069}
 .cm{color:#6e7781;font-style:italic}.nu{color:#0550ae}
 .ok{color:#1a7f37}.bad{color:#cf222e}
+p.cut{background:#fff8c5;border:1px solid #d4a72c;padding:4px 8px}
 ul.tree{list-style:none;padding-left:20px;border-left:1px dotted #d0d7de}
 ul.tree li{margin:6px 0}
 .node{border:1px solid #d0d7de;border-radius:4px;padding:4px 8px;display:inline-block;max-width:1100px}
@@ -140,6 +147,58 @@ pub(crate) fn pre(text: &str) -> String {
     }
 }
 
+/// Lines of one text a page shows.
+pub(crate) const SHOWN_LINES: usize = 1000;
+/// Bytes of one text a page shows (a text of few, long lines).
+pub(crate) const SHOWN_BYTES: usize = 128 << 10;
+
+/// What a page shows of a text: its first [`SHOWN_LINES`] lines, at most [`SHOWN_BYTES`]
+/// (cut at a character), and what was left out.
+pub(crate) struct Cut<'a> {
+    pub shown: &'a str,
+    /// Lines and bytes of the whole text, when some were left out.
+    pub whole: Option<(usize, usize)>,
+}
+
+/// Cuts `text` for a page (see [`Cut`]).
+pub(crate) fn cut(text: &str) -> Cut<'_> {
+    let mut end = text
+        .match_indices('\n')
+        .nth(SHOWN_LINES - 1)
+        .map_or(text.len(), |(i, _)| i + 1)
+        .min(SHOWN_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let whole = (end < text.len()).then(|| (text.lines().count(), text.len()));
+    Cut {
+        shown: &text[..end],
+        whole,
+    }
+}
+
+impl Cut<'_> {
+    /// The note under a cut text: how much is shown, and a link to `object`, the whole
+    /// (else the command that prints it); nothing when the text is whole.
+    pub(crate) fn note(&self, object: Option<&Hash>, command: &str) -> String {
+        let Some((lines, bytes)) = self.whole else {
+            return String::new();
+        };
+        let shown = self.shown.lines().count();
+        let whole = match object {
+            Some(hash) => format!("<a href=\"/object/{}\">the whole object</a>", hash.to_hex()),
+            None => format!("the whole text: <code>{}</code>", escape(command)),
+        };
+        format!("<p class=\"cut\">Lines 1–{shown} of {lines} ({bytes} bytes) are shown; {whole}.</p>\n")
+    }
+}
+
+/// [`pre`] of the [`cut`] of `text`, with its note.
+pub(crate) fn pre_cut(text: &str, object: Option<&Hash>, command: &str) -> String {
+    let cut = cut(text);
+    pre(cut.shown) + &cut.note(object, command)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +227,33 @@ mod tests {
         );
         assert_eq!(href("/matrix", &[]), "/matrix");
         assert_eq!(encode("ü/.."), "%C3%BC%2F..");
+    }
+
+    #[test]
+    fn a_long_text_is_cut_at_its_lines_or_bytes_with_a_note() {
+        let long: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+        let c = cut(&long);
+        assert_eq!(c.shown.lines().count(), SHOWN_LINES);
+        assert!(c.shown.ends_with("line 1000\n"));
+        assert_eq!(c.whole, Some((5000, long.len())));
+        let hash = Hash::of(long.as_bytes());
+        let note = c.note(Some(&hash), "");
+        assert!(note.contains("Lines 1–1000 of 5000"), "{note}");
+        assert!(
+            note.contains(&format!("href=\"/object/{}\"", hash.to_hex())),
+            "{note}"
+        );
+        // One long line of multi-byte characters: cut by bytes, at a character.
+        let wide = "Қ".repeat(SHOWN_BYTES);
+        let c = cut(&wide);
+        assert!(c.shown.len() <= SHOWN_BYTES && c.whole == Some((1, wide.len())));
+        assert!(
+            c.note(None, "ml2b show X --raw term_out")
+                .contains("<code>ml2b show X --raw term_out</code>")
+        );
+        let short = "a\nb\n";
+        assert_eq!(cut(short).shown, short);
+        assert_eq!(cut(short).note(None, "x"), "");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use axum::response::Html;
 
 use super::error::not_found;
 use super::grid::{self, Grid};
-use super::html::{Nav, escape, number, page as shell, pre};
+use super::html::{Nav, cut, escape, number, page as shell, pre_cut};
 use super::listing::listing;
 use super::{ViewError, Viewer, is_hex_id};
 use crate::events::Attempt;
@@ -199,18 +199,25 @@ fn node(viewer: &Viewer, e: &Event<Attempt>, submitted: Option<&str>) -> Result<
         },
         id = e.id.to_hex(),
     );
-    let _ = write!(out, "<p class=\"plan\">{}</p>", escape(&a.plan));
+    let plan = cut(&a.plan);
+    let _ = write!(
+        out,
+        "<p class=\"plan\">{}</p>{}",
+        escape(plan.shown),
+        plan.note(Some(&a.response_blake3), "")
+    );
     let _ = write!(
         out,
         "<details><summary>code ({} lines)</summary>{}</details>",
         code.lines().count(),
-        listing(&code, &[])
+        listing(&code, &[], &a.code_blake3)
     );
+    let term_out = format!("ml2b show {} --raw term-out", e.id.to_hex());
     let _ = write!(
         out,
         "<details><summary>output</summary>{}{}</details>",
-        pre(&a.term_out),
-        pre(&a.analysis)
+        pre_cut(&a.term_out, None, &term_out),
+        pre_cut(&a.analysis, Some(&a.response_blake3), "")
     );
     Ok(out + "</div>")
 }

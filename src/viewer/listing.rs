@@ -6,26 +6,35 @@
 //! <tr class="finding" data-line="12" data-kind="leakage"> ⚠ | kind: message </tr>
 //! ```
 //! A finding at line 0 or past the end (a finding about the whole file) is listed above the
-//! code.
+//! code. A long code is cut ([`super::html::cut`]): its first lines are listed, a note links
+//! to the whole object, and the findings on the lines left out are listed above the code
+//! with their line numbers.
 
 use std::fmt::Write as _;
 
 use super::highlight::highlight;
-use super::html::escape;
+use super::html::{cut, escape};
 use crate::record::Finding;
+use crate::store::Hash;
 
-/// The listing of `code` with `findings` inline.
-pub(crate) fn listing(code: &str, findings: &[Finding]) -> String {
-    let lines = highlight(code);
+/// The listing of `code` (the object `object`) with `findings` inline.
+pub(crate) fn listing(code: &str, findings: &[Finding], object: &Hash) -> String {
+    let cut = cut(code);
+    let lines = highlight(cut.shown);
     let mut out = String::new();
-    let whole: Vec<&Finding> = findings
+    let above: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.line == 0 || f.line > lines.len())
         .collect();
-    if !whole.is_empty() {
+    if !above.is_empty() {
         out += "<ul class=\"findings\">";
-        for f in whole {
-            let _ = write!(out, "<li class=\"finding\">{}</li>", text(f));
+        for f in above {
+            let at = if f.line == 0 {
+                String::new()
+            } else {
+                format!("line {}, ", f.line)
+            };
+            let _ = write!(out, "<li class=\"finding\">{at}{}</li>", text(f));
         }
         out += "</ul>\n";
     }
@@ -47,7 +56,7 @@ pub(crate) fn listing(code: &str, findings: &[Finding]) -> String {
             );
         }
     }
-    out + "</table>\n"
+    out + "</table>\n" + &cut.note(Some(object), "")
 }
 
 fn text(f: &Finding) -> String {
@@ -68,10 +77,8 @@ mod tests {
 
     #[test]
     fn a_finding_follows_its_line() {
-        let html = listing(
-            "import x\nscaler.fit(X_val)\nprint(1)\n",
-            &[finding(2), finding(0)],
-        );
+        let code = "import x\nscaler.fit(X_val)\nprint(1)\n";
+        let html = listing(code, &[finding(2), finding(0)], &Hash::of(code.as_bytes()));
         let line2 = html.find("id=\"L2\"").unwrap();
         let note = html.find("<tr class=\"finding\" data-line=\"2\"").unwrap();
         let line3 = html.find("id=\"L3\"").unwrap();
@@ -82,5 +89,24 @@ mod tests {
             "line 0 is about the file"
         );
         assert_eq!(html.matches("class=\"line").count(), 3);
+        assert!(!html.contains("class=\"cut\""), "a short code is whole");
+    }
+
+    #[test]
+    fn a_long_code_lists_its_first_lines_and_the_findings_past_them() {
+        let code: String = (0..100_000).map(|i| format!("x{i} = {i}\n")).collect();
+        let hash = Hash::of(code.as_bytes());
+        let html = listing(&code, &[finding(3), finding(50_000)], &hash);
+        assert_eq!(
+            html.matches("class=\"line").count(),
+            super::super::html::SHOWN_LINES
+        );
+        assert!(
+            html.contains("<li class=\"finding\">line 50000, <strong>leakage"),
+            "{}",
+            &html[..500]
+        );
+        assert!(html.contains(&format!("/object/{}", hash.to_hex())));
+        assert!(html.len() < 200_000, "{} bytes", html.len());
     }
 }

@@ -23,6 +23,8 @@
 //! GET /tables/<name>      one table; every cell of a row with model, format, competition,
 //!                         language, tier or outcome links to the runs behind it
 //! GET /plots/<file>.svg   a plot of the report, drawn from its table
+//! GET /object/<blake3>    one object whole, as text: where a page cut a long code or
+//!                         response short (a page shows 1,000 lines of one), it links here
 //! ```
 //! Agent trajectories (ReAct steps) are not in the store yet, so there is no page for them;
 //! an aide search is the one multi-step agent recorded.
@@ -52,6 +54,7 @@ mod journal;
 mod list;
 mod listing;
 mod matrix;
+mod object;
 mod plots;
 mod run;
 mod tables;
@@ -174,6 +177,7 @@ fn router(viewer: Viewer, loopback: bool) -> Router {
         .route("/tables", get(tables::index))
         .route("/tables/{name}", get(tables::page))
         .route("/plots/{file}", get(plots::svg))
+        .route("/object/{hash}", get(object::raw))
         .fallback(nothing_here)
         .layer(middleware::from_fn_with_state(Guard { loopback }, guard))
         .with_state(viewer)

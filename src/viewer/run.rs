@@ -5,7 +5,8 @@
 //! reference solution and against AutoGluon, with both baselines' scores); the prompt in
 //! its language beside the English task; the code, highlighted, each finding in a row under
 //! its line ([`super::listing`]); the response; the sandbox's stdout and stderr tails; the
-//! aide search it came from; and the related events.
+//! aide search it came from; and the related events. The code and the response are cut
+//! short past [`super::html::SHOWN_LINES`] lines, with a link to their whole objects.
 //!
 //! `<id>` is the generate event's id (read without resolving it); any other id, unit key or
 //! prefix naming an event of the run redirects to that URL, and one naming another event to
@@ -17,7 +18,7 @@ use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
 use super::event::{event_link, header, links, load};
-use super::html::{Nav, escape, fields, number, page as shell, pre};
+use super::html::{Nav, escape, fields, number, page as shell, pre, pre_cut};
 use super::listing::listing;
 use super::{ViewError, Viewer};
 use crate::events::{Execution, Generation, Grade};
@@ -87,14 +88,14 @@ fn render(viewer: &Viewer, record: &Record, run: &Run) -> String {
         if n == 1 { "" } else { "s" }
     );
     out += &match &run.code {
-        Some(code) => listing(code, &run.findings),
+        Some(code) => listing(code, &run.findings, &g.code_blake3),
         None => "<p class=\"null\">(no code)</p>\n".into(),
     };
     if let Some(response) = &run.response {
         let _ = writeln!(
             out,
             "<details><summary>Response of the model</summary>{}</details>",
-            pre(response)
+            pre_cut(response, g.response_blake3.as_ref(), "")
         );
     }
     if let Some(x) = &run.execution {

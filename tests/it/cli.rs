@@ -2,7 +2,7 @@
 
 use insta::assert_snapshot;
 
-use crate::common::{Workspace, run_echo};
+use crate::common::{Workspace, run_echo, stderr};
 
 #[test]
 fn help() {
@@ -84,10 +84,46 @@ fn verify_a_healthy_store() {
 }
 
 #[test]
+fn verify_of_a_store_that_is_not_there_is_an_input_error() {
+    let ws = Workspace::new();
+    let missing = ws.dir.path().join("no-such-store");
+    let file = ws.dir.path().join("a-file");
+    std::fs::write(&file, "not a store").unwrap();
+    for (path, says) in [(&missing, "there is no store at"), (&file, "is not a directory")] {
+        for json in [false, true] {
+            let mut cmd = ws.ml2b();
+            cmd.args(["--store", path.to_str().unwrap()]);
+            if json {
+                cmd.arg("--json");
+            }
+            let out = cmd.arg("verify").output().unwrap();
+            let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+            assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+            assert!(
+                stderr.contains(says) && stderr.contains(path.to_str().unwrap()),
+                "{stderr}"
+            );
+            assert!(!stdout.contains("ok"), "{stdout}");
+        }
+    }
+    assert!(!missing.exists(), "verify made the store it was asked to check");
+    // An existing empty store has nothing wrong with it.
+    let empty = ws.dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = ws
+        .ml2b()
+        .args(["--store", empty.to_str().unwrap(), "verify"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
 fn store_flag_overrides_the_environment() {
     let ws = Workspace::new();
     run_echo(&ws.store(), (0..5).collect(), 10);
     let other = ws.dir.path().join("elsewhere");
+    std::fs::create_dir(&other).unwrap();
     let out = ws
         .ml2b()
         .args(["--store", other.to_str().unwrap(), "--json", "verify"])

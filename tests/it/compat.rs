@@ -163,7 +163,10 @@ fn every_table_reads_the_same_from_an_old_store() {
         } else if name == "completeness" {
             let (header, rows) = columns_of(&table);
             let missing = header.iter().position(|c| c == "missing").unwrap();
-            assert!(!rows.is_empty() && rows.iter().all(|r| r[missing] == "0"), "{table}");
+            assert!(
+                !rows.is_empty() && rows.iter().all(|r| r[missing] == "0"),
+                "{table}"
+            );
         } else {
             assert_eq!(table.lines().count(), 1, "queries/{name}.sql: {table}");
         }

@@ -351,8 +351,13 @@ fn a_changed_source_is_refused_and_nothing_is_written() {
 
 #[test]
 fn bad_manifests_name_the_file_and_field() {
-    let cases: [(&str, &str, &[&str]); 4] = [
+    let cases: [(&str, &str, &[&str]); 5] = [
         ("name = \"roc_auc\"\n", "", &["toy.toml", "missing field `name`"]),
+        (
+            "[split]",
+            "[baseline]\nscore = nan\nexpected = [0.5, 0.9]\n\n[split]",
+            &["toy.toml", "baseline.score: NaN is not a finite score"],
+        ),
         (
             "\"maximize\"",
             "\"upward\"",

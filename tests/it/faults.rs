@@ -73,8 +73,15 @@ fn failed_generations_stay_in_every_denominator_and_fail_the_run_until_accepted(
         .find(|l| l.starts_with("fake,modular,en,"))
         .unwrap_or_else(|| panic!("{table}"));
     let cells: Vec<&str> = en.split(',').collect();
-    assert_eq!(cells[3..6], ["1", "1", "3"], "competitions, passed, expected: {table}");
-    assert!((cells[6].parse::<f64>().unwrap() - 100.0 / 3.0).abs() < 1e-9, "{table}");
+    assert_eq!(
+        cells[3..6],
+        ["1", "1", "3"],
+        "competitions, passed, expected: {table}"
+    );
+    assert!(
+        (cells[6].parse::<f64>().unwrap() - 100.0 / 3.0).abs() < 1e-9,
+        "{table}"
+    );
     assert_eq!(cells[7], "2", "missing: {table}");
     let not_generated = rows(
         &ws,
@@ -99,9 +106,16 @@ fn failed_generations_stay_in_every_denominator_and_fail_the_run_until_accepted(
     assert!(stderr(&out).contains("--accept-incomplete"), "{}", stderr(&out));
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(index.contains("Incomplete: 2 of 3 planned samples have no verdict"));
-    let out = ml2b(&ws, &["report", "--accept-incomplete", "--out", report.to_str().unwrap()]);
+    let out = ml2b(
+        &ws,
+        &["report", "--accept-incomplete", "--out", report.to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("2 of 3 planned samples"), "still said: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("2 of 3 planned samples"),
+        "still said: {}",
+        stderr(&out)
+    );
 
     // Once the provider answers, the same command retries only what is missing.
     fixed.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -109,7 +123,10 @@ fn failed_generations_stay_in_every_denominator_and_fail_the_run_until_accepted(
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let complete = rows(&ws, "SELECT count(*) AS n FROM runs WHERE missing_stage IS NULL");
     assert_eq!(complete[0]["n"], 3);
-    let open = rows(&ws, "SELECT count(*) AS n FROM runs WHERE missing_stage IS NOT NULL");
+    let open = rows(
+        &ws,
+        "SELECT count(*) AS n FROM runs WHERE missing_stage IS NOT NULL",
+    );
     assert_eq!(open[0]["n"], 0);
     let table = report_table(&ws, "faults", &[]);
     assert_eq!(table.lines().count(), 1, "no open fault: {table}");
@@ -131,14 +148,24 @@ fn a_broken_python_stops_the_run_before_anything_runs() {
     let out = ws
         .ml2b()
         .env("ML2B_PYTHON", BARE_PYTHON)
-        .args(["run", "--models", "reference", "--competitions", "toy", "--langs", "en"])
+        .args([
+            "run",
+            "--models",
+            "reference",
+            "--competitions",
+            "toy",
+            "--langs",
+            "en",
+        ])
         .output()
         .unwrap();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains("preflight: 1 check(s) failed")
-            && err.contains("the local sandbox: a canary solution with Python /usr/bin/python3 ended sandbox_error")
+            && err.contains(
+                "the local sandbox: a canary solution with Python /usr/bin/python3 ended sandbox_error"
+            )
             && err.contains("No module named"),
         "{err}"
     );
@@ -163,7 +190,12 @@ fn a_sandbox_that_cannot_start_records_faults_not_verdicts_and_a_later_run_compl
         "en",
         "--skip-preflight",
     ];
-    let out = ws.ml2b().env("ML2B_PYTHON", BARE_PYTHON).args(args).output().unwrap();
+    let out = ws
+        .ml2b()
+        .env("ML2B_PYTHON", BARE_PYTHON)
+        .args(args)
+        .output()
+        .unwrap();
     let err = stderr(&out);
     // Before: two `sandbox_error` executions, pass rate 0, exit 0.
     assert_eq!(out.status.code(), Some(1), "{err}");
@@ -173,7 +205,10 @@ fn a_sandbox_that_cannot_start_records_faults_not_verdicts_and_a_later_run_compl
         "{err}"
     );
     let executed = rows(&ws, "SELECT count(*) AS n FROM execute");
-    assert_eq!(executed[0]["n"], 0, "no verdict is recorded for a run that never started");
+    assert_eq!(
+        executed[0]["n"], 0,
+        "no verdict is recorded for a run that never started"
+    );
     let faults = rows(&ws, "SELECT stage, message FROM fault ORDER BY label");
     assert_eq!(faults.len(), 2, "{faults:?}");
     for f in &faults {
@@ -238,5 +273,8 @@ fn a_solution_cannot_choose_its_own_outcome() {
     let report = grade_file(&ws, code, "mono");
     assert_eq!(report["outcome"], "ok", "{report}");
     let printed = report["stdout_tail"].as_str().unwrap();
-    assert!(printed.starts_with("hello\n") && !printed.contains("ml2b-harness"), "{report}");
+    assert!(
+        printed.starts_with("hello\n") && !printed.contains("ml2b-harness"),
+        "{report}"
+    );
 }

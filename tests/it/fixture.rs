@@ -496,3 +496,37 @@ fn predictions() -> Vec<u8> {
     w.close().unwrap();
     buf
 }
+
+/// What a model and its run wrote, for [`run_with`].
+pub(crate) struct Written<'a> {
+    pub response: &'a str,
+    pub code: &'a str,
+    pub stdout: &'a str,
+    pub detail: &'a str,
+}
+
+/// Commits one run of `gpt-x` on ames-housing in English (a generate event and its execute
+/// event, `runtime_error`) whose texts are `w`, into `ws`'s store; returns the generate
+/// event's id. What a hostile model or solution can leave in a store.
+pub(crate) fn run_with(ws: &Workspace, w: &Written) -> Hash {
+    let mut writer = Writer {
+        store: ws.store(),
+        clock: 0,
+        gens: Vec::new(),
+        execs: Vec::new(),
+        grades: Vec::new(),
+    };
+    let mut g = generation("gpt-x", "ames-housing", "en", Agent::OneShot);
+    g.code_blake3 = writer.put(w.code.as_bytes());
+    g.code_bytes = w.code.len() as u64;
+    g.response_blake3 = Some(writer.put(completion(w.response).as_bytes()));
+    let ge = writer.event(&("written", "generate"), vec![], g.clone());
+    let id = ge.id;
+    let mut x = execution(&g, End::Failed(Outcome::RuntimeError));
+    x.stdout_tail = w.stdout.into();
+    x.detail = Some(w.detail.into());
+    let xe = writer.event(&("written", "execute"), vec![id], x);
+    commit(&writer.store, vec![ge]);
+    commit(&writer.store, vec![xe]);
+    id
+}

@@ -258,3 +258,134 @@ fn the_embedded_model_writes_code_that_flows_through_execute_and_grade() {
         assert!(r["output_tokens"].as_u64().unwrap() > 0, "{r}");
     }
 }
+
+/// A chat-completions server on 127.0.0.1 whose every answer is a completion of `mib` MiB
+/// of code, streamed in chunks with no `Content-Length`; returns its port and the number of
+/// requests it answered.
+fn streaming_server(mib: usize) -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let answered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = answered.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            reader.read_exact(&mut vec![0; length]).unwrap();
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let chunk = |s: &str| format!("{:x}\r\n{s}\r\n", s.len());
+            let line = format!("x = 1  # {}\\n", "y".repeat(1000));
+            let block = line.repeat((1 << 20) / line.len());
+            let mut parts = vec![
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".to_string(),
+                chunk(r#"{"choices":[{"message":{"role":"assistant","content":"```python\n"#),
+            ];
+            parts.extend(std::iter::repeat_n(chunk(&block), mib));
+            parts.push(chunk(
+                r#"```"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":10}}"#,
+            ));
+            parts.push("0\r\n\r\n".into());
+            for part in parts {
+                if stream.write_all(part.as_bytes()).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    (port, answered)
+}
+
+/// Runs `cmd` to its end; returns its output and its peak resident memory in bytes: the
+/// largest `VmHWM` its `/proc/<pid>/status` showed while it ran (polled every 5 ms; the
+/// high-water mark of its own memory, unlike `ru_maxrss`, which also counts the memory of
+/// the process that spawned it, at the moment it did).
+fn run_measured(mut cmd: std::process::Command) -> (std::process::Output, u64) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            pipe.read_to_end(&mut text).unwrap();
+            text
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let status = loop {
+        let kib = std::fs::read_to_string(&status_file)
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+        peak = peak.max(kib.unwrap_or(0) * 1024);
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let output = std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (output, peak)
+}
+
+#[test]
+fn an_answer_over_the_size_cap_is_the_models_failure_read_no_further() {
+    // 256 MiB of code per answer, far past the 8 MiB default cap.
+    let ws = toy();
+    let (port, answered) = streaming_server(256);
+    add_model(&ws, port);
+    ml2b(&ws, &["stage", "translate-validate"]);
+    let mut cmd = ws.ml2b();
+    cmd.env("ML2B_TEST_KEY", KEY)
+        .args(["--json", "stage", "generate", "--model", "fake"]);
+    let (out, peak) = run_measured(cmd);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["summary"]["ran"], 2, "{summary}");
+    assert_eq!(answered.load(std::sync::atomic::Ordering::SeqCst), 2, "no retry");
+    eprintln!("ml2b held at most {} MiB", peak >> 20);
+    assert!(peak < 256 << 20, "ml2b held {} MiB", peak >> 20);
+    // Recorded as a response without code, saying why.
+    let rows = query(
+        &ws,
+        "SELECT format, code_bytes, extraction, finish_reason, attempts FROM generate ORDER BY format",
+    );
+    for row in rows.as_array().unwrap() {
+        assert_eq!(row["code_bytes"], 1, "{rows}");
+        assert_eq!(
+            row["extraction"], r#"{"how":"too_large","limit_bytes":8388608}"#,
+            "{rows}"
+        );
+        assert_eq!(row["attempts"], 1, "{rows}");
+    }
+    // The store holds no part of the answer.
+    let size: u64 = walkdir::WalkDir::new(ws.dir.path().join("store"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+        .sum();
+    assert!(size < 8 << 20, "the store holds {size} bytes");
+}

@@ -1014,7 +1014,11 @@ fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
 #[test]
 fn a_grader_that_cannot_load_grades_nothing_and_says_why() {
     let m = Mle::new();
-    program(&m, "broken-lite", &format!("import not_installed_anywhere\n{GRADE_PY}"));
+    program(
+        &m,
+        "broken-lite",
+        &format!("import not_installed_anywhere\n{GRADE_PY}"),
+    );
     let ws = Workspace::empty_root();
     imported(&m.import(&ws, &[]));
     let code = solution(&ws, &format!("OFFSET = 0.0\n{LINEAR}"));
@@ -1039,7 +1043,13 @@ fn a_grader_that_cannot_load_grades_nothing_and_says_why() {
     write(&ws.dir.path().join("sub.csv"), sub);
     let out = ws
         .ml2b()
-        .args(["--json", "grade-sample", "sub.csv", "--competition", "broken-lite"])
+        .args([
+            "--json",
+            "grade-sample",
+            "sub.csv",
+            "--competition",
+            "broken-lite",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));

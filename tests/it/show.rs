@@ -254,3 +254,59 @@ fn a_missing_object_is_named_and_the_rest_is_shown() {
         "{stderr}"
     );
 }
+
+/// What a hostile model and solution write to take over the operator's terminal: clear the
+/// screen, set the window title, ring the bell, and rewrite a line with a score of their own.
+const ESCAPES: &str = "\x1b[2J\x1b[H\x1b]0;pwned\x07score 0.1\rscore 1.0000 (gold)\x1b[A\u{9b}2J";
+
+#[test]
+fn what_a_model_or_a_run_wrote_reaches_the_terminal_shown_not_obeyed() {
+    use crate::fixture::{Written, run_with};
+    let ws = crate::common::Workspace::new();
+    let id = run_with(
+        &ws,
+        &Written {
+            response: &format!("Here.\n{ESCAPES}\n```python\nprint('{ESCAPES}')\n```\n"),
+            code: &format!("print('{ESCAPES}')\n"),
+            stdout: &format!("{ESCAPES}\n"),
+            detail: &format!("RuntimeError: {ESCAPES}"),
+        },
+    )
+    .to_hex();
+    let run = |args: &[&str]| ws.ml2b().args(args).args(["--root", ROOT]).output().unwrap();
+    for out in [run(&["show", &id]), run(&["show"])] {
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let sent: Vec<char> = text
+            .chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+            .collect();
+        assert_eq!(sent, Vec::<char>::new(), "{text}");
+    }
+    let text = String::from_utf8(run(&["show", &id]).stdout).unwrap();
+    // Shown where it was: in the response, the code, the output and the outcome's detail.
+    let shown = "␛[2J␛[H␛]0;pwned␇score 0.1␍score 1.0000 (gold)␛[A\\u{9b}2J";
+    assert_eq!(text.matches(shown).count(), 5, "{text}");
+    assert!(
+        text.contains(&format!("outcome     runtime_error: RuntimeError: {shown}")),
+        "{text}"
+    );
+    // `--raw` into a file or a pipe is the object as stored.
+    let raw = run(&["show", &id, "--raw", "code"]).stdout;
+    assert_eq!(raw, format!("print('{ESCAPES}')\n").as_bytes());
+    // `--raw` to a terminal shows them too (util-linux's `script` gives ml2b a terminal).
+    let script = std::process::Command::new("script")
+        .args(["-qec"])
+        .arg(format!(
+            "{} --store {} show {id} --raw code --root {ROOT}",
+            env!("CARGO_BIN_EXE_ml2b"),
+            ws.store_path().display()
+        ))
+        .arg("/dev/null")
+        .output()
+        .expect("util-linux's script");
+    let tty = String::from_utf8(script.stdout).unwrap();
+    assert!(script.status.success(), "{tty}");
+    assert!(tty.contains(&format!("print('{shown}')")), "{tty:?}");
+    assert!(!tty.contains('\x1b'), "{tty:?}");
+}

@@ -279,6 +279,8 @@ fn the_viewer_refuses_writes_foreign_hosts_and_paths_outside_the_store() {
         ("/search/..%2f..%2f..%2fetc%2fpasswd", "root:"),
         ("/store/log", "PAR1"),
         ("/objects/blake3", "PAR1"),
+        ("/object/..%2f..%2fCargo.toml", "[package]"),
+        ("/object/%2e%2e", "[package]"),
     ];
     for (target, secret) in secrets {
         let r = http(address, "GET", target, address);
@@ -297,4 +299,72 @@ fn the_viewer_refuses_writes_foreign_hosts_and_paths_outside_the_store() {
     let foreign = http(address, "GET", "/", "evil.example");
     assert_eq!(foreign.status, 421, "a foreign Host is refused on loopback");
     assert!(!foreign.body.contains("<tr class=\"run\">"));
+}
+
+#[test]
+fn a_huge_answer_makes_a_small_page_that_links_to_the_whole_objects() {
+    use crate::fixture::{Written, run_with};
+    let ws = Workspace::new();
+    let code: String = (0..100_000)
+        .map(|i| format!("x_{i} = {i}  # one line of a very long answer\n"))
+        .collect();
+    let response = format!("Here it is.\n```python\n{code}```\n");
+    let id = run_with(
+        &ws,
+        &Written {
+            response: &response,
+            code: &code,
+            stdout: "",
+            detail: "exit status 1",
+        },
+    )
+    .to_hex();
+    let server = Server::start(&ws);
+    let address = server.address();
+    let page = http(address, "GET", &format!("/run/{id}"), address);
+    assert_eq!(page.status, 200, "{}", server.messages());
+    assert!(page.body.len() < 1 << 20, "the page is {} bytes", page.body.len());
+    assert!(page.body.contains("id=\"L1000\"") && !page.body.contains("id=\"L1001\""));
+    assert!(
+        page.body.contains(&format!(
+            "Lines 1–1000 of 100000 ({} bytes) are shown",
+            code.len()
+        )),
+        "the code's note"
+    );
+    assert!(
+        page.body.contains("Lines 1–1000 of 100003"),
+        "the response's note"
+    );
+    // Each links to its whole object, served as text.
+    let code_hash = ml2b::store::Hash::of(code.as_bytes()).to_hex();
+    assert!(page.body.contains(&format!("href=\"/object/{code_hash}\"")));
+    let whole = http(address, "GET", &format!("/object/{code_hash}"), address);
+    assert_eq!(whole.status, 200);
+    assert!(
+        whole.headers.contains("content-type: text/plain; charset=utf-8"),
+        "{}",
+        whole.headers
+    );
+    assert!(
+        whole.headers.contains("x-content-type-options: nosniff"),
+        "{}",
+        whole.headers
+    );
+    assert_eq!(whole.body, code);
+    let objects = regex::Regex::new("href=\"/object/([0-9a-f]{64})\"").unwrap();
+    let linked: Vec<&str> = objects
+        .captures_iter(&page.body)
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
+    assert!(
+        linked.iter().any(|h| *h != code_hash),
+        "the response links too: {linked:?}"
+    );
+    let absent = "0".repeat(64);
+    assert_eq!(
+        http(address, "GET", &format!("/object/{absent}"), address).status,
+        404
+    );
+    assert_eq!(http(address, "GET", "/object/xyz", address).status, 404);
 }

@@ -24,7 +24,13 @@
 //!   header (marked sensitive). No error, attempt record, log line or `Debug` output contains
 //!   it: error texts pass through a redaction of the key, since a server may echo it back;
 //! - at most `concurrency` requests of one client are in flight; the permit is held for
-//!   one attempt, not across backoff sleeps, so a waiting retry does not block others.
+//!   one attempt, not across backoff sleeps, so a waiting retry does not block others;
+//! - a body is read as it streams in and never past `max_response_bytes` (default
+//!   [`MAX_RESPONSE_BYTES`], `max_response_bytes` of the model's manifest entry): a 2xx
+//!   answer over the cap (by its `Content-Length`, or once that many bytes arrived) is the
+//!   model's answer, too large to read: a [`Completion`] with no text and `too_large` set,
+//!   not retried (the model answered), recorded like any other; an error body is read to
+//!   [`ERROR_BODY_BYTES`] for its excerpt. So one request holds at most the cap in memory.
 
 mod alias;
 mod anthropic;
@@ -115,6 +121,13 @@ pub struct ChatRequest {
     pub tools: Vec<serde_json::Value>,
 }
 
+/// The default cap on a response body, in bytes: 8 MiB, some 2,000 times a 4,096-token
+/// answer.
+pub const MAX_RESPONSE_BYTES: u64 = 8 << 20;
+
+/// How much of an error body is read (its excerpt is 500 characters).
+pub const ERROR_BODY_BYTES: u64 = 64 << 10;
+
 /// How a client reaches its server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientConfig {
@@ -132,6 +145,8 @@ pub struct ClientConfig {
     pub max_backoff: Duration,
     /// Requests of this client in flight at once (at least 1).
     pub concurrency: usize,
+    /// The most bytes of a response body read (at least 1).
+    pub max_response_bytes: u64,
 }
 
 /// One HTTP attempt, as recorded.
@@ -170,6 +185,11 @@ pub struct Completion {
     pub tool_calls: Vec<ToolCall>,
     /// Every attempt, in order; the last one succeeded.
     pub attempts: Vec<Attempt>,
+    /// The answer's body passed this many bytes, the model's cap, and was read no further:
+    /// `text` is empty, the usage unknown. Left out when not, so the responses recorded
+    /// before the cap read back unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub too_large: Option<u64>,
 }
 
 /// The price of a completion in US dollars, from per-million-token prices.

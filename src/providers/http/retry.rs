@@ -79,6 +79,7 @@ mod tests {
             base_backoff: Duration::from_millis(base_ms),
             max_backoff: Duration::from_millis(max_ms),
             concurrency: 1,
+            max_response_bytes: super::super::MAX_RESPONSE_BYTES,
         }
     }
 

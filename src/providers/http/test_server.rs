@@ -24,6 +24,15 @@ pub(super) enum Reply {
     Truncated { declared: usize, body: String },
     /// Waits, then replies.
     Slow(Duration, Box<Reply>),
+    /// `status` with a chunked body (no `Content-Length`): `head`, then `chunk` `count`
+    /// times, then `tail`; stops early when the client hangs up.
+    Stream {
+        status: u16,
+        head: String,
+        chunk: String,
+        count: usize,
+        tail: String,
+    },
 }
 
 impl Reply {
@@ -173,6 +182,31 @@ async fn respond(stream: &mut TcpStream, mut reply: Reply) {
         Reply::Truncated { declared, body } => format!("{}\r\n{body}", head(200, declared)),
         Reply::Hang(wait) => {
             tokio::time::sleep(wait).await;
+            return;
+        }
+        Reply::Stream {
+            status,
+            head,
+            chunk,
+            count,
+            tail,
+        } => {
+            let start = format!(
+                "HTTP/1.1 {status} Scripted\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+            );
+            let framed = |part: &str| format!("{:x}\r\n{part}\r\n", part.len());
+            let parts = std::iter::once(head)
+                .chain(std::iter::repeat_n(chunk, count))
+                .chain([tail]);
+            if stream.write_all(start.as_bytes()).await.is_err() {
+                return;
+            }
+            for part in parts {
+                if stream.write_all(framed(&part).as_bytes()).await.is_err() {
+                    return;
+                }
+            }
+            let _ = stream.write_all(b"0\r\n\r\n").await;
             return;
         }
         Reply::Slow(..) => unreachable!("unwrapped above"),

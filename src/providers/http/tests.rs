@@ -29,6 +29,7 @@ fn config(server: &Server, max_attempts: u32) -> ClientConfig {
         base_backoff: Duration::from_millis(5),
         max_backoff: Duration::from_millis(20),
         concurrency: 4,
+        max_response_bytes: MAX_RESPONSE_BYTES,
     }
 }
 
@@ -82,6 +83,67 @@ async fn success_reads_text_usage_and_sends_the_openai_shape() {
         "temperature": 0.0, "max_tokens": 256, "seed": 7, "stream": false,
     });
     assert_eq!(got.body, expected);
+}
+
+/// A completion whose content is `count` chunks of 1 MiB, streamed.
+fn huge_answer(status: u16, count: usize) -> Reply {
+    Reply::Stream {
+        status,
+        head: r#"{"choices":[{"message":{"content":""#.into(),
+        chunk: "x".repeat(1 << 20),
+        count,
+        tail: r#""},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}"#.into(),
+    }
+}
+
+async fn openai_capped(script: Vec<Reply>, cap: u64) -> (Server, Result<Completion, ProviderError>) {
+    let server = Server::start(script).await;
+    let config = ClientConfig {
+        max_response_bytes: cap,
+        ..config(&server, 3)
+    };
+    let result = OpenAiClient::new(config).unwrap().complete(&request()).await;
+    (server, result)
+}
+
+#[tokio::test]
+async fn an_answer_over_the_cap_is_recorded_too_large_and_not_read_or_retried() {
+    // 64 MiB streamed without a length, against a 1 MiB cap.
+    let (server, result) = openai_capped(vec![huge_answer(200, 64)], 1 << 20).await;
+    let c = result.unwrap();
+    assert_eq!(c.too_large, Some(1 << 20));
+    assert_eq!((c.text.as_str(), c.response_json.as_str()), ("", ""));
+    assert!(c.usage_missing && c.finish_reason.is_none());
+    assert_eq!(server.hits(), 1, "the model answered: no retry");
+    assert_eq!(statuses(&c.attempts), [Some(200)]);
+    let error = c.attempts[0].error.as_deref().unwrap();
+    assert_eq!(error, "too large: the body passed 1048576 bytes");
+    // Announced by its length: refused before a byte of the body is read.
+    let big = format!(
+        r#"{{"choices":[{{"message":{{"content":"{}"}}}}]}}"#,
+        "x".repeat(4096)
+    );
+    let (_, result) = openai_capped(vec![Reply::json(200, &big)], 4096).await;
+    assert_eq!(result.unwrap().too_large, Some(4096));
+    // Under the cap, an answer is read as always, and says nothing of a cap.
+    let (_, result) = openai_capped(vec![huge_answer(200, 2)], 3 << 20).await;
+    let c = result.unwrap();
+    assert_eq!((c.text.len(), c.too_large), (2 << 20, None));
+    assert!(!serde_json::to_string(&c).unwrap().contains("too_large"));
+}
+
+#[tokio::test]
+async fn a_huge_error_body_is_read_only_for_its_excerpt() {
+    let (server, result) = openai_capped(vec![huge_answer(503, 64)], 8 << 20).await;
+    let err = result.unwrap_err();
+    assert_eq!(server.hits(), 3, "a 503 is retried");
+    for a in err.attempts() {
+        let error = a.error.as_deref().unwrap();
+        assert!(
+            error.starts_with("status 503: {\"choices\"") && error.len() < 1000,
+            "{error}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -328,12 +390,17 @@ fn bad_configs_are_refused() {
         base_backoff: Duration::from_millis(1),
         max_backoff: Duration::from_millis(1),
         concurrency,
+        max_response_bytes: 1 << 20,
     };
     assert!(OpenAiClient::new(cfg("http://127.0.0.1:9/v1", 1, 1)).is_ok());
     for bad in [
         cfg("http://x", 0, 1),
         cfg("http://x", 1, 0),
         cfg("not a url", 1, 1),
+        ClientConfig {
+            max_response_bytes: 0,
+            ..cfg("http://x", 1, 1)
+        },
     ] {
         let err = OpenAiClient::new(bad).unwrap_err();
         assert!(matches!(err, ProviderError::InvalidConfig { .. }), "{err}");

@@ -3,7 +3,7 @@
 //!
 //! A protocol hands over its URL path, extra headers, where the key goes, the serialised
 //! body and a parser for a 2xx body; a parser error counts as a malformed response and is
-//! retried like a 5xx.
+//! retried like a 5xx. Bodies are read chunk by chunk up to the cap ([`read_capped`]).
 
 use std::error::Error as _;
 use std::time::{Duration, Instant, SystemTime};
@@ -12,7 +12,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AF
 use tokio::sync::Semaphore;
 
 use super::retry::{self, Verdict};
-use super::{Attempt, ClientConfig, Completion, ProviderError};
+use super::{Attempt, ClientConfig, Completion, ERROR_BODY_BYTES, ProviderError};
 
 /// What a protocol's parser reads from a successful body.
 pub(super) struct Parsed {
@@ -49,6 +49,11 @@ enum Outcome {
         status: u16,
         message: String,
     },
+    /// A 2xx answer whose body passed the cap.
+    TooLarge {
+        status: u16,
+        limit: u64,
+    },
 }
 
 /// Longest server text kept in an error.
@@ -66,8 +71,10 @@ impl Transport {
     /// Checks the configuration and builds the client for `{endpoint}/{path}`.
     pub(super) fn new(config: ClientConfig, path: &str) -> Result<Self, ProviderError> {
         let invalid = |message: String| ProviderError::InvalidConfig { message };
-        if config.max_attempts == 0 || config.concurrency == 0 {
-            return Err(invalid("max_attempts and concurrency must be at least 1".into()));
+        if config.max_attempts == 0 || config.concurrency == 0 || config.max_response_bytes == 0 {
+            return Err(invalid(
+                "max_attempts, concurrency and max_response_bytes must be at least 1".into(),
+            ));
         }
         let url = format!("{}/{path}", config.endpoint.trim_end_matches('/'));
         reqwest::Url::parse(&url).map_err(|e| invalid(format!("endpoint `{}`: {e}", config.endpoint)))?;
@@ -111,6 +118,13 @@ impl Transport {
                     attempt.status = Some(status);
                     attempts.push(attempt);
                     return Ok(self.completion(parsed, body, attempts));
+                }
+                Outcome::TooLarge { status, limit } => {
+                    tracing::warn!(url = %self.url, limit, "the answer is over the cap; not read");
+                    attempt.status = Some(status);
+                    attempt.error = Some(format!("too large: the body passed {limit} bytes"));
+                    attempts.push(attempt);
+                    return Ok(too_large(limit, attempts));
                 }
                 Outcome::Fatal { status, message } => {
                     let message = redact(message, key.as_deref());
@@ -209,11 +223,19 @@ impl Transport {
             .get(RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| retry::parse_retry_after(v, SystemTime::now()));
-        let bytes = match response.bytes().await {
-            Ok(bytes) => bytes,
+        let verdict = retry::verdict(status);
+        let limit = match verdict {
+            Verdict::Success => self.config.max_response_bytes,
+            _ => ERROR_BODY_BYTES.min(self.config.max_response_bytes),
+        };
+        let bytes = match read_capped(response, limit).await {
+            Ok(Body::Whole(bytes)) => bytes,
+            Ok(Body::Over(_)) if verdict == Verdict::Success => return Outcome::TooLarge { status, limit },
+            // An error body's start is all its excerpt needs.
+            Ok(Body::Over(start)) => start,
             Err(e) => return Outcome::network(Some(status), &e, retry_after),
         };
-        match retry::verdict(status) {
+        match verdict {
             Verdict::Success => match parse(&bytes) {
                 Ok(parsed) => Outcome::Success {
                     status,
@@ -251,8 +273,50 @@ impl Transport {
             response_json: body,
             tool_calls: parsed.tool_calls,
             attempts,
+            too_large: None,
         }
     }
+}
+
+/// The answer of a model whose body passed `limit` bytes: no text, no usage.
+fn too_large(limit: u64, attempts: Vec<Attempt>) -> Completion {
+    Completion {
+        text: String::new(),
+        input_tokens: 0,
+        output_tokens: 0,
+        finish_reason: None,
+        usage_missing: true,
+        response_json: String::new(),
+        tool_calls: Vec::new(),
+        attempts,
+        too_large: Some(limit),
+    }
+}
+
+/// A body as far as it was read.
+enum Body {
+    Whole(Vec<u8>),
+    /// Past the limit: its first `limit` bytes (none when `Content-Length` said so first).
+    Over(Vec<u8>),
+}
+
+/// Reads `response`'s body chunk by chunk, stopping once it passes `limit` bytes (the
+/// connection is then dropped, unread).
+async fn read_capped(mut response: reqwest::Response, limit: u64) -> Result<Body, reqwest::Error> {
+    if response.content_length().is_some_and(|n| n > limit) {
+        return Ok(Body::Over(Vec::new()));
+    }
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if chunk.len() > limit - body.len() {
+            let room = limit - body.len();
+            body.extend_from_slice(&chunk[..room]);
+            return Ok(Body::Over(body));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Body::Whole(body))
 }
 
 impl Outcome {

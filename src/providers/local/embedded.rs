@@ -73,6 +73,8 @@ async fn generate(model: Arc<LocalModel>, request: ChatRequest) -> Result<Comple
         finish_reason: Some(finish.into()),
         usage_missing: false,
         tool_calls: Vec::new(),
+        // Bounded by the context: prompt and `max_tokens` tokens, far below any cap.
+        too_large: None,
         attempts: vec![Attempt {
             number: 1,
             duration_ms: started.elapsed().as_millis() as u64,

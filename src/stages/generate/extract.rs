@@ -28,8 +28,14 @@
 //! last code line are never touched. If nothing but prose is found, the whole text is kept.
 //!
 //! The code returned has no leading blank lines and ends with exactly one newline.
+//!
+//! **Too large.** An answer over the model's size cap was not read ([`from_completion`]):
+//! it has no code, as a response without any (an empty file, which fails in execute), and
+//! says so (`{"how": "too_large", "limit_bytes": …}`).
 
 use serde::{Deserialize, Serialize};
+
+use crate::providers::Completion;
 
 /// Code cut out of a response, and how it was found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +52,20 @@ pub enum How {
     Fenced { python: bool, blocks: usize },
     /// No usable fenced block: the response itself, less leading and trailing prose.
     Unfenced,
+    /// The answer passed the model's cap of `limit_bytes` and was not read: no code.
+    TooLarge { limit_bytes: u64 },
+}
+
+/// The code of a recorded answer: [`extract_code`] of its text, or none when it was too
+/// large to read.
+pub fn from_completion(completion: &Completion, required: &[&str]) -> Extracted {
+    match completion.too_large {
+        Some(limit_bytes) => Extracted {
+            code: finish(""),
+            how: How::TooLarge { limit_bytes },
+        },
+        None => extract_code(&completion.text, required),
+    }
 }
 
 /// The code of `response`; `required` are the function names the submission must define

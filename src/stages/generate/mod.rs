@@ -557,7 +557,7 @@ impl Stage for Generate {
                     .request_blake3
                     .ok_or(StageError::Invariant("a request unit without its key"))?;
                 let response = self.respond(&key, &body, &request).await?;
-                let found = extract::extract_code(&response.completion.text, required);
+                let found = extract::from_completion(&response.completion, required);
                 let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
                 body.code_blake3 = code;
                 body.code_bytes = found.code.len() as u64;

@@ -213,7 +213,7 @@ async fn attempt(
     let key = super::cache::request_key(&g.model, &g.responder.identity(), &request, body.seed)?;
     let response = g.respond(&key, body, &request).await?;
     let completion = &response.completion;
-    let found = extract::extract_code(&completion.text, unit.required);
+    let found = extract::from_completion(completion, unit.required);
     let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
     let run = aide.trials.run(&g.store, c, unit.format, &code, split).await?;
     let attempt = Attempt {
