@@ -201,13 +201,14 @@ fn histopathology(m: &Mle) {
 /// `_at_retrieval` fields, as in prepare.py (the keys in alphabetical order, as Kaggle's
 /// files have them).
 fn pizza_record(id: &str, i: usize, with_outcome: bool) -> Value {
+    let subreddits = &["AskReddit", "pizza"][..(i % 3).min(2)];
     let mut r = serde_json::json!({
         "giver_username_if_known": "N/A",
         "request_id": id,
         "request_text_edit_aware": format!("I am hungry, \"really\"\nrequest {i}: pizza for {} kids", i % 4),
         "request_title": format!("[Request] pizza {i}"),
         "requester_number_of_posts_at_request": i % 17,
-        "requester_subreddits_at_request": ["AskReddit", "pizza"][..(i % 3).min(2)],
+        "requester_subreddits_at_request": subreddits,
         "unix_timestamp_of_request": 1_300_000_000.0 + i as f64 * 3600.5,
     });
     if with_outcome {

@@ -559,8 +559,6 @@ struct Headers {
     /// The file the harness's train.csv is (made from).
     train_from: PathBuf,
     test: Vec<String>,
-    test_from: PathBuf,
-    sample: Vec<String>,
     /// The id column (grade.py's) and the predicted columns of the sample submission.
     id: String,
     predicted: Vec<String>,
@@ -581,7 +579,7 @@ impl Headers {
         }
         let answers = read_csv(&src.answers)?;
         let id = src.id_column().to_string();
-        let sample = src.sample_header.clone();
+        let sample = &src.sample_header;
         if !sample.contains(&id) {
             return Err(format!(
                 "{} has no column `{id}`, the id grade.py keys rows on",
@@ -629,8 +627,6 @@ impl Headers {
             train: harness.train.header.clone(),
             train_from: harness.train.from.clone(),
             test: test.header.clone(),
-            test_from: test.from.clone(),
-            sample,
             id,
             predicted,
             answers,
