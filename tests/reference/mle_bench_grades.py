@@ -674,8 +674,9 @@ def text_normalization_on(id_col, target):
 
 def layout_cases():
     # detecting-insults: the answers are test_with_solutions.csv (Insult, Date, Comment,
-    # Usage); the submission has the sample's shape (Insult, Date, Comment); grade.py keys
-    # on Comment, text in literal double quotes with commas, escapes and line breaks.
+    # Usage); the submission holds the columns grade.py reads (Insult, Comment; the sample's
+    # Date is an echo of test.csv, which ml2b's harness does not write); grade.py keys on
+    # Comment, text in literal double quotes with commas, escapes and line breaks.
     words = ["you", "idiot", "great", "point", "moron", "thanks", "really", "sure", "troll", "agree"]
     n = 90
     comments = []
@@ -688,8 +689,7 @@ def layout_cases():
              for _ in range(n)]
     ans = pd.DataFrame({"Insult": y, "Date": dates, "Comment": comments,
                         "Usage": np.where(RNG.rand(n) < 0.5, "PublicTest", "PrivateTest")})
-    sub = shuffled(pd.DataFrame({"Insult": np.round(scores_for(y, 0.25), 3), "Date": dates,
-                                 "Comment": comments}))
+    sub = shuffled(pd.DataFrame({"Insult": np.round(scores_for(y, 0.25), 3), "Comment": comments}))
     case("detecting-insults-in-social-commentary", "auc-roc", "roc_auc", "Comment", ["Insult"], ans,
          sub, auroc_keyed_on("Comment", "Insult"),
          "keyed on Comment (quoted text with commas, escapes, line breaks); Date blank in some rows")

@@ -1044,13 +1044,15 @@ fn revision(repo: &Path) -> String {
 }
 
 /// The domain from the public files and the first rows of `train.csv`
-/// (`import::domain`); the id and the predicted columns are never the evidence.
+/// (`import::domain`); the predicted columns are never the evidence, nor is the id, unless
+/// it is a column of data grade.py keys on (detecting-insults' `Comment`).
 fn infer_domain(src: &Sources, train: &Resolved, columns: &Columns) -> (Domain, String) {
     let (header, rows, more) = (&train.header, &train.rows, train.more);
+    let id_is_data = src.layout.id.is_some();
     let exclude: Vec<usize> = header
         .iter()
         .enumerate()
-        .filter(|(_, h)| **h == columns.id || columns.targets.contains(h))
+        .filter(|(_, h)| (**h == columns.id && !id_is_data) || columns.targets.contains(h))
         .map(|(i, _)| i)
         .collect();
     let rows = domain::Rows {
