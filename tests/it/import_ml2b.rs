@@ -615,7 +615,8 @@ fn an_empty_english_field_fails_only_its_competition() {
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0].0, "porto-seguro-challenge");
     assert!(
-        refused[0].1.starts_with("tasks/English.csv line ") && refused[0].1.contains("`description` is empty"),
+        refused[0].1.starts_with("tasks/English.csv line ")
+            && refused[0].1.contains("`description` is empty"),
         "{refused:?}"
     );
     assert!(

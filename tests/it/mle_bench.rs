@@ -820,7 +820,11 @@ fn what_cannot_be_imported_is_refused_naming_why_and_the_rest_imported() {
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(data, ["tabular-playground-series-may-2022"], "nothing of the refused");
+    assert_eq!(
+        data,
+        ["tabular-playground-series-may-2022"],
+        "nothing of the refused"
+    );
     assert!(ws.ml2b().args(["prepare", "--check"]).status().unwrap().success());
 
     let ws = Workspace::empty_root();

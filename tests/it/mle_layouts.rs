@@ -75,12 +75,22 @@ fn insults(m: &Mle, id: &str) {
         .map(|i| {
             vec![
                 if i % 3 == 0 { "1" } else { "0" }.to_string(),
-                if i % 4 == 0 { String::new() } else { format!("2012052{}120000Z", i % 10) },
-                format!("\"you {} people, training comment {i}\"", ["idiot", "nice", "sure"][i % 3]),
+                if i % 4 == 0 {
+                    String::new()
+                } else {
+                    format!("2012052{}120000Z", i % 10)
+                },
+                format!(
+                    "\"you {} people, training comment {i}\"",
+                    ["idiot", "nice", "sure"][i % 3]
+                ),
             ]
         })
         .collect();
-    let test: Vec<Vec<String>> = rows.iter().map(|r| vec![r[date].clone(), r[comment].clone()]).collect();
+    let test: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| vec![r[date].clone(), r[comment].clone()])
+        .collect();
     let sample: Vec<Vec<String>> = rows
         .iter()
         .map(|r| vec!["0".into(), r[date].clone(), r[comment].clone()])
@@ -90,7 +100,10 @@ fn insults(m: &Mle, id: &str) {
         "auc-roc",
         "public/sample_submission_null.csv",
         &[
-            ("public/train.csv", csv_text(&["Insult", "Date", "Comment"], &train)),
+            (
+                "public/train.csv",
+                csv_text(&["Insult", "Date", "Comment"], &train),
+            ),
             ("public/test.csv", csv_text(&["Date", "Comment"], &test)),
             (
                 "public/sample_submission_null.csv",
@@ -122,7 +135,13 @@ fn taxi(m: &Mle) {
         .collect();
     let test: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.iter().enumerate().filter(|(k, _)| *k != fare).map(|(_, v)| v.clone()).collect())
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(k, _)| *k != fare)
+                .map(|(_, v)| v.clone())
+                .collect()
+        })
         .collect();
     let test_header: Vec<&str> = header.iter().copied().filter(|c| *c != "fare_amount").collect();
     let sample: Vec<Vec<String>> = rows.iter().map(|r| vec![r[0].clone(), "11.35".into()]).collect();
@@ -132,7 +151,10 @@ fn taxi(m: &Mle) {
         &[
             ("public/labels.csv", csv_text(&header, &train)),
             ("public/test.csv", csv_text(&test_header, &test)),
-            ("public/sample_submission.csv", csv_text(&["key", "fare_amount"], &sample)),
+            (
+                "public/sample_submission.csv",
+                csv_text(&["key", "fare_amount"], &sample),
+            ),
             ("public/GCP-Coupons-Instructions.rtf", "{\\rtf1 coupons}".into()),
             ("private/test.csv", answers.to_string()),
         ],
@@ -159,7 +181,11 @@ fn dogs(m: &Mle) {
     let uniform = format!("{}", 1.0 / breeds.len() as f64);
     let sample: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| std::iter::once(r[0].clone()).chain(breeds.iter().map(|_| uniform.clone())).collect())
+        .map(|r| {
+            std::iter::once(r[0].clone())
+                .chain(breeds.iter().map(|_| uniform.clone()))
+                .collect()
+        })
         .collect();
     let header: Vec<&str> = h.iter().map(String::as_str).collect();
     files.extend([
@@ -189,8 +215,14 @@ fn histopathology(m: &Mle) {
     }
     let sample: Vec<Vec<String>> = rows.iter().map(|r| vec![r[0].clone(), "0".into()]).collect();
     files.extend([
-        ("public/train_labels.csv".into(), csv_text(&["id", "label"], &train)),
-        ("public/sample_submission.csv".into(), csv_text(&["id", "label"], &sample)),
+        (
+            "public/train_labels.csv".into(),
+            csv_text(&["id", "label"], &train),
+        ),
+        (
+            "public/sample_submission.csv".into(),
+            csv_text(&["id", "label"], &sample),
+        ),
         ("private/answers.csv".into(), answers.to_string()),
     ]);
     let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
@@ -214,7 +246,11 @@ fn pizza_record(id: &str, i: usize, with_outcome: bool) -> Value {
     if with_outcome {
         r["requester_received_pizza"] = Value::Bool(i % 3 == 0);
         r["number_of_upvotes_of_request_at_retrieval"] = Value::from(i % 5);
-        r["requester_user_flair"] = if i % 3 == 0 { Value::from("shroom") } else { Value::Null };
+        r["requester_user_flair"] = if i % 3 == 0 {
+            Value::from("shroom")
+        } else {
+            Value::Null
+        };
     }
     r
 }
@@ -225,7 +261,9 @@ fn pizza(m: &Mle) {
     let c = case("random-acts-of-pizza");
     let answers = c["answers_csv"].as_str().unwrap();
     let (_, rows) = table(answers);
-    let train: Vec<Value> = (0..40).map(|i| pizza_record(&format!("t3_tr{i}"), i, true)).collect();
+    let train: Vec<Value> = (0..40)
+        .map(|i| pizza_record(&format!("t3_tr{i}"), i, true))
+        .collect();
     let test: Vec<Value> = rows
         .iter()
         .enumerate()
@@ -245,7 +283,12 @@ fn pizza(m: &Mle) {
         ),
         ("private/test.csv", answers.as_bytes().to_vec()),
     ];
-    m.competition_at("random-acts-of-pizza", "auc-roc", "public/sampleSubmission.csv", &files);
+    m.competition_at(
+        "random-acts-of-pizza",
+        "auc-roc",
+        "public/sampleSubmission.csv",
+        &files,
+    );
 }
 
 /// text-normalization-challenge-{english,russian}-language: the train and test CSVs zipped
@@ -259,8 +302,18 @@ fn text_normalization(m: &Mle, competition: &str, lang: &str) {
     let mut train = String::from("\"sentence_id\",\"token_id\",\"class\",\"before\",\"after\"\n");
     for s in 0..12 {
         for t in 0..4 {
-            let (class, before, after) = [("PLAIN", "the", "the"), ("PUNCT", ",", ","), ("CARDINAL", "12", "twelve"), ("PLAIN", "Zelkova", "Zelkova")][(s + t) % 4];
-            train.push_str(&format!("{s},{t},{},{},{}\n", quoted(class), quoted(before), quoted(after)));
+            let (class, before, after) = [
+                ("PLAIN", "the", "the"),
+                ("PUNCT", ",", ","),
+                ("CARDINAL", "12", "twelve"),
+                ("PLAIN", "Zelkova", "Zelkova"),
+            ][(s + t) % 4];
+            train.push_str(&format!(
+                "{s},{t},{},{},{}\n",
+                quoted(class),
+                quoted(before),
+                quoted(after)
+            ));
         }
     }
     let mut test = String::from("\"sentence_id\",\"token_id\",\"before\"\n");
@@ -268,7 +321,11 @@ fn text_normalization(m: &Mle, competition: &str, lang: &str) {
     for r in &rows {
         let (s, t) = r[0].split_once('_').unwrap();
         // Half the tokens are written as they are said: the answer itself.
-        let before = if s.len() % 2 == 0 { r[1].clone() } else { format!("{}1", r[1]) };
+        let before = if s.len() % 2 == 0 {
+            r[1].clone()
+        } else {
+            format!("{}1", r[1])
+        };
         test.push_str(&format!("{s},{t},{}\n", quoted(&before)));
         sample.push_str(&format!("{},{}\n", quoted(&r[0]), quoted(&before)));
     }
@@ -286,7 +343,10 @@ fn text_normalization(m: &Mle, competition: &str, lang: &str) {
             zipped(&format!("{lang}_sample_submission_2.csv"), &sample),
         ),
         ("private/answers.csv".into(), answers.as_bytes().to_vec()),
-        ("private/sample_submission.csv".into(), sample.clone().into_bytes()),
+        (
+            "private/sample_submission.csv".into(),
+            sample.clone().into_bytes(),
+        ),
     ];
     let files: Vec<(&str, Vec<u8>)> = files.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
     m.competition_at(competition, "accuracy", "private/sample_submission.csv", &files);
@@ -319,7 +379,10 @@ fn grades_as_grade_py(ws: &Workspace, competition: &str) {
     write(&path, c["predictions_csv"].as_str().unwrap());
     let r = grade_sample(ws, competition, &path);
     assert_eq!(r["valid_submission"], true, "{competition}: {r}");
-    let (got, expected) = (r["exact_score"].as_f64().unwrap(), c["expected"].as_f64().unwrap());
+    let (got, expected) = (
+        r["exact_score"].as_f64().unwrap(),
+        c["expected"].as_f64().unwrap(),
+    );
     assert!(
         (got - expected).abs() <= 1e-9 * expected.abs().max(1.0),
         "{competition}: {got} vs grade.py's {expected}"
@@ -327,7 +390,12 @@ fn grades_as_grade_py(ws: &Workspace, competition: &str) {
 }
 
 fn header_of(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap().lines().next().unwrap().to_string()
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -359,7 +427,10 @@ fn detecting_insults_is_keyed_on_comment_and_grades_as_grade_py() {
         c.manifest.import_notes
     );
     let answers = std::fs::read_to_string(c.file(Side::Private, "answers.csv")).unwrap();
-    assert!(answers.starts_with("Comment,Insult\n\"\"\"thanks great #0\"\"\",0\n"), "{answers}");
+    assert!(
+        answers.starts_with("Comment,Insult\n\"\"\"thanks great #0\"\"\",0\n"),
+        "{answers}"
+    );
     grades_as_grade_py(&ws, "detecting-insults-in-social-commentary");
 
     // A solution learns from the comments and predicts P(insult) per test comment.
@@ -398,7 +469,9 @@ fn a_refusal_names_the_files_it_comes_from_and_an_id_that_repeats() {
             .to_string()
     };
     let insults = reason("insults-lite");
-    let sample = m.data.join("insults-lite/prepared/public/sample_submission_null.csv");
+    let sample = m
+        .data
+        .join("insults-lite/prepared/public/sample_submission_null.csv");
     assert_eq!(
         insults,
         format!(
@@ -418,7 +491,11 @@ fn a_refusal_names_the_files_it_comes_from_and_an_id_that_repeats() {
     for r in [&insults, &repeated] {
         assert!(!r.contains(".toml"), "{r}");
     }
-    assert!(stderr(&out).contains("refused `insults-lite`: "), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("refused `insults-lite`: "),
+        "{}",
+        stderr(&out)
+    );
     assert!(!ws.dir.path().join("data").exists());
 }
 
@@ -433,7 +510,10 @@ fn tpsmay_with_repeated_id(m: &Mle) {
         &[
             ("public/train.csv", "id,f,target\n1,0.5,1\n2,0.1,0\n"),
             ("public/test.csv", "id,f\n40,1\n41,2\n42,3\n43,4\n"),
-            ("public/sample_submission.csv", "id,target\n40,0.5\n41,0.5\n42,0.5\n43,0.5\n"),
+            (
+                "public/sample_submission.csv",
+                "id,target\n40,0.5\n41,0.5\n42,0.5\n43,0.5\n",
+            ),
             ("private/test.csv", &answers),
         ],
     );
@@ -489,12 +569,25 @@ fn six_layouts_import_with_the_harness_files_and_grade_as_grade_py() {
         "{pizza_train}"
     );
     assert!(public("random-acts-of-pizza", "train.json").is_file());
-    let ru_test = std::fs::read_to_string(public("text-normalization-challenge-russian-language", "test.csv")).unwrap();
-    assert!(ru_test.lines().nth(1).unwrap().starts_with("0_0,0,0,"), "{ru_test}");
+    let ru_test = std::fs::read_to_string(public(
+        "text-normalization-challenge-russian-language",
+        "test.csv",
+    ))
+    .unwrap();
+    assert!(
+        ru_test.lines().nth(1).unwrap().starts_with("0_0,0,0,"),
+        "{ru_test}"
+    );
     for (id, needle) in [
         (taxi, "the harness's train.csv is labels.csv"),
-        ("dog-breed-identification", "the harness's test.csv is the id column `id`"),
-        ("random-acts-of-pizza", "the harness's test.csv holds the records of test.json"),
+        (
+            "dog-breed-identification",
+            "the harness's test.csv is the id column `id`",
+        ),
+        (
+            "random-acts-of-pizza",
+            "the harness's test.csv holds the records of test.json",
+        ),
         (
             "text-normalization-challenge-english-language",
             "the harness's train.csv is the CSV inside en_train.csv.zip, with the column `id` = `sentence_id` `_` `token_id` in front",
@@ -538,7 +631,10 @@ fn solutions_see_the_harness_files_of_the_six() {
         "text-normalization-challenge-english-language",
         "text-normalization-challenge-russian-language",
     ] {
-        let score = run(id, "def train_and_predict(data, X_val):\n    return X_val['before'].astype(str)\n");
+        let score = run(
+            id,
+            "def train_and_predict(data, X_val):\n    return X_val['before'].astype(str)\n",
+        );
         assert!(score > 0.0 && score < 1.0, "{id}: {score}");
     }
     let uniform = run(

@@ -324,7 +324,8 @@ mod tests {
     #[test]
     fn a_zipped_csv_gets_its_composed_id_and_keeps_its_values() {
         let dir = tempfile::tempdir().unwrap();
-        let text = "\"sentence_id\",\"token_id\",\"before\"\n0,0,\"Hello, \"\"you\"\"\"\n0,1,\"1\"\n12,3,\"2.50\"\n";
+        let text =
+            "\"sentence_id\",\"token_id\",\"before\"\n0,0,\"Hello, \"\"you\"\"\"\n0,1,\"1\"\n12,3,\"2.50\"\n";
         let zip = zip_of(dir.path(), "en_test_2.csv.zip", &[("en_test_2.csv", text)]);
         let d = Derived {
             to: "test.csv".into(),
@@ -352,7 +353,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let two = zip_of(dir.path(), "two.zip", &[("a.csv", "x\n"), ("b.csv", "y\n")]);
         let err = zip_csv_head(&two, None, 5).unwrap_err();
-        assert!(err.contains("two.zip") && err.contains("holds 2 CSV files"), "{err}");
+        assert!(
+            err.contains("two.zip") && err.contains("holds 2 CSV files"),
+            "{err}"
+        );
         let ragged = zip_of(
             dir.path(),
             "ragged.zip",
@@ -386,7 +390,10 @@ mod tests {
         );
         std::fs::write(&path, "{\"a\": 1}").unwrap();
         let err = json_records_csv(&path).unwrap_err();
-        assert!(err.contains("train.json: is not a JSON array of objects"), "{err}");
+        assert!(
+            err.contains("train.json: is not a JSON array of objects"),
+            "{err}"
+        );
     }
 
     #[test]

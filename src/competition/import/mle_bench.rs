@@ -253,7 +253,10 @@ impl Sources {
     /// The files a drafted manifest is drawn from, for its errors.
     fn drawn_from(&self) -> Vec<&Path> {
         let config = self.config.as_ref().map(|c| c.path.as_path());
-        config.into_iter().chain([self.sample.as_path(), &self.answers]).collect()
+        config
+            .into_iter()
+            .chain([self.sample.as_path(), &self.answers])
+            .collect()
     }
 
     fn description(&self) -> Result<String, String> {

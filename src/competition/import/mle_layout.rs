@@ -176,7 +176,8 @@ impl Data {
             ));
         }
         let from_bytes = |bytes: Vec<u8>, from: PathBuf, note: String| {
-            let (header, records, more) = head_of(&bytes, rows).map_err(|e| format!("{}: {e}", from.display()))?;
+            let (header, records, more) =
+                head_of(&bytes, rows).map_err(|e| format!("{}: {e}", from.display()))?;
             Ok::<_, String>(Resolved {
                 header,
                 rows: records,
@@ -267,12 +268,15 @@ impl Data {
                     generated: None,
                     derived: Some(Derivation::ZipCsv { id }),
                     from,
-                    note: Some(format!("data: the harness's {name} is the CSV inside {zip}{with_id}")),
+                    note: Some(format!(
+                        "data: the harness's {name} is the CSV inside {zip}{with_id}"
+                    )),
                 })
             }
             Data::SampleIds => {
                 let (path, column) = sample;
-                let mut reader = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut reader =
+                    csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let col = reader
                     .headers()
                     .map_err(|e| format!("{}: {e}", path.display()))?
