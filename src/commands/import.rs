@@ -42,7 +42,7 @@ pub(super) fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow
         Refusals::Strict => Policy::Strict,
         Refusals::Fail | Refusals::Allow => Policy::Partial,
     };
-    let report = import::install(root, found, policy)?;
+    let report = import::install(root, found, policy);
     print(&settings.printer, &report)?;
     Ok(status(&settings.printer, &report, args.refusals))
 }

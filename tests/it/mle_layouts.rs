@@ -244,9 +244,9 @@ fn pizza_record(id: &str, i: usize, with_outcome: bool) -> Value {
         "unix_timestamp_of_request": 1_300_000_000.0 + i as f64 * 3600.5,
     });
     if with_outcome {
-        r["requester_received_pizza"] = Value::Bool(i % 3 == 0);
+        r["requester_received_pizza"] = Value::Bool(i.is_multiple_of(3));
         r["number_of_upvotes_of_request_at_retrieval"] = Value::from(i % 5);
-        r["requester_user_flair"] = if i % 3 == 0 {
+        r["requester_user_flair"] = if i.is_multiple_of(3) {
             Value::from("shroom")
         } else {
             Value::Null

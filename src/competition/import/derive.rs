@@ -8,14 +8,15 @@
 //!   [`ComposedId`] prepended when the graded id is made of other columns (MLE-bench's
 //!   text normalization: `id` = `{sentence_id}_{token_id}`). Streamed: such files reach
 //!   gigabytes;
-//! * [`json_records_csv`]: a JSON array of objects as CSV, one row per object, the columns
-//!   in the order their keys first appear; a string as it is, a number, `true` and `false`
-//!   as their JSON text, `null` as an empty cell, an array or object as compact JSON;
-//! * [`ids_csv`]: one column of ids (the test rows of a competition whose features are
-//!   files named by id).
+//! * [`Derivation::JsonRecords`]: a JSON array of objects as CSV, one row per object, the
+//!   columns in the order their keys first appear; a string as it is, a number, `true` and
+//!   `false` as their JSON text, `null` as an empty cell, an array or object as compact JSON;
+//! * [`Derivation::Ids`]: one column of a CSV (the sample submission's ids: the test rows
+//!   of a competition whose features are files named by id).
 //!
-//! Every error names the file it read from (the archive and its member, the JSON file) and
-//! the row.
+//! The bytes are a pure function of the original, so the header and first rows read when
+//! drafting ([`Derivation::head`]) are those of the file written when staging. Every error
+//! names the file it read from (the archive and its member, the JSON file) and the row.
 
 use std::fs::File;
 use std::io::{BufWriter, Read};
@@ -36,13 +37,45 @@ pub struct Derived {
     pub how: Derivation,
 }
 
-/// How a [`Derived`] file is made.
+/// How a [`Derived`] file is made from its original.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Derivation {
-    /// The bytes of `target` (relative to `data/<id>/`, a staged copy of `from`).
+    /// The bytes of `target` (relative to `data/<id>/`, a staged copy of the original).
     Link { target: String },
-    /// The CSV member of the zip archive `from`, with `id` prepended when given.
+    /// The CSV member of the zip archive, with `id` prepended when given.
     ZipCsv { id: Option<ComposedId> },
+    /// The JSON array of records, as CSV.
+    JsonRecords,
+    /// The column `column` of the CSV.
+    Ids { column: String },
+}
+
+/// A CSV's header, its first rows, and whether it has more.
+pub(super) type Head = (Vec<String>, Vec<csv::StringRecord>, bool);
+
+impl Derivation {
+    /// The header and first `n` rows of what `self` makes of `from` (a [`Derivation::Link`]
+    /// reads `from` itself).
+    pub(super) fn head(&self, from: &Path, n: usize) -> Result<Head, String> {
+        let at = |e: &dyn std::fmt::Display| format!("{}: {e}", from.display());
+        let of_bytes =
+            |bytes: Result<Vec<u8>, String>| head_of(&bytes.map_err(|m| at(&m))?, n).map_err(|e| at(&e));
+        match self {
+            Derivation::Link { .. } => super::domain::head(from, n),
+            Derivation::ZipCsv { id } => zip_csv_head(from, *id, n),
+            Derivation::JsonRecords => of_bytes(json_records_csv(from)),
+            Derivation::Ids { column } => of_bytes(ids_csv(from, column)),
+        }
+    }
+}
+
+/// The header and first `n` records of CSV `bytes`, and whether there are more.
+fn head_of(bytes: &[u8], n: usize) -> Result<Head, csv::Error> {
+    let mut reader = csv::Reader::from_reader(bytes);
+    let header = reader.headers()?.iter().map(String::from).collect();
+    let mut records = reader.records();
+    let rows = records.by_ref().take(n).collect::<Result<Vec<_>, _>>()?;
+    Ok((header, rows, records.next().is_some()))
 }
 
 /// An id column made of other columns' values joined by a separator, as a competition's
@@ -100,6 +133,14 @@ impl Derived {
                     std::fs::copy(&target, &dest).map_err(write_err)?;
                 }
             }
+            Derivation::JsonRecords => {
+                let bytes = json_records_csv(&self.from).map_err(|m| ImportError::invalid(&self.from, m))?;
+                crate::store::write_atomic(&dest, &bytes).map_err(write_err)?;
+            }
+            Derivation::Ids { column } => {
+                let bytes = ids_csv(&self.from, column).map_err(|m| ImportError::invalid(&self.from, m))?;
+                crate::store::write_atomic(&dest, &bytes).map_err(write_err)?;
+            }
             Derivation::ZipCsv { id } => {
                 let out = File::create(&dest).map_err(write_err)?;
                 let mut w = csv::WriterBuilder::new()
@@ -122,11 +163,7 @@ impl Derived {
 
 /// The header and first `n` rows of the CSV member of the zip archive `zip`, as
 /// [`Derivation::ZipCsv`] writes them, and whether there are more rows.
-pub(super) fn zip_csv_head(
-    zip: &Path,
-    id: Option<ComposedId>,
-    n: usize,
-) -> Result<(Vec<String>, Vec<csv::StringRecord>, bool), String> {
+fn zip_csv_head(zip: &Path, id: Option<ComposedId>, n: usize) -> Result<Head, String> {
     let mut header = None;
     let mut rows = Vec::new();
     let more = zip_csv(zip, id, n, |record| {
@@ -200,17 +237,16 @@ fn zip_csv(
 }
 
 /// A JSON array of objects (the file `path`) as CSV (see the module docs).
-pub(super) fn json_records_csv(path: &Path) -> Result<Vec<u8>, String> {
-    let err = |m: String| format!("{}: {m}", path.display());
+fn json_records_csv(path: &Path) -> Result<Vec<u8>, String> {
     let mut text = String::new();
     File::open(path)
         .and_then(|mut f| f.read_to_string(&mut text))
-        .map_err(|e| err(e.to_string()))?;
+        .map_err(|e| format!("cannot read: {e}"))?;
     let mut de = serde_json::Deserializer::from_str(&text);
     let records = de
         .deserialize_seq(RecordsVisitor)
         .and_then(|r| de.end().map(|()| r))
-        .map_err(|e| err(format!("is not a JSON array of objects: {e}")))?;
+        .map_err(|e| format!("is not a JSON array of objects: {e}"))?;
     let mut columns: Vec<&str> = Vec::new();
     for record in &records {
         for (key, _) in record {
@@ -287,14 +323,22 @@ impl<'de> serde::Deserialize<'de> for RecordSeed {
     }
 }
 
-/// A CSV of one column `name` holding `ids`.
-pub(super) fn ids_csv(name: &str, ids: impl IntoIterator<Item = impl AsRef<[u8]>>) -> Vec<u8> {
+/// The column `column` of the CSV `path`, as a CSV of that one column.
+fn ids_csv(path: &Path, column: &str) -> Result<Vec<u8>, String> {
+    let mut reader = csv::Reader::from_path(path).map_err(|e| e.to_string())?;
+    let col = reader
+        .headers()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .position(|h| h == column)
+        .ok_or_else(|| format!("has no column `{column}`"))?;
     let mut w = crate::competition::prepare::csv_writer();
-    w.write_record([name]).expect("memory");
-    for id in ids {
-        w.write_record([id]).expect("memory");
+    w.write_record([column]).expect("memory");
+    for (i, r) in reader.records().enumerate() {
+        let r = r.map_err(|e| format!("row {}: {e}", i + 2))?;
+        w.write_record([&r[col]]).expect("memory");
     }
-    crate::competition::prepare::finish(w)
+    Ok(crate::competition::prepare::finish(w))
 }
 
 #[cfg(test)]
@@ -389,7 +433,7 @@ mod tests {
              t3_b,true,[],-1,1.5,shroom,\n"
         );
         std::fs::write(&path, "{\"a\": 1}").unwrap();
-        let err = json_records_csv(&path).unwrap_err();
+        let err = Derivation::JsonRecords.head(&path, 5).unwrap_err();
         assert!(
             err.contains("train.json: is not a JSON array of objects"),
             "{err}"
@@ -397,7 +441,16 @@ mod tests {
     }
 
     #[test]
-    fn ids_make_a_one_column_csv() {
-        assert_eq!(ids_csv("id", ["a,b", "c"]), b"id\n\"a,b\"\nc\n");
+    fn ids_are_one_column_of_a_csv() {
+        let dir = tempfile::tempdir().unwrap();
+        let sample = dir.path().join("sample_submission.csv");
+        std::fs::write(&sample, "x,id\n1,\"a,b\"\n2,c\n").unwrap();
+        assert_eq!(ids_csv(&sample, "id").unwrap(), b"id\n\"a,b\"\nc\n");
+        let ids = Derivation::Ids { column: "key".into() };
+        let err = ids.head(&sample, 5).unwrap_err();
+        assert!(
+            err.ends_with("sample_submission.csv: has no column `key`"),
+            "{err}"
+        );
     }
 }

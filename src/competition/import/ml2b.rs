@@ -129,7 +129,7 @@ pub fn read(dir: &Path, languages: &Languages, only: &[String], licence: &str) -
     let selected = configs
         .iter()
         .filter(|(id, _)| only.is_empty() || only.contains(id));
-    Ok(Found::sort(selected.map(|(id, config)| {
+    Ok(Found::from_results(selected.map(|(id, config)| {
         let entry = Entry {
             id,
             config,

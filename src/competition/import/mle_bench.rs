@@ -90,7 +90,7 @@ pub fn read(dir: &Path, opts: &Options) -> Result<Found, ImportError> {
             ),
         ));
     }
-    Ok(Found::sort(ids.into_iter().map(|(id, folder)| {
+    Ok(Found::from_results(ids.into_iter().map(|(id, folder)| {
         let result = draft(dir, &id, &folder, opts);
         (id, result)
     })))
@@ -412,26 +412,19 @@ impl Parts {
     }
 
     /// The harness's `train.csv` and `test.csv` (`import::mle_layout`), and what makes
-    /// them: files to write or derive, their checksums, notes.
+    /// them where the preparation wrote its data otherwise: files derived while staging.
     fn harness(&mut self, src: &Sources) -> Result<Harness, String> {
         let sample = (src.sample.as_path(), src.id_column());
         let mut resolve = |data: super::mle_layout::Data, name: &'static str, rows: usize| {
-            let r = data.resolve(name, &src.public, &self.files.public, sample, rows)?;
-            let to = format!("public/{name}");
-            if let Some(hash) = &r.blake3 {
-                self.files.public.insert(name.to_string(), hash.clone());
-            }
-            if let Some(bytes) = &r.generated {
-                self.generated.push((to.clone(), bytes.clone()));
-            }
-            if let Some(how) = &r.derived {
+            let r = data.resolve(name, &src.public, sample, rows)?;
+            if let Some((how, note)) = &r.derived {
                 self.derived.push(Derived {
-                    to,
+                    to: format!("public/{name}"),
                     from: r.from.clone(),
                     how: how.clone(),
                 });
+                self.notes.push(note.clone());
             }
-            self.notes.extend(r.note.clone());
             Ok::<_, String>(r)
         };
         Ok(Harness {
@@ -1093,7 +1086,7 @@ fn file_name(path: &Path) -> String {
 fn data_card(public_files: &[(String, PathBuf)], harness: &Harness) -> Result<String, String> {
     let mut card = String::from("## Files\n");
     for (name, file) in [("train.csv", &harness.train), ("test.csv", &harness.test)] {
-        if file.note.is_some() {
+        if file.derived.is_some() {
             card.push_str(&format!(
                 "\n- `{name}`: columns {} (made by ml2b from `{}`)",
                 file.header

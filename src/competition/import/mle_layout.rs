@@ -18,10 +18,9 @@
 //! `prepare.py` wrote stay in `public/` as they are; the harness's files are added beside
 //! them (`import::derive`), and the import notes say how each was made.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::derive::{self, ComposedId, Derivation};
+use super::derive::{ComposedId, Derivation};
 use super::domain;
 
 /// Where the harness's files of one competition come from.
@@ -142,170 +141,115 @@ pub(super) fn layout(competition: &str) -> Layout {
 }
 
 /// One of the harness's files, resolved: its header (and, for `train.csv`, its first rows,
-/// the domain's evidence), and what the draft adds to make it.
+/// the domain's evidence), and how the import makes it when it is not the preparation's.
 pub(super) struct Resolved {
     pub header: Vec<String>,
     pub rows: Vec<csv::StringRecord>,
     pub more: bool,
-    /// Its blake3, when known before staging.
-    pub blake3: Option<String>,
-    pub generated: Option<Vec<u8>>,
-    pub derived: Option<Derivation>,
-    /// The file it is made from (for errors and notes), and the note saying how.
+    /// The file it is (made from), named in errors and notes.
     pub from: PathBuf,
-    pub note: Option<String>,
+    /// How it is made from `from`, and the note saying so (none for [`Data::Standard`]).
+    pub derived: Option<(Derivation, String)>,
 }
 
 impl Data {
-    /// Resolves the harness's file `name` (`train.csv` or `test.csv`) from the prepared
-    /// `public/` folder, reading its first `rows` rows; `hashes` are the public files'
-    /// blake3s, `sample` the sample submission and its id column.
+    /// Resolves the harness's file `name` (`train.csv` or `test.csv`) of the prepared
+    /// `public/` folder, reading its first `rows` rows; `sample` is the sample submission
+    /// and its id column.
     pub(super) fn resolve(
         self,
         name: &'static str,
         public: &Path,
-        hashes: &BTreeMap<String, String>,
         sample: (&Path, &str),
         rows: usize,
     ) -> Result<Resolved, String> {
-        let path = |file: &str| public.join(file);
-        if !matches!(self, Data::Standard) && hashes.contains_key(name) {
+        if !matches!(self, Data::Standard) && public.join(name).exists() {
             return Err(format!(
                 "{} already has {name}, which ml2b would make from other files",
                 public.display()
             ));
         }
-        let from_bytes = |bytes: Vec<u8>, from: PathBuf, note: String| {
-            let (header, records, more) =
-                head_of(&bytes, rows).map_err(|e| format!("{}: {e}", from.display()))?;
-            Ok::<_, String>(Resolved {
-                header,
-                rows: records,
-                more,
-                blake3: Some(blake3::hash(&bytes).to_hex().to_string()),
-                generated: Some(bytes),
-                derived: None,
-                from,
-                note: Some(note),
-            })
-        };
-        match self {
-            Data::Standard => {
-                let from = path(name);
-                if !from.is_file() {
-                    return Err(format!(
-                        "{} has no {name}: ml2b's harness reads train.csv and test.csv, and this \
-                         competition's data is in no layout ml2b reads (it needs a custom loader)",
-                        public.display()
-                    ));
-                }
-                let (header, rows, more) = domain::head(&from, rows)?;
-                Ok(Resolved {
-                    header,
-                    rows,
-                    more,
-                    blake3: None,
-                    generated: None,
-                    derived: None,
-                    from,
-                    note: None,
-                })
-            }
-            Data::Csv(file) => {
-                let from = path(file);
-                let blake3 = hashes
-                    .get(file)
-                    .cloned()
-                    .ok_or_else(|| format!("{} has no {file}", public.display()))?;
-                let (header, rows, more) = domain::head(&from, rows)?;
-                Ok(Resolved {
-                    header,
-                    rows,
-                    more,
-                    blake3: Some(blake3),
-                    generated: None,
-                    derived: Some(Derivation::Link {
+        let (from, derived) = match self {
+            Data::Standard => (public.join(name), None),
+            Data::Csv(file) => (
+                public.join(file),
+                Some((
+                    Derivation::Link {
                         target: format!("public/{file}"),
-                    }),
-                    from,
-                    note: Some(format!(
+                    },
+                    format!(
                         "data: the harness's {name} is {file} (the same bytes), where MLE-bench's \
                          preparation writes these rows"
-                    )),
-                })
-            }
-            Data::Json(file) => {
-                let from = path(file);
-                let bytes = derive::json_records_csv(&from)?;
-                let note = format!(
-                    "data: the harness's {name} holds the records of {file}, one row each (a \
-                     list or object as its JSON text, null as an empty cell)"
-                );
-                from_bytes(bytes, from, note)
-            }
-            Data::ZippedCsv { zip, id } => {
-                let from = path(zip);
-                if !from.is_file() {
-                    return Err(format!("{} has no {zip}", public.display()));
-                }
-                let (header, rows, more) = derive::zip_csv_head(&from, id, rows)?;
-                let with_id = id.map_or(String::new(), |id| {
+                    ),
+                )),
+            ),
+            Data::Json(file) => (
+                public.join(file),
+                Some((
+                    Derivation::JsonRecords,
                     format!(
-                        ", with the column `{}` = {} in front (the id the answers hold)",
-                        id.name,
-                        id.parts
-                            .iter()
-                            .map(|p| format!("`{p}`"))
-                            .collect::<Vec<_>>()
-                            .join(&format!(" `{}` ", id.separator))
-                    )
-                });
-                Ok(Resolved {
-                    header,
-                    rows,
-                    more,
-                    blake3: None,
-                    generated: None,
-                    derived: Some(Derivation::ZipCsv { id }),
-                    from,
-                    note: Some(format!(
-                        "data: the harness's {name} is the CSV inside {zip}{with_id}"
-                    )),
-                })
-            }
+                        "data: the harness's {name} holds the records of {file}, one row each (a \
+                         list or object as its JSON text, null as an empty cell)"
+                    ),
+                )),
+            ),
+            Data::ZippedCsv { zip, id } => (
+                public.join(zip),
+                Some((
+                    Derivation::ZipCsv { id },
+                    format!(
+                        "data: the harness's {name} is the CSV inside {zip}{}",
+                        id.map_or(String::new(), |id| format!(
+                            ", with the column `{}` = {} in front (the id the answers hold)",
+                            id.name,
+                            id.parts
+                                .iter()
+                                .map(|p| format!("`{p}`"))
+                                .collect::<Vec<_>>()
+                                .join(&format!(" `{}` ", id.separator))
+                        ))
+                    ),
+                )),
+            ),
             Data::SampleIds => {
                 let (path, column) = sample;
-                let mut reader =
-                    csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-                let col = reader
-                    .headers()
-                    .map_err(|e| format!("{}: {e}", path.display()))?
-                    .iter()
-                    .position(|h| h == column)
-                    .ok_or_else(|| format!("{} has no id column `{column}`", path.display()))?;
-                let mut ids = Vec::new();
-                for (i, r) in reader.records().enumerate() {
-                    let r = r.map_err(|e| format!("{}: row {}: {e}", path.display(), i + 2))?;
-                    ids.push(r[col].to_string());
-                }
                 let note = format!(
                     "data: the harness's {name} is the id column `{column}` of {}: the test rows \
                      are files named by id",
                     path.file_name().unwrap_or_default().to_string_lossy()
                 );
-                from_bytes(derive::ids_csv(column, &ids), path.to_path_buf(), note)
+                let ids = Derivation::Ids {
+                    column: column.to_string(),
+                };
+                (path.to_path_buf(), Some((ids, note)))
             }
+        };
+        if !from.is_file() {
+            return Err(match derived {
+                None => format!(
+                    "{} has no {name}: ml2b's harness reads train.csv and test.csv, and this \
+                     competition's data is in no layout ml2b reads (it needs a custom loader)",
+                    public.display()
+                ),
+                Some(_) => format!(
+                    "{} has no {}, which MLE-bench's preparation writes",
+                    public.display(),
+                    from.file_name().unwrap_or_default().to_string_lossy()
+                ),
+            });
         }
+        let (header, rows, more) = match &derived {
+            Some((how, _)) => how.head(&from, rows)?,
+            None => domain::head(&from, rows)?,
+        };
+        Ok(Resolved {
+            header,
+            rows,
+            more,
+            from,
+            derived,
+        })
     }
-}
-
-/// The header and first `n` records of CSV `bytes`, and whether there are more.
-fn head_of(bytes: &[u8], n: usize) -> Result<(Vec<String>, Vec<csv::StringRecord>, bool), csv::Error> {
-    let mut reader = csv::Reader::from_reader(bytes);
-    let header = reader.headers()?.iter().map(String::from).collect();
-    let mut records = reader.records();
-    let rows = records.by_ref().take(n).collect::<Result<Vec<_>, _>>()?;
-    Ok((header, rows, records.next().is_some()))
 }
 
 #[cfg(test)]

@@ -85,10 +85,11 @@ pub struct Draft {
     /// (source path, destination relative to `data/<id>/`).
     pub copies: Vec<(PathBuf, String)>,
     /// (destination relative to `data/<id>/`, bytes): files the import writes itself (the
-    /// graded columns of an answers file, a JSON file's records as CSV).
+    /// graded columns of an answers file).
     pub generated: Vec<(String, Vec<u8>)>,
-    /// Public files made while staging from others (too large to hold in memory); their
-    /// checksums are recorded in `files.public` once written.
+    /// Public files made from others while staging (the harness's `train.csv` and
+    /// `test.csv` of another layout); their checksums are recorded in `files.public` once
+    /// written.
     pub derived: Vec<Derived>,
 }
 
@@ -128,8 +129,8 @@ pub struct Found {
 }
 
 impl Found {
-    /// Sorts `results` (id, draft or reason) into drafts and refusals.
-    pub(crate) fn sort(results: impl IntoIterator<Item = (String, Result<Draft, String>)>) -> Self {
+    /// The drafts and refusals of `results` (id, draft or reason).
+    pub(crate) fn from_results(results: impl IntoIterator<Item = (String, Result<Draft, String>)>) -> Self {
         let mut found = Self::default();
         for (id, result) in results {
             match result {
@@ -170,9 +171,9 @@ pub struct Report {
 }
 
 /// Stages, prepares and publishes the drafts of `found` under `root` (see the module
-/// docs). An error is a failure of the import as a whole (its staging folder cannot be
-/// made); everything a single competition can fail on is a [`Refusal`] in the report.
-pub fn install(root: &Path, found: Found, policy: Policy) -> Result<Report, ImportError> {
+/// docs). Whatever a competition fails on (staging, preparing, publishing it) refuses that
+/// competition, with the error and its causes as the reason.
+pub fn install(root: &Path, found: Found, policy: Policy) -> Report {
     let Found { drafts, mut refused } = found;
     let staging = root.join(format!(".import-{}", std::process::id()));
     let mut staged = Vec::new();
@@ -193,10 +194,10 @@ pub fn install(root: &Path, found: Found, policy: Policy) -> Result<Report, Impo
     };
     let _ = std::fs::remove_dir_all(&staging);
     refused.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(Report {
+    Report {
         imported: published.iter().map(imported).collect(),
         refused,
-    })
+    }
 }
 
 fn imported(d: &Draft) -> Imported {
