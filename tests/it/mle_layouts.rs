@@ -655,3 +655,131 @@ fn solutions_see_the_harness_files_of_the_six() {
              return X_val['requester_number_of_posts_at_request'] / 20.0\n",
     );
 }
+
+/// aerial-cactus-identification: `train.csv` (`id,has_cactus`), the images zipped in
+/// `train.zip` and `test.zip`, no `test.csv`.
+fn cactus(m: &Mle) {
+    let c = case("aerial-cactus-identification");
+    let answers = c["answers_csv"].as_str().unwrap();
+    let (_, rows) = table(answers);
+    let train: Vec<Vec<String>> = (0..30)
+        .map(|i| vec![format!("{:032x}.jpg", 104_729 * (i + 1)), (i % 2).to_string()])
+        .collect();
+    let sample: Vec<Vec<String>> = rows.iter().map(|r| vec![r[0].clone(), "0.5".into()]).collect();
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "public/train.csv",
+            csv_text(&["id", "has_cactus"], &train).into_bytes(),
+        ),
+        (
+            "public/train.zip",
+            zipped(&format!("train/{}", train[0][0]), "jpeg"),
+        ),
+        ("public/test.zip", zipped(&format!("test/{}", rows[0][0]), "jpeg")),
+        (
+            "public/sample_submission.csv",
+            csv_text(&["id", "has_cactus"], &sample).into_bytes(),
+        ),
+        ("private/test.csv", answers.as_bytes().to_vec()),
+    ];
+    m.competition("aerial-cactus-identification", "auc-roc", &files);
+}
+
+/// ranzcr-clip-catheter-line-classification: `train.csv` with the 11 class columns and
+/// PatientID, `train_annotations.csv`, the images in `train/` and `test/`, no `test.csv`;
+/// the sample submission holds the 9 classes grade.py scores.
+fn ranzcr(m: &Mle) {
+    let c = case("ranzcr-clip-catheter-line-classification");
+    let answers = c["answers_csv"].as_str().unwrap();
+    let (h, rows) = table(answers);
+    let header: Vec<&str> = h.iter().map(String::as_str).collect();
+    let scored: Vec<String> = c["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    let mut files: Vec<(String, String)> = Vec::new();
+    let train: Vec<Vec<String>> = (0..24)
+        .map(|i| {
+            let mut r = vec![format!("1.2.826.0.1.3680043.8.498.{}", 1000 + i)];
+            r.extend((1..h.len() - 1).map(|k| if (i + k).is_multiple_of(3) { "1" } else { "0" }.to_string()));
+            r.push(format!("ec{i:07}"));
+            r
+        })
+        .collect();
+    for r in &train {
+        files.push((format!("public/train/{}.jpg", r[0]), "jpeg".into()));
+    }
+    for r in &rows {
+        files.push((format!("public/test/{}.jpg", r[0]), "jpeg".into()));
+    }
+    let sample_header: Vec<&str> = std::iter::once("StudyInstanceUID")
+        .chain(scored.iter().map(String::as_str))
+        .collect();
+    let sample: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            std::iter::once(r[0].clone())
+                .chain(scored.iter().map(|_| "0".into()))
+                .collect()
+        })
+        .collect();
+    files.extend([
+        ("public/train.csv".into(), csv_text(&header, &train)),
+        (
+            "public/train_annotations.csv".into(),
+            format!(
+                "StudyInstanceUID,label,data\n{},CVC - Normal,\"[[1, 2]]\"\n",
+                train[0][0]
+            ),
+        ),
+        (
+            "public/sample_submission.csv".into(),
+            csv_text(&sample_header, &sample),
+        ),
+        ("private/test.csv".into(), answers.to_string()),
+    ]);
+    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    m.competition("ranzcr-clip-catheter-line-classification", "auc-roc", &files);
+}
+
+/// Two lite competitions whose test rows are images and whose preparation writes no
+/// `test.csv`: the harness's `test.csv` is the sample submission's ids.
+#[test]
+fn image_competitions_without_test_csv_take_the_sample_submissions_ids() {
+    let m = Mle::new();
+    cactus(&m);
+    ranzcr(&m);
+    let ws = Workspace::empty_root();
+    let report = imported(&m.import(&ws, &[]));
+    let ids: Vec<&str> = report.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [
+            "aerial-cactus-identification",
+            "ranzcr-clip-catheter-line-classification"
+        ]
+    );
+    let bench = Benchmark::load(ws.dir.path()).unwrap();
+    for (id, column) in [
+        ("aerial-cactus-identification", "id"),
+        ("ranzcr-clip-catheter-line-classification", "StudyInstanceUID"),
+    ] {
+        let c = bench.select(&[id.to_string()]).unwrap()[0];
+        let test = std::fs::read_to_string(c.file(Side::Public, "test.csv")).unwrap();
+        let (_, answers) = table(case(id)["answers_csv"].as_str().unwrap());
+        let expected: String = std::iter::once(format!("{column}\n"))
+            .chain(answers.iter().map(|r| format!("{}\n", r[0])))
+            .collect();
+        assert_eq!(test, expected, "{id}");
+        grades_as_grade_py(&ws, id);
+    }
+    let ranzcr = bench
+        .select(&["ranzcr-clip-catheter-line-classification".to_string()])
+        .unwrap()[0];
+    assert_eq!(ranzcr.manifest.columns.targets.len(), 9);
+    assert_eq!(ranzcr.manifest.domain, Domain::Image);
+    let prepared = ws.ml2b().args(["prepare", "--check"]).output().unwrap();
+    assert!(prepared.status.success(), "{}", stderr(&prepared));
+}

@@ -11,6 +11,8 @@
 //! | new-york-city-taxi-fare-prediction | the training rows as `labels.csv` | `train.csv` = `labels.csv` |
 //! | dog-breed-identification | `labels.csv` (`id,breed`), images `train/`, `test/` | `train.csv` = `labels.csv`; `test.csv` = the sample submission's ids |
 //! | histopathologic-cancer-detection | `train_labels.csv` (`id,label`), images `train/`, `test/` | `train.csv` = `train_labels.csv`; `test.csv` = the sample submission's ids |
+//! | aerial-cactus-identification | `train.csv` (`id,has_cactus`), images in `train.zip`, `test.zip`, no `test.csv` | `test.csv` = the sample submission's ids |
+//! | ranzcr-clip-catheter-line-classification | `train.csv`, images `train/`, `test/`, no `test.csv` | `test.csv` = the sample submission's ids |
 //! | random-acts-of-pizza | `train.json`, `test.json` (arrays of records) | both as CSV |
 //! | text-normalization-challenge-{english,russian}-language | `{en,ru}_train.csv.zip`, `{en,ru}_test_2.csv.zip`; answers keyed by `id` = `{sentence_id}_{token_id}` | both unzipped, with that `id` in front |
 //!
@@ -92,6 +94,20 @@ const LAYOUTS: &[(&str, Layout)] = &[
             id: None,
             train: Data::Csv("train_labels.csv"),
             test: Data::SampleIds,
+        },
+    ),
+    (
+        "aerial-cactus-identification",
+        Layout {
+            test: Data::SampleIds,
+            ..STANDARD
+        },
+    ),
+    (
+        "ranzcr-clip-catheter-line-classification",
+        Layout {
+            test: Data::SampleIds,
+            ..STANDARD
         },
     ),
     (
