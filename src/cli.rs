@@ -276,6 +276,14 @@ pub struct ImportArgs {
         value_name = "TEXT"
     )]
     pub licence: String,
+    /// Import nothing when any competition is refused (by default the others are imported,
+    /// each refusal is listed with its reason, and the import exits 1).
+    #[arg(long, conflicts_with = "allow_refused")]
+    pub strict: bool,
+    /// Exit 0 when some competitions are refused: they are still listed with their reason,
+    /// and the others imported.
+    #[arg(long)]
+    pub allow_refused: bool,
 }
 
 #[derive(Debug, Args)]

@@ -118,7 +118,7 @@ impl IsInputError for ImportError {
     fn is_input_error(&self) -> bool {
         matches!(
             self,
-            Self::Invalid { .. } | Self::Several(_) | Self::Exists { .. } | Self::Manifest(_)
+            Self::Invalid { .. } | Self::NotFound(_) | Self::Exists { .. } | Self::Manifest(_)
         )
     }
 }

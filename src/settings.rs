@@ -1000,6 +1000,18 @@ pub struct ImportSettings {
     pub licence: String,
     pub repo: Option<PathBuf>,
     pub split: Option<String>,
+    pub refusals: Refusals,
+}
+
+/// What `ml2b import` does when a competition is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusals {
+    /// Import the others; exit 1.
+    Fail,
+    /// Import the others; exit 0 (`--allow-refused`).
+    Allow,
+    /// Import nothing; exit 1 (`--strict`).
+    Strict,
 }
 
 impl ImportSettings {
@@ -1013,6 +1025,8 @@ impl ImportSettings {
             licence,
             repo,
             split,
+            strict,
+            allow_refused,
         } = args;
         Self {
             root: root.root.clone(),
@@ -1026,6 +1040,11 @@ impl ImportSettings {
             licence: licence.clone(),
             repo: repo.clone(),
             split: split.clone(),
+            refusals: match (strict, allow_refused) {
+                (true, _) => Refusals::Strict,
+                (false, true) => Refusals::Allow,
+                (false, false) => Refusals::Fail,
+            },
         }
     }
 }

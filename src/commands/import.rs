@@ -1,22 +1,28 @@
 //! `ml2b import`: bring competitions from the original ML2B release or from MLE-bench
-//! prepared folders into the benchmark root (`competition::import`). All or nothing: a
-//! competition that cannot be imported fails the whole import and nothing is written.
+//! prepared folders into the benchmark root (`competition::import`). What can be imported
+//! is; each competition that cannot is refused whole (nothing of it is written) and listed
+//! with its reason on stderr. Exit status: 0 when everything was imported, 1 when something
+//! was refused (0 with `--allow-refused`); with `--strict` a refusal imports nothing (exit
+//! 1). A wrong selection or an unreadable source (no such `--only` id, no
+//! `competitions.json`) is an input error (exit 2) and imports nothing.
+//!
 //! Output: one line per imported competition (id, how it is graded — `native` or
-//! `program` —, metric, languages) and its import notes, or with `--json`
-//! `[{"id", "languages", "metric", "grading", "notes"}]`.
+//! `program` —, metric, languages) and its import notes; with `--json`
+//! `{"imported": [{"id", "languages", "metric", "grading", "notes"}], "refused": [{"id",
+//! "reason"}]}`.
 
 use std::io::Write;
 
 use super::ExitStatus;
 
-use crate::competition::import::{self, ml2b, mle_bench};
+use crate::competition::import::{self, Policy, Report, ml2b, mle_bench};
 use crate::manifest::Languages;
-use crate::settings::{GlobalSettings, ImportLayout, ImportSettings};
+use crate::settings::{GlobalSettings, ImportLayout, ImportSettings, Printer, Refusals};
 
 /// Runs `ml2b import`.
 pub(super) fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow::Result<ExitStatus> {
     let root = &args.root;
-    let drafts = match args.layout {
+    let found = match args.layout {
         ImportLayout::Ml2b => {
             let languages = Languages::load(&root.join("manifests/languages.toml"))?;
             ml2b::read(&args.dir, &languages, &args.only, &args.licence)?
@@ -32,13 +38,22 @@ pub(super) fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow
             },
         )?,
     };
-    let imported = import::install(root, drafts)?;
-    if settings.printer.json {
-        settings.printer.json(&imported)?;
+    let policy = match args.refusals {
+        Refusals::Strict => Policy::Strict,
+        Refusals::Fail | Refusals::Allow => Policy::Partial,
+    };
+    let report = import::install(root, found, policy);
+    print(&settings.printer, &report)?;
+    Ok(status(&settings.printer, &report, args.refusals))
+}
+
+fn print(printer: &Printer, report: &Report) -> anyhow::Result<()> {
+    if printer.json {
+        printer.json(report)?;
     } else {
-        for c in &imported {
+        for c in &report.imported {
             writeln!(
-                settings.printer.stdout(),
+                printer.stdout(),
                 "{:<40} {:<8} {:<12} {}",
                 c.id,
                 c.grading,
@@ -46,9 +61,43 @@ pub(super) fn import(settings: &GlobalSettings, args: &ImportSettings) -> anyhow
                 c.languages.join(" ")
             )?;
             for note in &c.notes {
-                writeln!(settings.printer.stdout(), "  note: {note}")?;
+                writeln!(printer.stdout(), "  note: {note}")?;
             }
         }
     }
-    Ok(ExitStatus::Success)
+    for r in &report.refused {
+        printer.error(format_args!("refused `{}`: {}", r.id, r.reason));
+    }
+    Ok(())
+}
+
+/// The exit status, and the summary line saying why it is not 0.
+fn status(printer: &Printer, report: &Report, refusals: Refusals) -> ExitStatus {
+    let refused = report.refused.len();
+    if refused == 0 {
+        return ExitStatus::Success;
+    }
+    match refusals {
+        Refusals::Allow => {
+            printer.warn(format_args!(
+                "{refused} competition(s) refused, {} imported (--allow-refused)",
+                report.imported.len()
+            ));
+            ExitStatus::Success
+        }
+        Refusals::Fail => {
+            printer.error(format_args!(
+                "{refused} competition(s) refused, {} imported (--allow-refused exits 0; \
+                 --strict imports nothing unless everything can be)",
+                report.imported.len()
+            ));
+            ExitStatus::Failure
+        }
+        Refusals::Strict => {
+            printer.error(format_args!(
+                "{refused} competition(s) refused, so nothing was imported (--strict)"
+            ));
+            ExitStatus::Failure
+        }
+    }
 }

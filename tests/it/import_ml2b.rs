@@ -412,8 +412,12 @@ fn every_slug_keyed_competition_imports_with_its_notes() {
     let rel = release(Flaw::None);
     let out = import(&ws, rel.path(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let imported: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(imported.as_array().unwrap().len(), SLUGGED.len() + PLAIN.len());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["imported"].as_array().unwrap().len(),
+        SLUGGED.len() + PLAIN.len()
+    );
+    assert_eq!(report["refused"], serde_json::json!([]));
     assert!(
         ws.ml2b().args(["prepare", "--check"]).status().unwrap().success(),
         "every import rebuilds bit for bit"
@@ -574,62 +578,178 @@ fn the_weight_stays_a_feature_and_text_is_recognised() {
     assert!(!has_note(s5e6, "source: read as detected"));
 }
 
+/// The refusals of a `--json` import: (id, reason).
+fn refused(out: &std::process::Output) -> Vec<(String, String)> {
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_string(),
+                r["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The competitions of the root, by id.
+fn ids(ws: &Workspace) -> Vec<String> {
+    let bench = Benchmark::load(ws.dir.path()).unwrap();
+    let mut ids: Vec<String> = bench.competitions.iter().map(|c| c.id().to_string()).collect();
+    ids.sort();
+    ids
+}
+
+/// Everything the release imports when nothing is flawed.
+const ALL: usize = SLUGGED.len() + PLAIN.len();
+
 #[test]
 fn an_empty_english_field_fails_only_its_competition() {
     let ws = Workspace::empty_root();
     let rel = release(Flaw::NoEnglishDescription);
     let out = import(&ws, rel.path(), &[]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let refused = refused(&out);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].0, "porto-seguro-challenge");
     assert!(
-        err.contains("porto-seguro-challenge: tasks/English.csv line ")
-            && err.contains("`description` is empty"),
-        "{err}"
+        refused[0].1.starts_with("tasks/English.csv line ")
+            && refused[0].1.contains("`description` is empty"),
+        "{refused:?}"
     );
-    assert!(err.contains("1 of the competitions cannot be imported"), "{err}");
-    assert_eq!(left_behind(&ws), Vec::<String>::new());
-
-    let only = import(&ws, rel.path(), &["she-hacks-2021", "stroke-prediction-s3e2"]);
-    assert!(only.status.success(), "{}", stderr(&only));
-    assert_eq!(Benchmark::load(ws.dir.path()).unwrap().competitions.len(), 2);
+    assert!(
+        stderr(&out).contains("refused `porto-seguro-challenge`: tasks/English.csv line "),
+        "{}",
+        stderr(&out)
+    );
+    let imported = ids(&ws);
+    assert_eq!(imported.len(), ALL - 1);
+    assert!(!imported.contains(&"porto-seguro-challenge".to_string()));
+    assert!(
+        left_behind(&ws)
+            .iter()
+            .all(|p| !p.contains("porto-seguro-challenge")),
+        "nothing of the refused one"
+    );
 }
 
+/// Issue 43, item 10: the release with a competition that needs a custom loader imports
+/// the others, lists the refusal with its reason (stderr and `--json`) and exits 1;
+/// `--allow-refused` exits 0; `--strict` imports nothing.
 #[test]
-fn a_refusal_names_its_reason_and_leaves_nothing_behind() {
+fn a_refusal_is_listed_and_the_others_are_imported() {
     let ws = Workspace::empty_root();
     let rel = release(Flaw::CustomLoader);
     let out = import(&ws, rel.path(), &[]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let reason = "grader `biker_recommender` needs its own loader or grader, which ml2b does not import";
+    assert_eq!(
+        refused(&out),
+        [("biker-tour-recommendation".to_string(), reason.to_string())]
+    );
     let err = stderr(&out);
     assert!(
-        err.contains("biker-tour-recommendation: grader `biker_recommender` needs its own loader or grader"),
+        err.contains(&format!("refused `biker-tour-recommendation`: {reason}")),
         "{err}"
     );
+    assert!(
+        err.contains(&format!("1 competition(s) refused, {ALL} imported")),
+        "{err}"
+    );
+    assert_eq!(ids(&ws).len(), ALL);
+    assert!(
+        left_behind(&ws)
+            .iter()
+            .all(|p| !p.contains("biker") && !p.contains(".import-")),
+        "{:?}",
+        left_behind(&ws)
+    );
+
+    let ws = Workspace::empty_root();
+    let allowed = ws
+        .ml2b()
+        .args(["import", "ml2b", "--allow-refused"])
+        .arg(rel.path())
+        .output()
+        .unwrap();
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    assert!(stderr(&allowed).contains("refused `biker-tour-recommendation`"));
+    assert_eq!(ids(&ws).len(), ALL);
+
+    let ws = Workspace::empty_root();
+    let strict = ws
+        .ml2b()
+        .args(["--json", "import", "ml2b", "--strict"])
+        .arg(rel.path())
+        .output()
+        .unwrap();
+    assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
+    assert_eq!(refused(&strict).len(), 1);
+    let report: serde_json::Value = serde_json::from_slice(&strict.stdout).unwrap();
+    assert_eq!(report["imported"], serde_json::json!([]));
+    assert!(
+        stderr(&strict).contains("1 competition(s) refused, so nothing was imported (--strict)"),
+        "{}",
+        stderr(&strict)
+    );
     assert_eq!(left_behind(&ws), Vec::<String>::new());
+    let conflicting = ws
+        .ml2b()
+        .args(["import", "ml2b", "--strict", "--allow-refused"])
+        .arg(rel.path())
+        .output()
+        .unwrap();
+    assert_eq!(conflicting.status.code(), Some(2));
+
     let only = import(&ws, rel.path(), &["financial-engineering-1"]);
     assert!(only.status.success(), "{}", stderr(&only));
+    // Importing again refuses what exists, and imports the rest.
+    let again = import(&ws, rel.path(), &["financial-engineering-1", "she-hacks-2021"]);
+    assert_eq!(again.status.code(), Some(1));
+    let refused = refused(&again);
+    assert_eq!(refused.len(), 1);
+    assert!(
+        refused[0].0 == "financial-engineering-1" && refused[0].1.contains("already exists"),
+        "{refused:?}"
+    );
+    assert_eq!(ids(&ws), ["financial-engineering-1", "she-hacks-2021"]);
 }
 
+/// A failure while staging (preparing) refuses that competition only, naming the release's
+/// file; none of its files stays, nor the staging folder.
 #[test]
 fn a_failure_while_preparing_names_the_original_file() {
     let ws = Workspace::empty_root();
     let rel = release(Flaw::BadTarget);
     let out = import(&ws, rel.path(), &[]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let refused = refused(&out);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    let (id, reason) = &refused[0];
+    assert_eq!(id, "she-hacks-2021");
     let original = rel.path().join("competitions/data/she-hacks-2021/train.csv");
-    assert!(err.contains(&format!("{}:", original.display())), "{err}");
+    assert!(reason.contains(&format!("{}:", original.display())), "{reason}");
     assert!(
-        err.contains("`Unique Headcount` = `n/a` is not a finite number"),
-        "{err}"
+        reason.contains("`Unique Headcount` = `n/a` is not a finite number"),
+        "{reason}"
     );
-    assert!(!err.contains(".import-"), "no staging path: {err}");
-    assert_eq!(left_behind(&ws), Vec::<String>::new());
+    assert!(!reason.contains(".import-"), "no staging path: {reason}");
+    assert_eq!(ids(&ws).len(), ALL - 1);
+    assert!(
+        left_behind(&ws).iter().all(|p| !p.contains("she-hacks")),
+        "{:?}",
+        left_behind(&ws)
+    );
     let dirs: Vec<_> = std::fs::read_dir(ws.dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(dirs, ["manifests"], "no staging folder is left");
+    assert!(
+        dirs.iter().all(|d| !d.to_string_lossy().starts_with(".import-")),
+        "no staging folder is left: {dirs:?}"
+    );
 }
 
 #[test]
@@ -644,11 +764,11 @@ fn a_competition_without_english_text_says_what_the_rows_name() {
         .replace(",financial-engineering-1\n", ",\n");
     std::fs::write(&english, text).unwrap();
     let out = import(&ws, rel.path(), &["financial-engineering-1"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
         err.contains(
-            "financial-engineering-1: no English task text: no row of tasks/English.csv resolves to it"
+            "refused `financial-engineering-1`: no English task text: no row of tasks/English.csv resolves to it"
         ),
         "{err}"
     );

@@ -28,6 +28,7 @@ mod local_model;
 mod log;
 mod medals;
 mod mle_bench;
+mod mle_layouts;
 mod query;
 mod react;
 mod readme;

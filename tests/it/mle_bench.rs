@@ -13,14 +13,14 @@ use serde_json::Value;
 use crate::common::{Workspace, stderr, write};
 
 /// A checkout and a data directory side by side.
-struct Mle {
+pub(crate) struct Mle {
     _dir: tempfile::TempDir,
-    repo: PathBuf,
-    data: PathBuf,
+    pub repo: PathBuf,
+    pub data: PathBuf,
 }
 
 impl Mle {
-    fn new() -> Self {
+    pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("mle-bench");
         let data = dir.path().join("data");
@@ -45,7 +45,13 @@ impl Mle {
     }
 
     /// One competition: its checkout folder and its prepared data.
-    fn competition(&self, id: &str, grader: &str, files: &[(&str, String)]) {
+    pub fn competition(&self, id: &str, grader: &str, files: &[(&str, impl AsRef<[u8]>)]) {
+        self.competition_at(id, grader, "public/sample_submission.csv", files);
+    }
+
+    /// [`Mle::competition`] with the sample submission the config names (relative to
+    /// `prepared/`).
+    pub fn competition_at(&self, id: &str, grader: &str, sample: &str, files: &[(&str, impl AsRef<[u8]>)]) {
         let answers = if files.iter().any(|(n, _)| *n == "private/answers.csv") {
             "answers.csv"
         } else {
@@ -56,7 +62,7 @@ impl Mle {
              prizes:\n  - position: 1\n    value: 100\n\
              description: mlebench/competitions/{id}/description.md\n\n\
              dataset:\n  answers: {id}/prepared/private/{answers}\n  \
-             sample_submission: {id}/prepared/public/sample_submission.csv\n\n\
+             sample_submission: {id}/prepared/{sample}\n\n\
              grader:\n  name: {grader}\n  grade_fn: mlebench.competitions.{id}.grade:grade\n\n\
              preparer: mlebench.competitions.{id}.prepare:prepare\n"
         );
@@ -76,7 +82,7 @@ impl Mle {
         }
     }
 
-    fn import(&self, ws: &Workspace, extra: &[&str]) -> std::process::Output {
+    pub fn import(&self, ws: &Workspace, extra: &[&str]) -> std::process::Output {
         ws.ml2b()
             .args(["--json", "import", "mle-bench"])
             .arg(&self.data)
@@ -105,7 +111,7 @@ fn score_at(position: usize, higher_better: bool) -> f64 {
 }
 
 /// A leaderboard of `n` teams, best first (descending when `higher_better`).
-fn leaderboard(n: usize, higher_better: bool) -> String {
+pub(crate) fn leaderboard(n: usize, higher_better: bool) -> String {
     let mut s = String::from("scoreNullable,teamId,teamName,submissionDate,score\n");
     for i in 0..n {
         let score = score_text(i + 1, higher_better);
@@ -334,7 +340,7 @@ fn essays(m: &Mle) {
     );
 }
 
-/// A regression (taxi-fare-style, RMSE), a correlation (patent-phrase-style, Pearson) and a
+/// A regression (taxi-fare-style, RMSE, in train.csv unlike the real one's labels.csv), a correlation (patent-phrase-style, Pearson) and a
 /// multi-class macro F1: one numeric target each, the answers beside the features.
 fn small_tabular(m: &Mle, id: &str, grader: &str, target: &str, value: fn(usize) -> String) {
     let (mut train, mut test, mut sample, mut answers) = (
@@ -410,7 +416,7 @@ fn all(m: &Mle) {
     leaves(m);
     small_tabular(
         m,
-        "new-york-city-taxi-fare-prediction",
+        "taxi-fare-lite",
         "root-mean-squared-error",
         "fare_amount",
         |i| format!("{}", 4.5 + i as f64 * 0.75),
@@ -427,13 +433,12 @@ fn all(m: &Mle) {
     });
 }
 
-fn imported(out: &std::process::Output) -> Vec<Value> {
+/// The imported competitions of a `--json` import that refused none.
+pub(crate) fn imported(out: &std::process::Output) -> Vec<Value> {
     assert!(out.status.success(), "{}", stderr(out));
-    serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["refused"], serde_json::json!([]), "{report}");
+    report["imported"].as_array().unwrap().clone()
 }
 
 #[test]
@@ -463,11 +468,11 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
                 "qwk_sklearn"
             ),
             ("macro-f1-lite", "native", "f1_macro"),
-            ("new-york-city-taxi-fare-prediction", "native", "rmse"),
             ("nomad-lite", "native", "rmsle_multi"),
             ("spaceship-titanic", "native", "accuracy"),
             ("spooky-author-identification", "native", "log_loss"),
             ("tabular-playground-series-may-2022", "native", "roc_auc"),
+            ("taxi-fare-lite", "native", "rmse"),
             ("us-patent-phrase-to-phrase-matching", "native", "pearson"),
         ]
     );
@@ -588,7 +593,7 @@ fn a_checkout_and_its_prepared_data_import_with_columns_by_name() {
 }
 
 /// `ml2b --json grade-sample FILE --competition ID` in `ws`.
-fn grade_sample(ws: &Workspace, id: &str, submission: &Path) -> Value {
+pub(crate) fn grade_sample(ws: &Workspace, id: &str, submission: &Path) -> Value {
     let out = ws
         .ml2b()
         .args(["--json", "grade-sample"])
@@ -619,7 +624,7 @@ fn each_competition_grades_a_perfect_submission_and_ranks_it_in_its_band() {
         ("leaf-classification", 0.0),
         ("learning-agency-lab-automated-essay-scoring-2", 1.0),
         ("macro-f1-lite", 1.0),
-        ("new-york-city-taxi-fare-prediction", 0.0),
+        ("taxi-fare-lite", 0.0),
         ("nomad-lite", 0.0),
         ("spaceship-titanic", 1.0),
         ("spooky-author-identification", 0.0),
@@ -746,8 +751,11 @@ fn a_split_or_only_selects_and_metric_overrides_one() {
     );
 }
 
+/// Issue 43, item 10: `--split lite` with a competition that cannot be imported imports the
+/// others, lists the refusals with their reasons (stderr and `--json`), exits 1; nothing of
+/// a refused competition is written. `--strict` imports nothing, `--allow-refused` exits 0.
 #[test]
-fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
+fn what_cannot_be_imported_is_refused_naming_why_and_the_rest_imported() {
     let m = Mle::new();
     tpsmay(&m);
     // One-hot answers with a row that is not one-hot.
@@ -759,31 +767,72 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
         .unwrap()
         .replacen("1,0,0", "1,1,0", 1);
     std::fs::write(&answers, text).unwrap();
-    // A competition whose data is images with no train.csv.
+    // A competition whose data is images with no train.csv, listed in the lite split.
     m.competition(
         "images-lite",
         "accuracy",
         &[
-            ("public/train/0.png", "png".into()),
-            ("public/sample_submission.csv", "id,label\n0,1\n".into()),
-            ("private/test.csv", "id,label\n0,1\n".into()),
+            ("public/train/0.png", "png"),
+            ("public/sample_submission.csv", "id,label\n0,1\n"),
+            ("private/test.csv", "id,label\n0,1\n"),
         ],
     );
+    write(
+        &m.repo.join("experiments/splits/low.txt"),
+        "images-lite\nspooky-author-identification\ntabular-playground-series-may-2022\n",
+    );
     let ws = Workspace::empty_root();
-    let out = m.import(&ws, &[]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = m.import(&ws, &["--split", "lite"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids = |key: &str| -> Vec<String> {
+        report[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids("imported"), ["tabular-playground-series-may-2022"]);
+    assert_eq!(ids("refused"), ["images-lite", "spooky-author-identification"]);
+    let reasons = report["refused"].to_string();
+    assert!(
+        reasons.contains("has no train.csv") && reasons.contains("custom loader"),
+        "{reasons}"
+    );
+    assert!(
+        reasons.contains("test.csv: row") && reasons.contains("not one-hot"),
+        "{reasons}"
+    );
     let err = stderr(&out);
-    assert!(err.contains("2 of the competitions cannot be imported"), "{err}");
     assert!(
-        err.contains("images-lite") && err.contains("custom loader"),
+        err.contains("refused `images-lite`: ") && err.contains("refused `spooky-author-identification`: "),
         "{err}"
     );
-    assert!(
-        err.contains("spooky-author-identification")
-            && err.contains("test.csv: row")
-            && err.contains("not one-hot"),
-        "{err}"
+    assert!(err.contains("2 competition(s) refused, 1 imported"), "{err}");
+    let mut manifests: Vec<_> = std::fs::read_dir(ws.dir.path().join("manifests/competitions"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    manifests.sort();
+    assert_eq!(manifests, ["tabular-playground-series-may-2022.toml"]);
+    let data: Vec<_> = std::fs::read_dir(ws.dir.path().join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        data,
+        ["tabular-playground-series-may-2022"],
+        "nothing of the refused"
     );
+    assert!(ws.ml2b().args(["prepare", "--check"]).status().unwrap().success());
+
+    let ws = Workspace::empty_root();
+    let allowed = m.import(&ws, &["--split", "lite", "--allow-refused"]);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    let ws = Workspace::empty_root();
+    let strict = m.import(&ws, &["--split", "lite", "--strict"]);
+    assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
     let manifests: Vec<_> = std::fs::read_dir(ws.dir.path().join("manifests"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -799,7 +848,7 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
         .args(["--only", "tabular-playground-series-may-2022"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("pass --repo MLEBENCH_CHECKOUT"),
         "{}",
@@ -807,13 +856,13 @@ fn what_cannot_be_imported_is_refused_naming_why_and_nothing_is_written() {
     );
 }
 
-fn solution(ws: &Workspace, body: &str) -> PathBuf {
+pub(crate) fn solution(ws: &Workspace, body: &str) -> PathBuf {
     let path = ws.dir.path().join("solution.py");
     std::fs::write(&path, body).unwrap();
     path
 }
 
-fn grade_file(ws: &Workspace, id: &str, code: &Path) -> Value {
+pub(crate) fn grade_file(ws: &Workspace, id: &str, code: &Path) -> Value {
     let out = ws
         .ml2b()
         .args(["--json", "grade-file"])

@@ -18,6 +18,8 @@ The scores are not rounded: MLE-bench's Grader rounds grade.py's value to 5 deci
 afterwards (grade_helpers.py), which ml2b leaves to the grade stage.
 """
 
+import csv as csvlib
+import io
 import json
 import math
 import os
@@ -642,6 +644,78 @@ def regression_cases():
          ans, sub, pfbeta, "predictions outside [0, 1] are clipped")
 
 
+# ---------------------------------------------------------------- layouts the importer resolves
+
+def as_read(df, **kwargs):
+    """`df` as MLE-bench's grader sees it: written as prepare.py writes it, read back with
+    mlebench.utils.read_csv (pandas, float_precision="round_trip")."""
+    text = df.to_csv(index=False, lineterminator="\n", **kwargs)
+    return pd.read_csv(io.StringIO(text), float_precision="round_trip")
+
+
+def auroc_keyed_on(id_col, target):
+    """utils.prepare_for_auroc_metric: rows sorted by `id_col`, ids checked, then AUC."""
+    def grade(sub, ans):
+        sub, ans = as_read(sub), as_read(ans)
+        sub, ans = sorted_pair(sub, ans, id_col)
+        return skm.roc_auc_score(ans[target].to_numpy(), sub[target].to_numpy())
+    return grade
+
+
+def text_normalization_on(id_col, target):
+    """text-normalization-challenge-*/grade.py: rows sorted by id, both sides cast to str."""
+    def grade(sub, ans):
+        sub = as_read(sub, quoting=csvlib.QUOTE_NONNUMERIC)
+        ans = as_read(ans, quoting=csvlib.QUOTE_NONNUMERIC)
+        sub, ans = sorted_pair(sub, ans, id_col)
+        return skm.accuracy_score(ans[target].astype(str).to_numpy(), sub[target].astype(str).to_numpy())
+    return grade
+
+
+def layout_cases():
+    # detecting-insults: the answers are test_with_solutions.csv (Insult, Date, Comment,
+    # Usage); the submission holds the columns grade.py reads (Insult, Comment; the sample's
+    # Date is an echo of test.csv, which ml2b's harness does not write); grade.py keys on
+    # Comment, text in literal double quotes with commas, escapes and line breaks.
+    words = ["you", "idiot", "great", "point", "moron", "thanks", "really", "sure", "troll", "agree"]
+    n = 90
+    comments = []
+    for i in range(n):
+        text = " ".join(RNG.choice(words, RNG.randint(2, 9)))
+        extra = ["", ", isn't it", '\\xa0\\n', ' "quoted"', "\nsecond line", ", 100%"][i % 6]
+        comments.append(f'"{text}{extra} #{i}"')
+    y = (RNG.rand(n) < 0.3).astype(int)
+    dates = [f"201206{RNG.randint(10, 30)}{RNG.randint(100000, 235959)}Z" if RNG.rand() < 0.8 else ""
+             for _ in range(n)]
+    ans = pd.DataFrame({"Insult": y, "Date": dates, "Comment": comments,
+                        "Usage": np.where(RNG.rand(n) < 0.5, "PublicTest", "PrivateTest")})
+    sub = shuffled(pd.DataFrame({"Insult": np.round(scores_for(y, 0.25), 3), "Comment": comments}))
+    case("detecting-insults-in-social-commentary", "auc-roc", "roc_auc", "Comment", ["Insult"], ans,
+         sub, auroc_keyed_on("Comment", "Insult"),
+         "keyed on Comment (quoted text with commas, escapes, line breaks); Date blank in some rows")
+
+    ids = hexes(110, 40)
+    y = (RNG.rand(110) < 0.4).astype(int)
+    ans = pd.DataFrame({"id": ids, "label": y})
+    sub = shuffled(pd.DataFrame({"id": ids, "label": np.round(scores_for(y, 0.2), 2)}))
+    case("histopathologic-cancer-detection", "auc-roc", "roc_auc", "id", ["label"], ans, sub,
+         auroc_keyed_on("id", "label"), "answers.csv of id, label; rounded scores (ties)")
+
+    for competition, vocab in [
+        ("text-normalization-challenge-english-language",
+         ["the", "sil", ".", ",", "one", "two hundred", "twenty twenty", "b c", "Brillantaisia", "1", "a"]),
+        ("text-normalization-challenge-russian-language",
+         ["и", "sil", ".", "два", "тысяча девятьсот", "первого", "км", "1", "сто двадцать", "Москва"]),
+    ]:
+        ids = [f"{s}_{t}" for s in range(25) for t in range(RNG.randint(2, 9))]
+        after = RNG.choice(vocab, len(ids))
+        ans = pd.DataFrame({"id": ids, "after": after})
+        sub = shuffled(pd.DataFrame({"id": ids, "after": noisy_labels(after, vocab, 0.7)}))
+        case(competition, "accuracy", "accuracy", "id", ["after"], ans, sub,
+             text_normalization_on("id", "after"),
+             "ids sentence_token; labels cast to str; files written with QUOTE_NONNUMERIC")
+
+
 def main():
     accuracy_cases()
     top1_cases()
@@ -651,6 +725,7 @@ def main():
     kappa_mcc_cases()
     map_cases()
     regression_cases()
+    layout_cases()
     doc = {
         "generated_by": "tests/reference/mle_bench_grades.py",
         "versions": {"python": ".".join(map(str, __import__("sys").version_info[:3])),

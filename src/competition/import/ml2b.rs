@@ -43,15 +43,15 @@
 //! (`import::domain`: image files, else a free-text feature column, else tabular).
 //!
 //! Entries needing a custom loader or grader (images, multi-file recommenders) are refused
-//! with their reason; `--only` selects the importable ones. Errors name the release's own
-//! files (never the staging folder an import removes).
+//! with their reason, and the others imported (`import::install`); `--only` selects. Errors
+//! name the release's own files (never the staging folder an import removes).
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Draft, ImportError, domain, task_type_with};
+use super::{Draft, Found, ImportError, check_draft, domain, task_type_with};
 use crate::competition::prepare::{Table, decompressed};
 use crate::competition::source_format::{self, Detected};
 use crate::manifest::competition::{
@@ -100,14 +100,10 @@ const TASK_COLUMNS: [&str; 6] = [
     "metric",
 ];
 
-/// Files that make a competition's domain `image`.
-/// Reads the release under `dir` into drafts (all, or those in `only`).
-pub fn read(
-    dir: &Path,
-    languages: &Languages,
-    only: &[String],
-    licence: &str,
-) -> Result<Vec<Draft>, ImportError> {
+/// Reads the release under `dir` (all, or those in `only`): a draft of each competition that
+/// can be imported, the reason of each that cannot. An error is the release itself (its
+/// `competitions.json`, a task CSV) or the selection being wrong.
+pub fn read(dir: &Path, languages: &Languages, only: &[String], licence: &str) -> Result<Found, ImportError> {
     let comps = if dir.join("competitions/competitions.json").exists() {
         dir.join("competitions")
     } else {
@@ -130,27 +126,18 @@ pub fn read(
         }
     }
     let tasks = Tasks::read(&comps, languages, &configs)?;
-    let mut drafts = Vec::new();
-    let mut problems = Vec::new();
-    for (id, config) in &configs {
-        if !only.is_empty() && !only.contains(id) {
-            continue;
-        }
+    let selected = configs
+        .iter()
+        .filter(|(id, _)| only.is_empty() || only.contains(id));
+    Ok(Found::from_results(selected.map(|(id, config)| {
         let entry = Entry {
             id,
             config,
             json: &json_path,
             data: comps.join("data").join(id),
         };
-        match entry.draft(&tasks, licence) {
-            Ok(d) => drafts.push(d),
-            Err(e) => problems.push(format!("{id}: {e}")),
-        }
-    }
-    if !problems.is_empty() {
-        return Err(ImportError::Several(problems));
-    }
-    Ok(drafts)
+        (id.clone(), entry.draft(&tasks, licence))
+    })))
 }
 
 /// How a task row was matched to its competition.
@@ -535,14 +522,13 @@ impl Entry<'_> {
             import_notes: notes,
             mle_bench: None,
         };
-        manifest
-            .check(&self.json.with_file_name(format!("{}.toml", self.id)))
-            .map_err(|e| e.to_string())?;
+        check_draft(&manifest, &[self.json, &train])?;
         Ok(Draft {
             manifest,
             texts,
             copies: vec![(train, format!("source/{train_name}"))],
             generated: Vec::new(),
+            derived: Vec::new(),
         })
     }
 

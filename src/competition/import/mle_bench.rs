@@ -13,9 +13,15 @@
 //!   older layout), or `--metric` for one competition.
 //!
 //! `config.yaml` names the grader, the answers file and the sample submission (paths
-//! relative to `DATA_DIR`). Columns are resolved by name, never by position: the id is the
-//! sample submission's first column; the predicted columns are its others, each found by
-//! name in the answers and in `train.csv` (the harness reads the targets from it). For a
+//! relative to `DATA_DIR`). The harness reads `public/train.csv` and `public/test.csv`;
+//! where the preparation writes its data otherwise (`labels.csv`, JSON records, zipped
+//! CSVs, test rows that are files named by id), `import::mle_layout` says where they come
+//! from, and the import adds them beside the preparation's files (`import::derive`).
+//! Columns are resolved by name, never by position: the id is the column `grade.py` keys on
+//! (`import::mle_layout`, else the sample submission's first column), once per answers row
+//! and in `test.csv`; the predicted columns are the sample submission's others that
+//! `test.csv` lacks (one it has is echoed, not predicted), each found by name in the answers
+//! and in `train.csv` (the harness reads the targets from it). For a
 //! probability metric over class columns the target is the one column `train.csv` has and
 //! `test.csv` lacks; MLE-bench's one-hot answers stay one-hot (`columns.one_hot`, each row
 //! checked to set exactly one class), so that a class no test row holds counts as in
@@ -31,15 +37,18 @@
 //! `experiments/splits/`) or `--split FILE` selects competitions; `--only` too. `--metric`
 //! overrides the grader of exactly one competition.
 //!
-//! Refused, with the reason: a folder with no `train.csv`/`test.csv` (its data needs a
-//! custom loader), JSONL answers, a grading program without a checkout or leaderboard, and
-//! any column the rules above cannot find.
+//! Refused, with the reason (the others are still imported, `import::install`): data in no
+//! layout the harness reads (no `train.csv`/`test.csv` and no entry in
+//! `import::mle_layout`: a custom loader), JSONL answers, a grading program without a
+//! checkout or leaderboard, an id that repeats in the answers, and any column the rules
+//! above cannot find. Errors name the preparation's and the checkout's files.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::mle_config::Config;
-use super::{Draft, ImportError, csv_header, domain, task_type_with};
+use super::mle_layout::{Layout, Resolved, layout};
+use super::{Derived, Draft, Found, ImportError, check_draft, csv_header, domain, task_type_with};
 use crate::manifest::competition::{
     Characteristics, Columns, Domain, Files, Gates, MetricSpec, MleBench, PROGRAM, Source, Split, SplitRule,
     TaskType, Translation, Visibility, check_id,
@@ -67,8 +76,9 @@ pub const LEADERBOARD: &str = "mle-bench/leaderboard.csv";
 /// Where the grading program's files go, relative to `data/<id>/`.
 pub const GRADER_DIR: &str = "mle-bench/grader";
 
-/// Reads every selected competition under `dir`.
-pub fn read(dir: &Path, opts: &Options) -> Result<Vec<Draft>, ImportError> {
+/// Reads every selected competition under `dir`: a draft of each that can be imported, the
+/// reason of each that cannot. An error is the selection itself being wrong.
+pub fn read(dir: &Path, opts: &Options) -> Result<Found, ImportError> {
     let ids = select(dir, opts)?;
     if opts.metric.is_some() && ids.len() != 1 {
         return Err(ImportError::invalid(
@@ -80,18 +90,10 @@ pub fn read(dir: &Path, opts: &Options) -> Result<Vec<Draft>, ImportError> {
             ),
         ));
     }
-    let mut drafts = Vec::new();
-    let mut problems = Vec::new();
-    for (id, folder) in ids {
-        match draft(dir, &id, &folder, opts) {
-            Ok(d) => drafts.push(d),
-            Err(e) => problems.push(format!("{id}: {e}")),
-        }
-    }
-    if !problems.is_empty() {
-        return Err(ImportError::Several(problems));
-    }
-    Ok(drafts)
+    Ok(Found::from_results(ids.into_iter().map(|(id, folder)| {
+        let result = draft(dir, &id, &folder, opts);
+        (id, result)
+    })))
 }
 
 /// The selected competitions: (id, folder), sorted by id.
@@ -135,7 +137,7 @@ fn select(dir: &Path, opts: &Options) -> Result<Vec<(String, PathBuf)>, ImportEr
         })
         .collect();
     if !missing.is_empty() {
-        return Err(ImportError::Several(missing));
+        return Err(ImportError::NotFound(missing));
     }
     found.retain(|id, _| wanted.contains(id));
     if found.is_empty() {
@@ -194,7 +196,10 @@ struct Sources {
     checkout: Option<PathBuf>,
     config: Option<Config>,
     sample: PathBuf,
+    /// The sample submission's header.
+    sample_header: Vec<String>,
     answers: PathBuf,
+    layout: Layout,
 }
 
 impl Sources {
@@ -223,6 +228,10 @@ impl Sources {
         let answers = named(config.as_ref().and_then(|c| c.answers.as_ref()))
             .or_else(|| first_file(&private, &["test.csv", "answers.csv"]))
             .ok_or_else(|| format!("{} has neither test.csv nor answers.csv", private.display()))?;
+        let sample_header = csv_header(&sample).map_err(|e| e.to_string())?;
+        if sample_header.is_empty() {
+            return Err(format!("{} has no columns", sample.display()));
+        }
         Ok(Self {
             id: id.to_string(),
             folder: folder.to_path_buf(),
@@ -230,8 +239,24 @@ impl Sources {
             checkout,
             config,
             sample,
+            sample_header,
             answers,
+            layout: layout(id),
         })
+    }
+
+    /// The column grade.py keys rows on: the layout's, else the sample submission's first.
+    fn id_column(&self) -> &str {
+        self.layout.id.unwrap_or(&self.sample_header[0])
+    }
+
+    /// The files a drafted manifest is drawn from, for its errors.
+    fn drawn_from(&self) -> Vec<&Path> {
+        let config = self.config.as_ref().map(|c| c.path.as_path());
+        config
+            .into_iter()
+            .chain([self.sample.as_path(), &self.answers])
+            .collect()
     }
 
     fn description(&self) -> Result<String, String> {
@@ -303,7 +328,8 @@ fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, S
         ..Parts::default()
     };
     let public = parts.copy_public(&src)?;
-    let shape = Headers::read(&src)?;
+    let harness = parts.harness(&src)?;
+    let shape = Headers::read(&src, &harness, &mut parts.notes)?;
     let mut graded = match grading {
         Grading::Native(metric) => shape.view(&src).native(metric, &mut parts)?,
         Grading::Program => shape.view(&src).program(&src, &mut parts)?,
@@ -311,8 +337,8 @@ fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, S
     graded.mle.grader = grader.unwrap_or_else(|| format!("--metric {}", graded.metric.name));
     graded.mle.revision = opts.repo.map(revision).unwrap_or_default();
     leaderboard(&src, &mut graded, &mut parts)?;
-    let text = task_text(&src, &graded.mle.grader, &public)?;
-    let (domain, domain_note) = infer_domain(&src, &graded.columns)?;
+    let text = task_text(&src, &graded.mle.grader, &public, &harness)?;
+    let (domain, domain_note) = infer_domain(&src, &harness.train, &graded.columns);
     parts.notes.push(domain_note);
     parts
         .notes
@@ -348,14 +374,13 @@ fn draft(dir: &Path, id: &str, folder: &Path, opts: &Options) -> Result<Draft, S
         import_notes: parts.notes,
         mle_bench: Some(graded.mle),
     };
-    manifest
-        .check(&src.folder.join(format!("{id}.toml")))
-        .map_err(|e| e.to_string())?;
+    check_draft(&manifest, &src.drawn_from())?;
     Ok(Draft {
         manifest,
         texts: vec![("en".into(), text)],
         copies: parts.copies,
         generated: parts.generated,
+        derived: parts.derived,
     })
 }
 
@@ -365,27 +390,47 @@ struct Parts {
     files: Files,
     copies: Vec<(PathBuf, String)>,
     generated: Vec<(String, Vec<u8>)>,
+    derived: Vec<Derived>,
     notes: Vec<String>,
 }
 
+/// The harness's `train.csv` and `test.csv`, resolved from the competition's layout.
+struct Harness {
+    train: Resolved,
+    test: Resolved,
+}
+
 impl Parts {
-    /// Every public file, copied as it is; `train.csv` and `test.csv` are required.
+    /// Every public file, copied as it is.
     fn copy_public(&mut self, src: &Sources) -> Result<Vec<(String, PathBuf)>, String> {
         let public = public_files(&src.public)?;
         for (rel, path) in &public {
             self.files.public.insert(rel.clone(), hash(path)?);
             self.copies.push((path.clone(), format!("public/{rel}")));
         }
-        for required in ["train.csv", "test.csv"] {
-            if !self.files.public.contains_key(required) {
-                return Err(format!(
-                    "{} has no {required}: ml2b's harness reads train.csv and test.csv, so this \
-                     competition's data needs a custom loader",
-                    src.public.display()
-                ));
-            }
-        }
         Ok(public)
+    }
+
+    /// The harness's `train.csv` and `test.csv` (`import::mle_layout`), and what makes
+    /// them where the preparation wrote its data otherwise: files derived while staging.
+    fn harness(&mut self, src: &Sources) -> Result<Harness, String> {
+        let sample = (src.sample.as_path(), src.id_column());
+        let mut resolve = |data: super::mle_layout::Data, name: &'static str, rows: usize| {
+            let r = data.resolve(name, &src.public, sample, rows)?;
+            if let Some((how, note)) = &r.derived {
+                self.derived.push(Derived {
+                    to: format!("public/{name}"),
+                    from: r.from.clone(),
+                    how: how.clone(),
+                });
+                self.notes.push(note.clone());
+            }
+            Ok::<_, String>(r)
+        };
+        Ok(Harness {
+            train: resolve(src.layout.train, "train.csv", domain::SAMPLE_ROWS)?,
+            test: resolve(src.layout.test, "test.csv", 0)?,
+        })
     }
 }
 
@@ -398,7 +443,12 @@ struct Graded {
 }
 
 /// The English task text: the checkout's description, the config's name as the title.
-fn task_text(src: &Sources, grader: &str, public: &[(String, PathBuf)]) -> Result<TaskText, String> {
+fn task_text(
+    src: &Sources,
+    grader: &str,
+    public: &[(String, PathBuf)],
+    harness: &Harness,
+) -> Result<TaskText, String> {
     let description = src.description()?;
     let title = src
         .config
@@ -416,7 +466,7 @@ fn task_text(src: &Sources, grader: &str, public: &[(String, PathBuf)]) -> Resul
         domain: format!("Kaggle competition `{}`, as MLE-bench prepares it.", src.id),
         metric: grader.to_string(),
         description: description.trim().to_string(),
-        data_card: data_card(public)?,
+        data_card: data_card(public, harness)?,
     })
 }
 
@@ -460,6 +510,24 @@ impl Csv {
     fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
+
+    /// Checks that column `col` holds each value once (rows are graded by it).
+    fn unique(&self, col: usize) -> Result<(), String> {
+        let mut seen = std::collections::HashMap::new();
+        for (i, row) in self.rows.iter().enumerate() {
+            if let Some(first) = seen.insert(&row[col], i) {
+                return Err(format!(
+                    "{}: rows {} and {} have the same id `{}` = `{}`; rows are graded by their id",
+                    self.path.display(),
+                    first + 2,
+                    i + 2,
+                    self.header[col],
+                    &row[col]
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn read_csv(path: &Path) -> Result<Csv, String> {
@@ -484,33 +552,90 @@ fn read_csv(path: &Path) -> Result<Csv, String> {
 /// The files the columns are resolved from, read once.
 struct Headers {
     train: Vec<String>,
+    /// The file the harness's train.csv is (made from).
+    train_from: PathBuf,
     test: Vec<String>,
-    sample: Vec<String>,
+    /// The id column (grade.py's) and the predicted columns of the sample submission.
+    id: String,
+    predicted: Vec<String>,
     answers: Csv,
 }
 
 impl Headers {
-    fn read(src: &Sources) -> Result<Self, String> {
+    /// Reads the answers and resolves the id and predicted columns: the id is grade.py's
+    /// (`import::mle_layout`, else the sample submission's first column), in the answers
+    /// once per row and in test.csv; the predicted columns are the sample submission's
+    /// others that test.csv lacks (a column it has is echoed, not predicted, and noted).
+    fn read(src: &Sources, harness: &Harness, notes: &mut Vec<String>) -> Result<Self, String> {
         if src.answers.extension().is_some_and(|e| e != "csv") {
             return Err(format!(
                 "{}: answers that are not CSV need a custom grader",
                 src.answers.display()
             ));
         }
-        let header = |p: &Path| csv_header(p).map_err(|e| e.to_string());
+        let answers = read_csv(&src.answers)?;
+        let id = src.id_column().to_string();
+        let sample = &src.sample_header;
+        if !sample.contains(&id) {
+            return Err(format!(
+                "{} has no column `{id}`, the id grade.py keys rows on",
+                src.sample.display()
+            ));
+        }
+        let test = &harness.test;
+        let (echoed, predicted): (Vec<String>, Vec<String>) = sample
+            .iter()
+            .filter(|c| **c != id)
+            .cloned()
+            .partition(|c| test.header.contains(c));
+        if predicted.is_empty() {
+            return Err(format!(
+                "{} has no column to predict besides the id `{id}` (test.csv holds every other)",
+                src.sample.display()
+            ));
+        }
+        let col = answers.column(&id).ok_or_else(|| {
+            format!(
+                "{} has no id column `{id}` (the id of {})",
+                answers.path.display(),
+                src.sample.display()
+            )
+        })?;
+        if !test.header.contains(&id) {
+            return Err(format!(
+                "{} has no id column `{id}`: the harness writes each prediction's id from test.csv",
+                test.from.display()
+            ));
+        }
+        answers.unique(col)?;
+        if !echoed.is_empty() {
+            notes.push(format!(
+                "columns: the sample submission also holds {} of test.csv, echoed, not predicted \
+                 (grade.py keys on `{id}`)",
+                echoed
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         Ok(Self {
-            train: header(&src.public.join("train.csv"))?,
-            test: header(&src.public.join("test.csv"))?,
-            sample: header(&src.sample)?,
-            answers: read_csv(&src.answers)?,
+            train: harness.train.header.clone(),
+            train_from: harness.train.from.clone(),
+            test: test.header.clone(),
+            id,
+            predicted,
+            answers,
         })
     }
 
     fn view<'a>(&'a self, src: &'a Sources) -> Shape<'a> {
         Shape {
             train: &self.train,
+            train_from: &self.train_from,
             test: &self.test,
-            sample: &self.sample,
+            id: &self.id,
+            predicted: &self.predicted,
             sample_path: &src.sample,
             answers: &self.answers,
         }
@@ -520,28 +645,15 @@ impl Headers {
 /// The headers the columns are resolved from.
 struct Shape<'a> {
     train: &'a [String],
+    train_from: &'a Path,
     test: &'a [String],
-    sample: &'a [String],
+    id: &'a str,
+    predicted: &'a [String],
     sample_path: &'a Path,
     answers: &'a Csv,
 }
 
 impl Shape<'_> {
-    fn id(&self) -> Result<&str, String> {
-        let id = self
-            .sample
-            .first()
-            .ok_or_else(|| format!("{} has no columns", self.sample_path.display()))?;
-        if self.answers.column(id).is_none() {
-            return Err(format!(
-                "{} has no id column `{id}` (the first column of {})",
-                self.answers.path.display(),
-                self.sample_path.display()
-            ));
-        }
-        Ok(id)
-    }
-
     /// The columns `train.csv` has and `test.csv` lacks: what is to be predicted.
     fn train_only(&self) -> Vec<&String> {
         self.train.iter().filter(|c| !self.test.contains(c)).collect()
@@ -558,8 +670,9 @@ impl Shape<'_> {
         }
         if !self.train.iter().any(|c| c == column) {
             return Err(format!(
-                "train.csv has no column `{column}` that {} predicts: this competition's data \
-                 needs a custom loader",
+                "{} has no column `{column}` that {} predicts: this competition's data needs a \
+                 custom loader",
+                self.train_from.display(),
                 self.sample_path.display()
             ));
         }
@@ -620,14 +733,8 @@ impl Shape<'_> {
 
     /// Columns for a native metric, and the private answers to keep (id and targets).
     fn native_columns(&self, metric: Metric, notes: &mut Vec<String>) -> Result<(Columns, Vec<u8>), String> {
-        let id = self.id()?.to_string();
-        let predicted = &self.sample[1..];
-        if predicted.is_empty() {
-            return Err(format!(
-                "{} has no column besides the id",
-                self.sample_path.display()
-            ));
-        }
+        let id = self.id.to_string();
+        let predicted = self.predicted;
         if metric.input_kind() == InputKind::WeightedValues {
             return Err(format!(
                 "`{metric}` needs a weight column, which MLE-bench's answers do not name"
@@ -767,28 +874,18 @@ impl Shape<'_> {
 
     /// Columns for a grading program (the sample submission's), and what they hold.
     fn program_columns(&self, src: &Sources) -> Result<(Columns, &'static str), String> {
-        let id = self
-            .sample
-            .first()
-            .ok_or_else(|| format!("{} has no columns", self.sample_path.display()))?
-            .clone();
-        let targets = self.sample[1..].to_vec();
-        if targets.is_empty() {
-            return Err(format!(
-                "{} has no column besides the id",
-                self.sample_path.display()
-            ));
-        }
+        let targets = self.predicted.to_vec();
         for t in &targets {
             self.require(t, false)?;
         }
         let sample = read_csv(&src.sample)?;
+        let cols: Vec<usize> = targets.iter().filter_map(|t| sample.column(t)).collect();
         let numeric = sample
             .rows
             .iter()
-            .all(|r| (1..r.len()).all(|c| r[c].trim().parse::<f64>().is_ok()));
+            .all(|r| cols.iter().all(|&c| r[c].trim().parse::<f64>().is_ok()));
         let columns = Columns {
-            id,
+            id: self.id.to_string(),
             targets,
             weight: None,
             weight_is_feature: false,
@@ -943,18 +1040,20 @@ fn revision(repo: &Path) -> String {
 }
 
 /// The domain from the public files and the first rows of `train.csv`
-/// (`import::domain`); the id and the predicted columns are never the evidence.
-fn infer_domain(src: &Sources, columns: &Columns) -> Result<(Domain, String), String> {
-    let (header, rows, more) = domain::head(&src.public.join("train.csv"), domain::SAMPLE_ROWS)?;
+/// (`import::domain`); the predicted columns are never the evidence, nor is the id, unless
+/// it is a column of data grade.py keys on (detecting-insults' `Comment`).
+fn infer_domain(src: &Sources, train: &Resolved, columns: &Columns) -> (Domain, String) {
+    let (header, rows, more) = (&train.header, &train.rows, train.more);
+    let id_is_data = src.layout.id.is_some();
     let exclude: Vec<usize> = header
         .iter()
         .enumerate()
-        .filter(|(_, h)| **h == columns.id || columns.targets.contains(h))
+        .filter(|(_, h)| (**h == columns.id && !id_is_data) || columns.targets.contains(h))
         .map(|(i, _)| i)
         .collect();
     let rows = domain::Rows {
-        header: &header,
-        rows: &rows,
+        header,
+        rows,
         exclude: &exclude,
     };
     let (domain, mut note) = domain::infer(&rows, &src.public);
@@ -964,7 +1063,7 @@ fn infer_domain(src: &Sources, columns: &Columns) -> Result<(Domain, String), St
             domain::SAMPLE_ROWS
         ));
     }
-    Ok((domain, note))
+    (domain, note)
 }
 
 fn hash(path: &Path) -> Result<String, String> {
@@ -982,8 +1081,23 @@ fn file_name(path: &Path) -> String {
         .to_string()
 }
 
-fn data_card(public_files: &[(String, PathBuf)]) -> Result<String, String> {
+/// The files of `public/` with the columns of each CSV, and the harness's files that the
+/// import made from others.
+fn data_card(public_files: &[(String, PathBuf)], harness: &Harness) -> Result<String, String> {
     let mut card = String::from("## Files\n");
+    for (name, file) in [("train.csv", &harness.train), ("test.csv", &harness.test)] {
+        if file.derived.is_some() {
+            card.push_str(&format!(
+                "\n- `{name}`: columns {} (made by ml2b from `{}`)",
+                file.header
+                    .iter()
+                    .map(|h| format!("`{h}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                file_name(&file.from)
+            ));
+        }
+    }
     let shown = 50;
     for (rel, path) in public_files.iter().take(shown) {
         if rel.ends_with(".csv") {
