@@ -192,7 +192,17 @@ impl<'a> PlanFolder<'a> {
     /// `node` when known) is: the plan's directory, or on S3 a file on the node.
     pub fn task_output(&self, shard: u32, job: &str, index: u32, node: Option<&str>) -> String {
         match self.store.is_s3() {
-            false => shard_output(&self.path(), shard).display().to_string(),
+            false => {
+                let out = shard_output(&self.path(), shard);
+                match out.exists() {
+                    true => out.display().to_string(),
+                    false => format!(
+                        "{} (never written; Slurm's own messages are in {})",
+                        out.display(),
+                        self.path().join("slurm.log").display()
+                    ),
+                }
+            }
             true => format!(
                 "{}:/tmp/ml2b-{}-{job}_{index}.log (on the node, unless a --slurm-arg --output said otherwise)",
                 node.unwrap_or("<its node>"),

@@ -265,8 +265,11 @@ pub fn check(
         for index in 0..array.shards {
             let shard = array.first + index;
             let uncommitted = undone.get(shard as usize).copied().unwrap_or(0);
+            if uncommitted == 0 {
+                continue;
+            }
             let task = tasks.get(&(array.job_id.clone(), index));
-            let Some(why) = judge(task, summaries.get(&shard)).filter(|_| uncommitted > 0) else {
+            let Some(why) = judge(task, summaries.get(&shard)) else {
                 continue;
             };
             let node = task.and_then(|t| t.node.clone());

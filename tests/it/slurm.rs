@@ -1042,9 +1042,42 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
     assert_eq!(status.status.code(), Some(1), "{shown}\n{}", stderr(&status));
     assert!(
         shown.contains("  units     0 of 2 committed, 0 failed")
-            && shown.contains("left their shard undone")
+            && shown.contains("tasks     ended; 2 left their shard undone")
             && shown.contains(&format!("UNDONE    task {job}_0 (shard 0"))
             && shown.contains(&format!("UNDONE    task {job}_1 (shard 1")),
         "{shown}"
     );
+    // A client whose slurm.conf keeps no accounting gets the same from the controller.
+    let conf_text = std::fs::read_to_string(&conf).unwrap();
+    let no_accounting = ws.dir.path().join("slurm-no-accounting.conf");
+    let accounting = regex::Regex::new(r"(?m)^AccountingStorageType=.*$").unwrap();
+    write(
+        &no_accounting,
+        accounting
+            .replace(&conf_text, "AccountingStorageType=accounting_storage/none")
+            .into_owned(),
+    );
+    let status = ws
+        .ml2b()
+        .env("SLURM_CONF", &no_accounting)
+        .args(["--json", "status", "--plan", &plan])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1), "{}", stderr(&status));
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(
+        status["tasks"]["source"],
+        serde_json::json!({"scontrol": {"sacct": "Slurm accounting storage is disabled"}}),
+        "{status}"
+    );
+    let faults: Vec<(u64, &str, &str)> = status["tasks"]["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let field = |k: &str| f[k].as_str().unwrap_or_default();
+            (f["shard"].as_u64().unwrap(), field("state"), field("exit_code"))
+        })
+        .collect();
+    assert_eq!(faults, vec![(0, "FAILED", "127:0"), (1, "FAILED", "127:0")], "{status}");
 }

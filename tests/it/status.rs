@@ -197,4 +197,32 @@ fn status_names_each_task_that_left_its_shard_undone() {
         json["tasks"]["source"],
         serde_json::json!({"scontrol": {"sacct": "Slurm accounting storage is disabled"}})
     );
+
+    // `MinJobAge` later the controller has forgotten the job: the run summaries alone say
+    // that the shard never started ml2b.
+    let forgotten = "#!/bin/sh\necho 'slurm_load_jobs error: Invalid job id specified' >&2\nexit 1\n";
+    for name in ["squeue", "scontrol"] {
+        std::fs::write(ws.dir.path().join("bin").join(name), forgotten).unwrap();
+    }
+    let out = ws
+        .ml2b()
+        .args(["--json", "status", "--plan", &hash.to_hex()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["tasks"]["source"],
+        serde_json::json!({"summaries": {
+            "sacct": "Slurm accounting storage is disabled",
+            "scontrol": "job 41: slurm_load_jobs error: Invalid job id specified"
+        }})
+    );
+    let faults = json["tasks"]["faults"].as_array().unwrap();
+    assert_eq!(faults.len(), 1, "{json}");
+    assert_eq!((&faults[0]["shard"], &faults[0]["state"]), (&Value::from(undone), &Value::Null));
+    assert!(
+        faults[0]["why"].as_str().unwrap().starts_with("no run summary"),
+        "{json}"
+    );
 }
