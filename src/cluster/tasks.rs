@@ -39,8 +39,9 @@ use crate::store::{Hash, Store};
 
 /// Lines of a faulty task's output shown with it.
 const TAIL_LINES: usize = 10;
-/// How often, a second apart, `sacct` is asked again while it still shows a task running
-/// that the controller says has ended (the accounting storage learns it a moment later).
+/// How often, a second apart, `sacct` is asked while it holds no record of the arrays or
+/// shows a task running that the controller says has ended (slurmctld tells slurmdbd a
+/// moment later).
 const SETTLE_TRIES: u32 = 10;
 
 /// Where the task states came from.
@@ -332,18 +333,19 @@ fn states(arrays: &[Array]) -> (Source, Vec<TaskState>) {
     (Source::Scontrol { sacct }, states)
 }
 
-/// The arrays' task states from `sacct`, once it no longer shows any still running; why
-/// not, when it keeps no accounting or holds no record of them.
+/// The arrays' task states from `sacct`, once it holds them and shows none still running;
+/// why not, when it keeps no accounting or holds no record of them.
 fn accounted(arrays: &[Array]) -> Result<Vec<TaskState>, String> {
     let mut tries = 0;
     loop {
         let states = parse_sacct(&slurm::sacct(arrays).map_err(|e: SlurmError| e.reason())?);
-        if states.is_empty() {
-            return Err("holds no record of the jobs".into());
-        }
+        let settled = !states.is_empty() && states.iter().all(|t| t.ending() != Ending::NotYet);
         tries += 1;
-        if tries >= SETTLE_TRIES || states.iter().all(|t| t.ending() != Ending::NotYet) {
-            return Ok(states);
+        if settled || tries >= SETTLE_TRIES {
+            return match states.is_empty() {
+                true => Err("holds no record of the jobs".into()),
+                false => Ok(states),
+            };
         }
         std::thread::sleep(Duration::from_secs(1));
     }
