@@ -18,10 +18,13 @@
 //!
 //! A requeued task is judged by its latest run, so one that later succeeded is fine.
 //!
-//! Where the task states come from, the first that answers (the report names it):
-//! 1. `sacct`, the accounting storage (slurmdbd);
+//! Where the task states come from, the first that knows how every task ended (the report
+//! names it):
+//! 1. `sacct`, the accounting storage (slurmdbd), asked again for a few seconds while it
+//!    lags behind the controller;
 //! 2. `scontrol show job`, the controller, which forgets a job `MinJobAge` after it ended;
 //! 3. neither: the shards' run summaries alone (a shard without one never started ml2b).
+//! A task no source knows is judged by its shard's run summary alone.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -39,9 +42,8 @@ use crate::store::{Hash, Store};
 
 /// Lines of a faulty task's output shown with it.
 const TAIL_LINES: usize = 10;
-/// How often, a second apart, `sacct` is asked while it holds no record of the arrays or
-/// shows a task running that the controller says has ended (slurmctld tells slurmdbd a
-/// moment later).
+/// How often, a second apart, `sacct` is asked while it lacks the end of a task that the
+/// controller says has ended (slurmctld tells slurmdbd a moment later, task by task).
 const SETTLE_TRIES: u32 = 10;
 
 /// Where the task states came from.
@@ -312,11 +314,19 @@ pub fn judge(task: Option<&TaskState>, summary: Option<&RunSummary>) -> Option<&
     }
 }
 
-/// The arrays' task states, from the first source that answers.
+/// The arrays' task states, from the first source that answers for every task (else the
+/// one that knows some).
 fn states(arrays: &[Array]) -> (Source, Vec<TaskState>) {
-    let sacct = match accounted(arrays) {
-        Ok(states) => return (Source::Sacct, states),
-        Err(why) => why,
+    let (sacct, partial) = match accounted(arrays) {
+        Ok(states) if ended_tasks(arrays, &states) == task_count(arrays) => {
+            return (Source::Sacct, states);
+        }
+        Ok(states) => {
+            let held = ended_tasks(arrays, &states);
+            let why = format!("holds the end of {held} of the {} tasks", task_count(arrays));
+            (why, states)
+        }
+        Err(why) => (why, Vec::new()),
     };
     let mut states = Vec::new();
     let mut unknown = Vec::new();
@@ -326,22 +336,45 @@ fn states(arrays: &[Array]) -> (Source, Vec<TaskState>) {
             Err(e) => unknown.push(format!("job {}: {}", array.job_id, e.reason())),
         }
     }
-    if states.is_empty() {
-        let scontrol = unknown.join("; ");
-        return (Source::Summaries { sacct, scontrol }, Vec::new());
+    match (states.is_empty(), partial.is_empty()) {
+        (false, _) => (Source::Scontrol { sacct }, states),
+        (true, false) => (Source::Sacct, partial),
+        (true, true) => {
+            let scontrol = unknown.join("; ");
+            (Source::Summaries { sacct, scontrol }, Vec::new())
+        }
     }
-    (Source::Scontrol { sacct }, states)
 }
 
-/// The arrays' task states from `sacct`, once it holds them and shows none still running;
-/// why not, when it keeps no accounting or holds no record of them.
+/// The tasks of `arrays`.
+fn task_count(arrays: &[Array]) -> usize {
+    arrays.iter().map(|a| a.shards as usize).sum()
+}
+
+/// How many tasks of `arrays` have ended according to `states`.
+fn ended_tasks(arrays: &[Array], states: &[TaskState]) -> usize {
+    let ours = |t: &&TaskState| {
+        arrays
+            .iter()
+            .any(|a| a.job_id == t.job && t.index < a.shards)
+    };
+    let ended: std::collections::HashSet<(&str, u32)> = states
+        .iter()
+        .filter(ours)
+        .filter(|t| t.ending() != Ending::NotYet)
+        .map(|t| (t.job.as_str(), t.index))
+        .collect();
+    ended.len()
+}
+
+/// The arrays' task states from `sacct`, once it holds the end of every task (or after
+/// [`SETTLE_TRIES`] asks); why not, when it keeps no accounting or holds no record of them.
 fn accounted(arrays: &[Array]) -> Result<Vec<TaskState>, String> {
     let mut tries = 0;
     loop {
         let states = parse_sacct(&slurm::sacct(arrays).map_err(|e: SlurmError| e.reason())?);
-        let settled = !states.is_empty() && states.iter().all(|t| t.ending() != Ending::NotYet);
         tries += 1;
-        if settled || tries >= SETTLE_TRIES {
+        if ended_tasks(arrays, &states) == task_count(arrays) || tries >= SETTLE_TRIES {
             return match states.is_empty() {
                 true => Err("holds no record of the jobs".into()),
                 false => Ok(states),
@@ -393,6 +426,13 @@ mod tests {
             ],
             "the pending range is no task yet"
         );
+        // sacct holds the end of 9 of the array's 13 tasks: not yet all of them.
+        let array = Array {
+            job_id: "42".into(),
+            first: 0,
+            shards: 13,
+        };
+        assert_eq!((ended_tasks(&[array.clone()], &tasks), task_count(&[array])), (9, 13));
     }
 
     #[test]
