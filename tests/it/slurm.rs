@@ -974,18 +974,10 @@ fn task_state_source(conf: &std::path::Path) -> &'static str {
     }
 }
 
-/// The issue's cluster whose nodes could not start ml2b (it was not mounted at the same path
-/// on them): `ml2b run --engine slurm` started from a copy of ml2b where the nodes have none.
-/// Every task's script fails before ml2b starts (exit 127); the run exits 1 naming each task,
-/// its state, exit code and output (whose last line says why), prints no headline and no run
-/// hash, and nothing is committed as a verdict. `ml2b status --plan` says the same, exit 1.
-#[test]
-fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
-    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-    let (conf, shared) = cluster();
-    let ws = toy_in(Workspace::new_in(&shared));
-    // The nodes see this build's target dir and the shared dir, not a folder beside the
-    // target dir: a hard link there (a copy across filesystems) is an ml2b they lack.
+/// This build's ml2b at a path the nodes lack (they see its target dir and the shared dir,
+/// not a folder beside the target dir: a hard link there, or a copy across filesystems),
+/// and the folder, which goes when dropped.
+fn ml2b_not_on_the_nodes() -> (PathBuf, tempfile::TempDir) {
     let built = std::path::Path::new(env!("CARGO_BIN_EXE_ml2b"));
     let beside = built.ancestors().nth(3).expect("<target>/debug/ml2b has a parent dir");
     let elsewhere = tempfile::Builder::new()
@@ -996,10 +988,15 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
     if std::fs::hard_link(built, &exe).is_err() {
         std::fs::copy(built, &exe).unwrap();
     }
-    let out = Command::new(&exe)
+    (exe, elsewhere)
+}
+
+/// `ml2b run --models reference --engine slurm` by `ml2b` in the workspace, which must exit
+/// 1 printing no headline and no run hash; its stderr.
+fn run_failing(ml2b: &mut Command, ws: &Workspace, conf: &std::path::Path) -> String {
+    let out = ml2b
         .current_dir(ws.dir.path())
-        .env("ML2B_STORE", ws.store_path())
-        .env("SLURM_CONF", &conf)
+        .env("SLURM_CONF", conf)
         .env_remove("RUST_LOG")
         .args(["run", "--models", "reference", "--engine", "slurm", "--max-running", "2"])
         .output()
@@ -1011,6 +1008,21 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
         !stdout.lines().any(|l| l.starts_with("run ")) && !stdout.contains("pass_rate"),
         "no run hash and no headline: {stdout}"
     );
+    err
+}
+
+/// The issue's cluster whose nodes could not start ml2b (it was not mounted at the same path
+/// on them): `ml2b run --engine slurm` started from a copy of ml2b where the nodes have none.
+/// Every task's script fails before ml2b starts (exit 127); the run exits 1 naming each task,
+/// its state, exit code and output (whose last line says why), prints no headline and no run
+/// hash, and nothing is committed as a verdict. `ml2b status --plan` says the same, exit 1.
+#[test]
+fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    let (exe, _keep) = ml2b_not_on_the_nodes();
+    let err = run_failing(Command::new(&exe).env("ML2B_STORE", ws.store_path()), &ws, &conf);
 
     let plans = json_of(ws.ml2b().args(["--json", "status"]));
     let plan = plans[0]["plan"].as_str().unwrap().to_string();
@@ -1080,4 +1092,40 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
         })
         .collect();
     assert_eq!(faults, vec![(0, "FAILED", "127:0"), (1, "FAILED", "127:0")], "{status}");
+}
+
+/// The same cluster with the store on S3: the tasks' output stays on their node, and the
+/// error names that file on that node; nothing is committed to the bucket.
+#[test]
+fn a_run_into_s3_whose_nodes_cannot_start_ml2b_names_each_tasks_file_on_its_node() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let server = crate::s3::Server::start_on(&host_address_on_cluster(&conf));
+    let ws = toy_in(Workspace::new_in(&shared));
+    let (exe, _keep) = ml2b_not_on_the_nodes();
+    let mut ml2b = Command::new(&exe);
+    ml2b.envs(server.endpoint().env()).env("ML2B_STORE", crate::s3::URL);
+    let err = run_failing(&mut ml2b, &ws, &conf);
+    let on_s3 = || {
+        let mut cmd = ws.ml2b();
+        cmd.envs(server.endpoint().env()).env("ML2B_STORE", crate::s3::URL);
+        cmd
+    };
+    let plans = json_of(on_s3().args(["--json", "status"]));
+    let plan = plans[0]["plan"].as_str().unwrap().to_string();
+    let job = plans[0]["jobs"][0]["job_id"].as_str().unwrap().to_string();
+    for shard in 0..2 {
+        let task = format!("task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n");
+        assert!(err.contains(&task), "{task}\n{err}");
+        let output = regex::Regex::new(&format!(
+            r"output: n\d:/tmp/ml2b-{plan}-{job}_{shard}\.log \(on the node"
+        ))
+        .unwrap();
+        assert!(output.is_match(&err), "{output}\n{err}");
+    }
+    assert_eq!(
+        (plans[0]["planned"].as_u64(), plans[0]["committed"].as_u64()),
+        (Some(2), Some(0)),
+        "nothing committed: {plans}"
+    );
 }
