@@ -146,7 +146,12 @@ fn run_plan(
         let view = StageLog::new(pipeline.store, stage)?.view()?;
         let report = tasks::check(pipeline.store, &hash, &plan, &submission.arrays, &view)?;
         if !report.faults.is_empty() {
-            return Err(TasksFailed { plan: hash, shards, report }.into());
+            return Err(TasksFailed {
+                plan: hash,
+                shards,
+                report,
+            }
+            .into());
         }
         run.failed = PlanFolder::new(pipeline.store, hash).failed_units(shards)?;
         run.commits = commits_of(pipeline, &plan.stage, &submission, first_version)?;

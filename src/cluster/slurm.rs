@@ -278,7 +278,11 @@ pub fn sacct(arrays: &[Array]) -> Result<String, SlurmError> {
 /// What the controller still holds on the array `job` (until `MinJobAge` after it ended):
 /// `scontrol --oneliner show job`, one line per task.
 pub fn show_job(job: &str) -> Result<String, SlurmError> {
-    run("scontrol", &["--oneliner".into(), "show".into(), "job".into(), job.into()], None)
+    run(
+        "scontrol",
+        &["--oneliner".into(), "show".into(), "job".into(), job.into()],
+        None,
+    )
 }
 
 impl SlurmError {

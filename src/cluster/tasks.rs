@@ -142,8 +142,10 @@ pub fn parse_sacct(text: &str) -> Vec<TaskState> {
 pub fn parse_scontrol(text: &str) -> Vec<TaskState> {
     text.lines()
         .filter_map(|line| {
-            let fields: HashMap<&str, &str> =
-                line.split_whitespace().filter_map(|w| w.split_once('=')).collect();
+            let fields: HashMap<&str, &str> = line
+                .split_whitespace()
+                .filter_map(|w| w.split_once('='))
+                .collect();
             let known = |key: &str| {
                 fields
                     .get(key)
@@ -353,11 +355,7 @@ fn task_count(arrays: &[Array]) -> usize {
 
 /// How many tasks of `arrays` have ended according to `states`.
 fn ended_tasks(arrays: &[Array], states: &[TaskState]) -> usize {
-    let ours = |t: &&TaskState| {
-        arrays
-            .iter()
-            .any(|a| a.job_id == t.job && t.index < a.shards)
-    };
+    let ours = |t: &&TaskState| arrays.iter().any(|a| a.job_id == t.job && t.index < a.shards);
     let ended: std::collections::HashSet<(&str, u32)> = states
         .iter()
         .filter(ours)
@@ -406,7 +404,13 @@ mod tests {
             .iter()
             .map(|t| {
                 assert_eq!(t.job, "42");
-                (t.index, t.state.as_str(), t.exit_code.as_deref(), t.node.as_deref(), t.ending())
+                (
+                    t.index,
+                    t.state.as_str(),
+                    t.exit_code.as_deref(),
+                    t.node.as_deref(),
+                    t.ending(),
+                )
             })
             .collect();
         use Ending::*;
@@ -432,7 +436,10 @@ mod tests {
             first: 0,
             shards: 13,
         };
-        assert_eq!((ended_tasks(&[array.clone()], &tasks), task_count(&[array])), (9, 13));
+        assert_eq!(
+            (ended_tasks(&[array.clone()], &tasks), task_count(&[array])),
+            (9, 13)
+        );
     }
 
     #[test]
@@ -486,7 +493,10 @@ mod tests {
         // ml2b ran and a unit failed: the stage's business.
         assert!(ok(Some(&task("FAILED", "1:0")), Some(&finished)));
         assert!(ok(Some(&task("COMPLETED", "0:0")), Some(&finished)));
-        assert!(ok(None, Some(&finished)), "no state known: the summary says it ran");
+        assert!(
+            ok(None, Some(&finished)),
+            "no state known: the summary says it ran"
+        );
         // The node could not start ml2b: no summary, exit 127.
         assert!(!ok(Some(&task("FAILED", "127:0")), None));
         assert!(!ok(None, None), "no state known and no summary: never started");
@@ -494,7 +504,15 @@ mod tests {
         assert!(!ok(Some(&task("FAILED", "0:9")), Some(&finished)));
         assert!(!ok(Some(&task("FAILED", "101:0")), Some(&finished)));
         assert!(!ok(Some(&task("COMPLETED", "0:0")), Some(&stopped)));
-        for state in ["NODE_FAIL", "OUT_OF_MEMORY", "TIMEOUT", "CANCELLED", "BOOT_FAIL", "DEADLINE", "PREEMPTED"] {
+        for state in [
+            "NODE_FAIL",
+            "OUT_OF_MEMORY",
+            "TIMEOUT",
+            "CANCELLED",
+            "BOOT_FAIL",
+            "DEADLINE",
+            "PREEMPTED",
+        ] {
             assert_eq!(
                 judge(Some(&task(state, "0:0")), Some(&finished)),
                 Some("Slurm ended the task"),

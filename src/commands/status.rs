@@ -70,7 +70,13 @@ fn ended_tasks(
     }
     match slurm::active(&arrays) {
         Ok(true) => Ok(None),
-        Ok(false) => Ok(Some(tasks::check(&settings.store, &status.plan, plan, &arrays, view)?)),
+        Ok(false) => Ok(Some(tasks::check(
+            &settings.store,
+            &status.plan,
+            plan,
+            &arrays,
+            view,
+        )?)),
         Err(e) => {
             settings.printer.warn(format_args!(
                 "cannot ask Slurm whether the plan's jobs ended, so their tasks are not checked: {}",

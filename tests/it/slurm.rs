@@ -968,7 +968,10 @@ fn run_with_a_searching_agent_on_slurm_searches_and_executes_on_the_nodes() {
 /// (slurmdbd), else the controller's `scontrol show job`.
 fn task_state_source(conf: &std::path::Path) -> &'static str {
     let text = std::fs::read_to_string(conf).unwrap();
-    match text.lines().any(|l| l.trim() == "AccountingStorageType=accounting_storage/slurmdbd") {
+    match text
+        .lines()
+        .any(|l| l.trim() == "AccountingStorageType=accounting_storage/slurmdbd")
+    {
         true => "task states from sacct)",
         false => "task states from scontrol show job; sacct: ",
     }
@@ -979,7 +982,10 @@ fn task_state_source(conf: &std::path::Path) -> &'static str {
 /// and the folder, which goes when dropped.
 fn ml2b_not_on_the_nodes() -> (PathBuf, tempfile::TempDir) {
     let built = std::path::Path::new(env!("CARGO_BIN_EXE_ml2b"));
-    let beside = built.ancestors().nth(3).expect("<target>/debug/ml2b has a parent dir");
+    let beside = built
+        .ancestors()
+        .nth(3)
+        .expect("<target>/debug/ml2b has a parent dir");
     let elsewhere = tempfile::Builder::new()
         .prefix("ml2b-not-on-the-nodes-")
         .tempdir_in(beside)
@@ -998,7 +1004,15 @@ fn run_failing(ml2b: &mut Command, ws: &Workspace, conf: &std::path::Path) -> St
         .current_dir(ws.dir.path())
         .env("SLURM_CONF", conf)
         .env_remove("RUST_LOG")
-        .args(["run", "--models", "reference", "--engine", "slurm", "--max-running", "2"])
+        .args([
+            "run",
+            "--models",
+            "reference",
+            "--engine",
+            "slurm",
+            "--max-running",
+            "2",
+        ])
         .output()
         .unwrap();
     let (stdout, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
@@ -1036,7 +1050,9 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
     assert!(err.contains(task_state_source(&conf)), "{err}");
     let dir = ws.store_path().join("cluster").join(&plan);
     for shard in 0..2 {
-        let task = format!("task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n");
+        let task = format!(
+            "task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n"
+        );
         assert!(err.contains(&task), "{task}\n{err}");
         let output = format!("output: {}", dir.join(format!("{shard}.out")).display());
         assert!(err.contains(&output), "{output}\n{err}");
@@ -1045,7 +1061,10 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
         err.contains("    | ") && err.contains(&format!("{}: not found", exe.display())),
         "the outputs' last lines: {err}"
     );
-    assert!(execute_keys(&ws.store_path()).is_empty(), "no execution committed");
+    assert!(
+        execute_keys(&ws.store_path()).is_empty(),
+        "no execution committed"
+    );
     let grade = StageLog::new(&ws.store(), "grade").unwrap();
     assert!(grade.list().unwrap().is_empty(), "no grade committed");
 
@@ -1091,7 +1110,11 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
             (f["shard"].as_u64().unwrap(), field("state"), field("exit_code"))
         })
         .collect();
-    assert_eq!(faults, vec![(0, "FAILED", "127:0"), (1, "FAILED", "127:0")], "{status}");
+    assert_eq!(
+        faults,
+        vec![(0, "FAILED", "127:0"), (1, "FAILED", "127:0")],
+        "{status}"
+    );
 }
 
 /// The same cluster with the store on S3: the tasks' output stays on their node, and the
@@ -1104,18 +1127,22 @@ fn a_run_into_s3_whose_nodes_cannot_start_ml2b_names_each_tasks_file_on_its_node
     let ws = toy_in(Workspace::new_in(&shared));
     let (exe, _keep) = ml2b_not_on_the_nodes();
     let mut ml2b = Command::new(&exe);
-    ml2b.envs(server.endpoint().env()).env("ML2B_STORE", crate::s3::URL);
+    ml2b.envs(server.endpoint().env())
+        .env("ML2B_STORE", crate::s3::URL);
     let err = run_failing(&mut ml2b, &ws, &conf);
     let on_s3 = || {
         let mut cmd = ws.ml2b();
-        cmd.envs(server.endpoint().env()).env("ML2B_STORE", crate::s3::URL);
+        cmd.envs(server.endpoint().env())
+            .env("ML2B_STORE", crate::s3::URL);
         cmd
     };
     let plans = json_of(on_s3().args(["--json", "status"]));
     let plan = plans[0]["plan"].as_str().unwrap().to_string();
     let job = plans[0]["jobs"][0]["job_id"].as_str().unwrap().to_string();
     for shard in 0..2 {
-        let task = format!("task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n");
+        let task = format!(
+            "task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n"
+        );
         assert!(err.contains(&task), "{task}\n{err}");
         let output = regex::Regex::new(&format!(
             r"output: n\d:/tmp/ml2b-{plan}-{job}_{shard}\.log \(on the node"

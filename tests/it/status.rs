@@ -12,8 +12,8 @@ use ml2b::cluster::folder::PlanFolder;
 use ml2b::cluster::slurm::Array;
 use ml2b::cluster::{Plan, PlanStatus};
 use ml2b::log::{EventBody, unit_key};
-use ml2b::stages::shard_of;
 use ml2b::settings::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
+use ml2b::stages::shard_of;
 use ml2b::store::Hash;
 use serde_json::Value;
 
@@ -82,8 +82,14 @@ fn slurm_answering(ws: &mut Workspace, tasks: &[(u32, &str, &str, &str)]) {
     std::fs::write(bin.join("scontrol.txt"), lines).unwrap();
     let scripts = [
         ("squeue", "exit 0".to_string()),
-        ("sacct", "echo 'Slurm accounting storage is disabled' >&2; exit 1".into()),
-        ("scontrol", format!("cat '{}'", bin.join("scontrol.txt").display())),
+        (
+            "sacct",
+            "echo 'Slurm accounting storage is disabled' >&2; exit 1".into(),
+        ),
+        (
+            "scontrol",
+            format!("cat '{}'", bin.join("scontrol.txt").display()),
+        ),
     ];
     for (name, body) in scripts {
         let path = bin.join(name);
@@ -105,10 +111,14 @@ fn status_lists_the_plans_and_shows_one() {
     let hash = submitted_plan(&ws);
     // Shard 0 ran to its summary too; shard 1's task failed as a worker with a failed unit
     // does: the stage's business, not the task's.
-    let summary = r#"{"stage":"echo","planned":6,"skipped":6,"ran":0,"commits":[],"failed":[],"interrupted":false}"#;
+    let summary =
+        r#"{"stage":"echo","planned":6,"skipped":6,"ran":0,"commits":[],"failed":[],"interrupted":false}"#;
     let dir = PlanFolder::new(&ws.store(), hash).path();
     std::fs::write(dir.join("0.out"), format!("{summary}\n")).unwrap();
-    slurm_answering(&mut ws, &[(0, "COMPLETED", "0:0", "n1"), (1, "FAILED", "1:0", "n2")]);
+    slurm_answering(
+        &mut ws,
+        &[(0, "COMPLETED", "0:0", "n1"), (1, "FAILED", "1:0", "n2")],
+    );
     assert_snapshot!("status_list", redacted(&ws, &["status"]));
     let prefix = &hash.to_hex()[..8];
     assert_snapshot!("status_plan", redacted(&ws, &["status", "--plan", prefix]));
@@ -168,7 +178,10 @@ fn status_names_each_task_that_left_its_shard_undone() {
         "/var/spool/slurmd/job00042/slurm_script: 3: exec: /nowhere/ml2b: not found\n",
     )
     .unwrap();
-    slurm_answering(&mut ws, &[(0, "FAILED", "127:0", "n1"), (1, "FAILED", "1:0", "n2")]);
+    slurm_answering(
+        &mut ws,
+        &[(0, "FAILED", "127:0", "n1"), (1, "FAILED", "1:0", "n2")],
+    );
     assert_snapshot!(
         "status_plan_undone",
         redacted(&ws, &["status", "--plan", &hash.to_hex()[..8]])
@@ -187,7 +200,10 @@ fn status_names_each_task_that_left_its_shard_undone() {
         (&fault["job"], &fault["index"], &fault["shard"]),
         (&Value::from("41"), &Value::from(undone), &Value::from(undone))
     );
-    assert_eq!((&fault["state"], &fault["exit_code"], &fault["node"]), (&Value::from("FAILED"), &Value::from("127:0"), &Value::from("n1")));
+    assert_eq!(
+        (&fault["state"], &fault["exit_code"], &fault["node"]),
+        (&Value::from("FAILED"), &Value::from("127:0"), &Value::from("n1"))
+    );
     assert_eq!(fault["uncommitted"], uncommitted_in(undone));
     assert_eq!(
         fault["output"],
@@ -220,7 +236,10 @@ fn status_names_each_task_that_left_its_shard_undone() {
     );
     let faults = json["tasks"]["faults"].as_array().unwrap();
     assert_eq!(faults.len(), 1, "{json}");
-    assert_eq!((&faults[0]["shard"], &faults[0]["state"]), (&Value::from(undone), &Value::Null));
+    assert_eq!(
+        (&faults[0]["shard"], &faults[0]["state"]),
+        (&Value::from(undone), &Value::Null)
+    );
     assert!(
         faults[0]["why"].as_str().unwrap().starts_with("no run summary"),
         "{json}"
