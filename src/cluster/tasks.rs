@@ -24,6 +24,7 @@
 //!    lags behind the controller;
 //! 2. `scontrol show job`, the controller, which forgets a job `MinJobAge` after it ended;
 //! 3. neither: the shards' run summaries alone (a shard without one never started ml2b).
+//!
 //! A task no source knows is judged by its shard's run summary alone.
 
 use std::collections::HashMap;
@@ -400,7 +401,8 @@ mod tests {
                     42_9|RUNNING|0:0|n1\n\
                     42_[10-12]|PENDING|0:0|None assigned\n";
         let tasks = parse_sacct(text);
-        let seen: Vec<(u32, &str, Option<&str>, Option<&str>, Ending)> = tasks
+        type Seen<'a> = (u32, &'a str, Option<&'a str>, Option<&'a str>, Ending);
+        let seen: Vec<Seen> = tasks
             .iter()
             .map(|t| {
                 assert_eq!(t.job, "42");
@@ -437,7 +439,10 @@ mod tests {
             shards: 13,
         };
         assert_eq!(
-            (ended_tasks(&[array.clone()], &tasks), task_count(&[array])),
+            (
+                ended_tasks(std::slice::from_ref(&array), &tasks),
+                task_count(&[array])
+            ),
             (9, 13)
         );
     }
