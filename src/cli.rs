@@ -102,8 +102,9 @@ pub enum Command {
     Worker(WorkerArgs),
     /// Cluster plans: committed / planned / failed units and their Slurm jobs.
     ///
-    /// Read from the store alone (the log, the plan, `cluster/<P>/`), never from Slurm.
-    /// Without --plan, every submitted plan of the store, newest first.
+    /// Read from the store (the log, the plan, `cluster/<P>/`); with --plan, once Slurm says
+    /// the plan's jobs ended, also how their tasks ended (exit 1 when one left its shard
+    /// undone). Without --plan, every submitted plan of the store, newest first.
     Status(StatusArgs),
 }
 

@@ -77,7 +77,7 @@ impl IsInputError for PipelineError {
             Self::Manifest(e) => e.is_input_error(),
             Self::Sandbox(e) => e.is_input_error(),
             Self::Stage(e) => e.is_input_error(),
-            Self::Cluster(e) => e.is_input_error(),
+            Self::Cluster { source, .. } => source.is_input_error(),
             Self::Log(_) | Self::Runtime(_) | Self::TranslationChecks(_) | Self::Preflight(_) => false,
         }
     }
@@ -87,7 +87,7 @@ impl IsInputError for ClusterError {
     fn is_input_error(&self) -> bool {
         match self {
             Self::Pipeline(e) => e.is_input_error(),
-            Self::Plan(_) | Self::Slurm(_) | Self::Log(_) | Self::Folder(_) => false,
+            Self::Plan(_) | Self::Slurm(_) | Self::Log(_) | Self::Folder(_) | Self::Tasks(_) => false,
         }
     }
 }

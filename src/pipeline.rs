@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::competition::Benchmark;
-use crate::events::TranslationCheck;
+use crate::events::{Execution, Generation, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
 use crate::manifest::models::Provider;
 use crate::manifest::{ManifestError, Model, Models};
@@ -61,8 +61,12 @@ pub enum PipelineError {
     Runtime(#[source] std::io::Error),
     #[error("{} translation checks could not run:\n  {}", .0.len(), .0.join("\n  "))]
     TranslationChecks(Vec<String>),
-    #[error("the cluster run of execute failed")]
-    Cluster(#[source] Box<crate::cluster::ClusterError>),
+    #[error("the cluster run of {stage} failed")]
+    Cluster {
+        stage: &'static str,
+        #[source]
+        source: Box<crate::cluster::ClusterError>,
+    },
     #[error(transparent)]
     Preflight(#[from] crate::preflight::PreflightError),
 }
@@ -115,7 +119,7 @@ impl Pipeline<'_> {
             EngineSettings::Local => self.generate(s),
             EngineSettings::Slurm(slurm) => crate::cluster::engine::generate(self, s, slurm)
                 .map(|run| run.summary())
-                .map_err(|e| PipelineError::Cluster(Box::new(e))),
+                .map_err(|e| cluster_error(Generation::STAGE, e)),
         }
     }
 
@@ -237,7 +241,7 @@ impl Pipeline<'_> {
             EngineSettings::Local => self.execute(s),
             EngineSettings::Slurm(slurm) => crate::cluster::engine::execute(self, s, slurm)
                 .map(|run| run.summary())
-                .map_err(|e| PipelineError::Cluster(Box::new(e))),
+                .map_err(|e| cluster_error(Execution::STAGE, e)),
         }
     }
 
@@ -407,6 +411,13 @@ fn translations(s: &Selection) -> Result<TranslateValidate, PipelineError> {
         competitions: s.competitions.clone(),
         languages: s.languages.clone(),
     })
+}
+
+fn cluster_error(stage: &'static str, e: crate::cluster::ClusterError) -> PipelineError {
+    PipelineError::Cluster {
+        stage,
+        source: Box::new(e),
+    }
 }
 
 fn concurrency(n: usize) -> RunOptions {

@@ -1,5 +1,7 @@
 //! `--engine slurm` for the execute stage and a searching agent's generate: plan here,
-//! freeze, submit its arrays, wait on the log (module docs of [`crate::cluster`]).
+//! freeze, submit its arrays, wait on the log, then check how the tasks ended (module docs
+//! of [`crate::cluster`]): a waited-for run whose tasks left units undone without running
+//! them is an error ([`TasksFailed`]), never a run summary.
 
 use std::time::Duration;
 
@@ -8,6 +10,7 @@ use serde::Serialize;
 use super::folder::{FolderError, PlanFolder};
 use super::plan::{Plan, shard_count};
 use super::slurm::{self, SlurmError, Submission};
+use super::tasks::{self, TasksFailed};
 use crate::events::{Execution, Generation};
 use crate::log::{Committed, EventBody, LogError, StageLog};
 use crate::pipeline::{Pipeline, PipelineError};
@@ -68,6 +71,8 @@ pub enum ClusterError {
     Log(#[from] LogError),
     #[error(transparent)]
     Folder(#[from] FolderError),
+    #[error(transparent)]
+    Tasks(#[from] TasksFailed),
 }
 
 /// Plans the execute stage of `s`, submits it (one array, or several beyond the cluster's
@@ -138,6 +143,16 @@ fn run_plan(
     ));
     if slurm.wait {
         run.committed = wait(pipeline, &plan, &submission)?;
+        let view = StageLog::new(pipeline.store, stage)?.view()?;
+        let report = tasks::check(pipeline.store, &hash, &plan, &submission.arrays, &view)?;
+        if !report.faults.is_empty() {
+            return Err(TasksFailed {
+                plan: hash,
+                shards,
+                report,
+            }
+            .into());
+        }
         run.failed = PlanFolder::new(pipeline.store, hash).failed_units(shards)?;
         run.commits = commits_of(pipeline, &plan.stage, &submission, first_version)?;
     }

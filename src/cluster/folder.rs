@@ -16,6 +16,7 @@
 //! run's UTC time to the microsecond). The plans of a store are the folders under
 //! `cluster/` named by a plan's hash: a plan gets its folder when it is submitted.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::jobs::{self, JobRecord, JobsError};
@@ -156,34 +157,72 @@ impl<'a> PlanFolder<'a> {
     pub fn failed_units(&self, shards: u32) -> Result<Vec<(String, String)>, FolderError> {
         Ok(self
             .latest_summaries(shards)?
-            .into_iter()
+            .into_values()
             .flat_map(|s| s.failed)
             .collect())
     }
 
-    /// The summary of each shard's latest run, for the shards that reported one.
-    fn latest_summaries(&self, shards: u32) -> Result<Vec<RunSummary>, FolderError> {
+    /// The summary of each shard's latest run, by shard, for the shards that reported one.
+    pub fn latest_summaries(&self, shards: u32) -> Result<BTreeMap<u32, RunSummary>, FolderError> {
         let Some(s3) = self.store.s3() else {
             let dir = self.path();
             return Ok((0..shards)
-                .filter_map(|i| std::fs::read_to_string(shard_output(&dir, i)).ok())
-                .filter_map(|out| last_summary(&out))
+                .filter_map(|i| Some((i, std::fs::read_to_string(shard_output(&dir, i)).ok()?)))
+                .filter_map(|(i, out)| Some((i, last_summary(&out)?)))
                 .collect());
         };
         let runs = self.key("runs");
-        let mut latest: std::collections::BTreeMap<String, String> = Default::default();
+        let mut latest: BTreeMap<u32, String> = Default::default();
         for key in s3.list_all(&runs)? {
-            if let Some((shard, _)) = key.split_once('/') {
+            if let Some(shard) = key.split_once('/').and_then(|(s, _)| s.parse().ok()) {
                 // Sorted: the last name of a shard is its latest run.
-                latest.insert(shard.to_string(), key);
+                latest.insert(shard, key);
             }
         }
         latest
-            .values()
-            .map(|key| {
+            .into_iter()
+            .map(|(shard, key)| {
                 let key = format!("{runs}/{key}");
-                self.decode(&key, "run summary", &s3.get_required(&key)?)
+                Ok((shard, self.decode(&key, "run summary", &s3.get_required(&key)?)?))
             })
+            .collect()
+    }
+
+    /// Where the output of shard `shard`'s task (task `index` of the array `job`, run on
+    /// `node` when known) is: the plan's directory, or on S3 a file on the node.
+    pub fn task_output(&self, shard: u32, job: &str, index: u32, node: Option<&str>) -> String {
+        match self.store.is_s3() {
+            false => {
+                let out = shard_output(&self.path(), shard);
+                match out.exists() {
+                    true => out.display().to_string(),
+                    false => format!(
+                        "{} (never written; Slurm's own messages are in {})",
+                        out.display(),
+                        self.path().join("slurm.log").display()
+                    ),
+                }
+            }
+            true => format!(
+                "{}:/tmp/ml2b-{}-{job}_{index}.log (on the node, unless a --slurm-arg --output said otherwise)",
+                node.unwrap_or("<its node>"),
+                self.plan
+            ),
+        }
+    }
+
+    /// The last `lines` lines of shard `shard`'s output, when it can be read here (a
+    /// directory store); none on S3, where it stays on the node.
+    pub fn output_tail(&self, shard: u32, lines: usize) -> Vec<String> {
+        if self.store.is_s3() {
+            return Vec::new();
+        }
+        let text = std::fs::read(shard_output(&self.path(), shard)).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        all[all.len().saturating_sub(lines)..]
+            .iter()
+            .map(|l| l.chars().take(400).collect())
             .collect()
     }
 

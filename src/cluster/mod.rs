@@ -12,7 +12,10 @@
 //!     │                                                   └─► the same runner, sandbox,
 //!     │                                                       commit protocol and events
 //!     │ records the arrays' job ids ──► cluster/<P>/jobs.jsonl
-//!     └ waits: committed / planned units of P, read from the log, until the array ends
+//!     │ waits: committed / planned units of P, read from the log, until the array ends
+//!     └ checks how the tasks ended (sacct, else scontrol, else the run summaries): a
+//!       task that left its shard's units uncommitted without running ml2b to its summary
+//!       (never started, killed by Slurm) fails the run ([`tasks`])
 //! ```
 //!
 //! No leases and no claims: a shard is a pure function of the unit key, so a requeued task
@@ -39,9 +42,11 @@ pub mod jobs;
 pub mod plan;
 pub mod slurm;
 pub mod status;
+pub mod tasks;
 pub mod term;
 
 pub use engine::{ClusterError, ClusterRun};
 pub use plan::{Plan, PlanError};
 pub use slurm::{SlurmError, Submission};
 pub use status::PlanStatus;
+pub use tasks::TasksFailed;

@@ -1,7 +1,8 @@
 //! Slurm through its own commands: `sbatch` submits a plan as job arrays, `squeue` says
 //! whether they still have tasks, `scontrol show config` gives the cluster's
-//! `MaxArraySize`. Nothing else is asked of Slurm: what is done is read from the store's
-//! log, never from the scheduler.
+//! `MaxArraySize`, and once the arrays ended `sacct` (else `scontrol show job`) says how
+//! each task ended (`crate::cluster::tasks`). What is done is read from the store's log,
+//! never from the scheduler: Slurm only tells why a task did nothing.
 //!
 //! A plan of B shards is one array when B ≤ `MaxArraySize − 1`, else several arrays of at
 //! most that many tasks, each after the previous one (`--dependency=afterany:…`, so that
@@ -247,15 +248,56 @@ pub fn requeue_self() -> Result<bool, SlurmError> {
     Ok(true)
 }
 
-/// Whether any of the arrays still has pending or running tasks.
+/// Whether any of the arrays still has pending or running tasks (none when the controller
+/// no longer knows any of them: it forgets an ended job after `MinJobAge`).
 pub fn active(arrays: &[Array]) -> Result<bool, SlurmError> {
     let ids: Vec<&str> = arrays.iter().map(|a| a.job_id.as_str()).collect();
-    let out = run(
-        "squeue",
-        &["-h".into(), "-j".into(), ids.join(","), "-o".into(), "%i".into()],
+    let args = ["-h".into(), "-j".into(), ids.join(","), "-o".into(), "%i".into()];
+    match run("squeue", &args, None) {
+        Err(e) if e.is_unknown_job() => Ok(false),
+        other => Ok(!other?.trim().is_empty()),
+    }
+}
+
+/// The fields asked of `sacct`, in the order [`crate::cluster::tasks::parse_sacct`] reads.
+pub const SACCT_FIELDS: &str = "JobID,State,ExitCode,NodeList";
+
+/// What the accounting storage holds on the arrays' tasks: `sacct`'s parsable lines of
+/// [`SACCT_FIELDS`], one per task (its allocation, not its steps; the latest run of a
+/// requeued task). An error when the cluster keeps no accounting.
+pub fn sacct(arrays: &[Array]) -> Result<String, SlurmError> {
+    let ids: Vec<&str> = arrays.iter().map(|a| a.job_id.as_str()).collect();
+    let args = ["--noheader", "--parsable2", "--allocations", "--jobs"]
+        .into_iter()
+        .map(String::from)
+        .chain([ids.join(","), format!("--format={SACCT_FIELDS}")])
+        .collect::<Vec<_>>();
+    run("sacct", &args, None)
+}
+
+/// What the controller still holds on the array `job` (until `MinJobAge` after it ended):
+/// `scontrol --oneliner show job`, one line per task.
+pub fn show_job(job: &str) -> Result<String, SlurmError> {
+    run(
+        "scontrol",
+        &["--oneliner".into(), "show".into(), "job".into(), job.into()],
         None,
-    )?;
-    Ok(!out.trim().is_empty())
+    )
+}
+
+impl SlurmError {
+    /// Whether Slurm answered that it knows no such job (purged, or never submitted).
+    pub fn is_unknown_job(&self) -> bool {
+        matches!(self, Self::Failed { stderr, .. } if stderr.contains("Invalid job id"))
+    }
+
+    /// What Slurm said, without the command line: its error output, or why it could not run.
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Failed { stderr, .. } if !stderr.is_empty() => stderr.clone(),
+            other => crate::error_chain(other),
+        }
+    }
 }
 
 fn run(program: &str, args: &[String], stdin: Option<&str>) -> Result<String, SlurmError> {

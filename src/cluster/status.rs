@@ -1,13 +1,15 @@
-//! Where a cluster plan stands, read from the store alone (the log, the plan object and the
-//! plan's folder), never from Slurm: what `ml2b status` shows and what the submitter
-//! reports when its arrays end.
+//! Where a cluster plan stands, read from the store (the log, the plan object and the
+//! plan's folder): what `ml2b status` shows and what the submitter reports when its arrays
+//! end.
 //!
 //! - planned: the plan's unit keys;
 //! - committed: those the stage's log holds now (whoever committed them);
 //! - failed: the failures that the latest run of each shard reported (its summary in the
 //!   plan's folder, `crate::cluster::folder`); a failed unit is not committed, and a later
 //!   run of its shard (or another plan) may commit it;
-//! - jobs: the Slurm jobs recorded for the plan (`crate::cluster::jobs`).
+//! - jobs: the Slurm jobs recorded for the plan (`crate::cluster::jobs`);
+//! - tasks: how the tasks of its ended arrays ended (`crate::cluster::tasks`): the one
+//!   part asked of Slurm, filled in by `ml2b status --plan` alone.
 //!
 //! The plans of a store are the folders of its `cluster/` named by a plan's hash: a plan
 //! gets its folder when it is submitted. All of it reads alike from a directory and from S3.
@@ -18,6 +20,8 @@ use serde::Serialize;
 use super::folder::{self, FolderError, PlanFolder};
 use super::jobs::JobRecord;
 use super::plan::{Plan, PlanError};
+use super::slurm::Array;
+use super::tasks::TaskReport;
 use crate::log::{LogError, StageLog, View};
 use crate::store::{Hash, Store};
 
@@ -35,6 +39,9 @@ pub struct PlanStatus {
     /// (label, error) of each failed unit, as its shard's latest run reported it.
     pub failed: Vec<(String, String)>,
     pub jobs: Vec<JobRecord>,
+    /// How the tasks ended, once the arrays have (`ml2b status --plan` asks Slurm).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<TaskReport>,
 }
 
 /// A plan's status cannot be read.
@@ -59,6 +66,7 @@ impl PlanStatus {
             planned: plan.units.len() as u64,
             failed: folder.failed_units(plan.shards)?,
             jobs: folder.jobs()?,
+            tasks: None,
             stage: plan.stage,
             created_at: plan.created_at,
             host: plan.host,
@@ -71,6 +79,18 @@ impl PlanStatus {
         let plan = Plan::get(store, hash)?;
         let view = StageLog::new(store, &plan.stage)?.view()?;
         Self::of(store, hash, &view)
+    }
+
+    /// The arrays the plan was submitted as.
+    pub fn arrays(&self) -> Vec<Array> {
+        self.jobs
+            .iter()
+            .map(|j| Array {
+                job_id: j.job_id.clone(),
+                first: j.first,
+                shards: j.shards,
+            })
+            .collect()
     }
 
     /// Whether every planned unit is committed.

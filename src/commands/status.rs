@@ -3,9 +3,13 @@
 //!
 //! With `--plan` (a hash or a unique prefix of a submitted plan's): the plan's stage, when
 //! and where it was made, its shards, committed / planned / failed units, every failed unit
-//! with its error, and the Slurm jobs it was submitted as. Without: one line per submitted
-//! plan, newest first. `--json` gives the [`PlanStatus`] (a list without `--plan`). Exit 0;
-//! 2 when `--plan` names no plan or several.
+//! with its error, the Slurm jobs it was submitted as and, once Slurm says they ended, how
+//! their tasks ended (the one thing asked of Slurm, [`crate::cluster::tasks`]): each task
+//! that left its shard undone without running it, with its state, exit code, node, output
+//! and the output's last lines. Without: one line per submitted plan, newest first, from
+//! the store alone. `--json` gives the [`PlanStatus`] (a list without `--plan`). Exit 0;
+//! 1 when a task of the plan left its shard undone; 2 when `--plan` names no plan or
+//! several.
 
 use std::io::Write;
 
@@ -13,7 +17,9 @@ use chrono::SecondsFormat;
 
 use super::{ExitStatus, InputError};
 use crate::cluster::status::{self, PlanStatus};
-use crate::cluster::{Plan, PlanError};
+use crate::cluster::tasks::{self, TaskReport};
+use crate::cluster::{Plan, PlanError, slurm};
+use crate::log::{StageLog, View};
 use crate::settings::{GlobalSettings, StatusSettings};
 use crate::store::{Hash, Store};
 
@@ -29,13 +35,56 @@ pub(super) fn status(settings: &GlobalSettings, args: &StatusSettings) -> anyhow
         }
         return Ok(ExitStatus::Success);
     };
-    let plan = PlanStatus::read(store, &resolve(store, wanted)?)?;
+    let hash = resolve(store, wanted)?;
+    let frozen = Plan::get(store, &hash)?;
+    let view = StageLog::new(store, &frozen.stage)?.view()?;
+    let mut plan = PlanStatus::of(store, &hash, &view)?;
+    plan.tasks = ended_tasks(settings, &plan, &frozen, &view)?;
     if settings.printer.json {
         settings.printer.json(&plan)?;
     } else {
         print_plan(settings, &plan)?;
     }
-    Ok(ExitStatus::Success)
+    let undone = plan.tasks.as_ref().map_or(0, |t| t.faults.len());
+    if undone == 0 {
+        return Ok(ExitStatus::Success);
+    }
+    settings.printer.error(format_args!(
+        "{undone} Slurm task(s) of plan {} ended without running their shard",
+        plan.plan.short()
+    ));
+    Ok(ExitStatus::Failure)
+}
+
+/// How the plan's tasks ended, once Slurm says its arrays have; none while they run, or
+/// when Slurm cannot be asked (said on stderr).
+fn ended_tasks(
+    settings: &GlobalSettings,
+    status: &PlanStatus,
+    plan: &Plan,
+    view: &View,
+) -> anyhow::Result<Option<TaskReport>> {
+    let arrays = status.arrays();
+    if arrays.is_empty() {
+        return Ok(None);
+    }
+    match slurm::active(&arrays) {
+        Ok(true) => Ok(None),
+        Ok(false) => Ok(Some(tasks::check(
+            &settings.store,
+            &status.plan,
+            plan,
+            &arrays,
+            view,
+        )?)),
+        Err(e) => {
+            settings.printer.warn(format_args!(
+                "cannot ask Slurm whether the plan's jobs ended, so their tasks are not checked: {}",
+                e.reason()
+            ));
+            Ok(None)
+        }
+    }
 }
 
 /// The plan `wanted` names: a full hash of a stored plan, or the unique submitted plan it
@@ -139,6 +188,18 @@ fn print_plan(settings: &GlobalSettings, p: &PlanStatus) -> anyhow::Result<()> {
     }
     for (label, error) in &p.failed {
         writeln!(out, "  FAILED    {label}: {error}")?;
+    }
+    if let Some(t) = &p.tasks {
+        writeln!(
+            out,
+            "  tasks     ended; {} left their shard undone (states of {} tasks from {})",
+            t.faults.len(),
+            t.known,
+            t.source
+        )?;
+        for fault in &t.faults {
+            writeln!(out, "  UNDONE    {fault}")?;
+        }
     }
     Ok(())
 }

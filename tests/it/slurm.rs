@@ -392,6 +392,14 @@ fn wait_for(seconds: u64, what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// `ml2b status --plan` of an ended plan whose requeued task finished its shard on a later
+/// run: every task's latest run did its shard, so none is a fault (exit 0).
+fn requeued_task_is_no_fault(ws: &Workspace, plan: &str, tasks: u64) {
+    let status = json_of(ws.ml2b().args(["--json", "status", "--plan", plan]));
+    assert_eq!(status["tasks"]["faults"], serde_json::json!([]), "{status}");
+    assert_eq!(status["tasks"]["known"], tasks, "every task's state: {status}");
+}
+
 #[test]
 fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() {
     let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
@@ -450,6 +458,7 @@ fn a_node_killed_mid_run_has_its_task_requeued_and_nothing_is_lost_or_doubled() 
         .filter(|e| e.path().extension().is_some_and(|x| x == "out"))
         .count();
     assert_eq!(out, 2, "one output per shard");
+    requeued_task_is_no_fault(&ws, &plan, 2);
     let again = ws
         .ml2b()
         .env("SLURM_CONF", &conf)
@@ -519,6 +528,7 @@ fn a_task_sent_sigterm_commits_what_finished_and_its_requeued_run_finishes_the_r
         (Some(2), Some(1), Some(1)),
         "the requeued run skips what the stopped one committed:\n{output}"
     );
+    requeued_task_is_no_fault(&ws, &plan, 1);
     let verify = ws.ml2b().args(["verify"]).output().unwrap();
     assert!(verify.status.success(), "{}", stderr(&verify));
 }
@@ -952,4 +962,197 @@ fn run_with_a_searching_agent_on_slurm_searches_and_executes_on_the_nodes() {
     assert_eq!(graded[0]["host"], ml2b::log::event::host_name(), "graded here");
     let runs = crate::common::query(&ws, "SELECT model FROM runs");
     assert_eq!(runs, serde_json::json!([{"model": "fake+aide"}]));
+}
+
+/// The task states' source the test cluster offers: `sacct` when it keeps accounting
+/// (slurmdbd), else the controller's `scontrol show job`.
+fn task_state_source(conf: &std::path::Path) -> &'static str {
+    let text = std::fs::read_to_string(conf).unwrap();
+    match text
+        .lines()
+        .any(|l| l.trim() == "AccountingStorageType=accounting_storage/slurmdbd")
+    {
+        true => "task states from sacct)",
+        false => "task states from scontrol show job; sacct: ",
+    }
+}
+
+/// This build's ml2b at a path the nodes lack (they see its target dir and the shared dir,
+/// not a folder beside the target dir: a hard link there, or a copy across filesystems),
+/// and the folder, which goes when dropped.
+fn ml2b_not_on_the_nodes() -> (PathBuf, tempfile::TempDir) {
+    let built = std::path::Path::new(env!("CARGO_BIN_EXE_ml2b"));
+    let beside = built
+        .ancestors()
+        .nth(3)
+        .expect("<target>/debug/ml2b has a parent dir");
+    let elsewhere = tempfile::Builder::new()
+        .prefix("ml2b-not-on-the-nodes-")
+        .tempdir_in(beside)
+        .unwrap();
+    let exe = elsewhere.path().join("ml2b");
+    if std::fs::hard_link(built, &exe).is_err() {
+        std::fs::copy(built, &exe).unwrap();
+    }
+    (exe, elsewhere)
+}
+
+/// `ml2b run --models reference --engine slurm` by `ml2b` in the workspace, which must exit
+/// 1 printing no headline and no run hash; its stderr.
+fn run_failing(ml2b: &mut Command, ws: &Workspace, conf: &std::path::Path) -> String {
+    let out = ml2b
+        .current_dir(ws.dir.path())
+        .env("SLURM_CONF", conf)
+        .env_remove("RUST_LOG")
+        .args([
+            "run",
+            "--models",
+            "reference",
+            "--engine",
+            "slurm",
+            "--max-running",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+    println!("{err}");
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{err}");
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("run ")) && !stdout.contains("pass_rate"),
+        "no run hash and no headline: {stdout}"
+    );
+    err
+}
+
+/// The issue's cluster whose nodes could not start ml2b (it was not mounted at the same path
+/// on them): `ml2b run --engine slurm` started from a copy of ml2b where the nodes have none.
+/// Every task's script fails before ml2b starts (exit 127); the run exits 1 naming each task,
+/// its state, exit code and output (whose last line says why), prints no headline and no run
+/// hash, and nothing is committed as a verdict. `ml2b status --plan` says the same, exit 1.
+#[test]
+fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    let (exe, _keep) = ml2b_not_on_the_nodes();
+    let err = run_failing(Command::new(&exe).env("ML2B_STORE", ws.store_path()), &ws, &conf);
+
+    let plans = json_of(ws.ml2b().args(["--json", "status"]));
+    let plan = plans[0]["plan"].as_str().unwrap().to_string();
+    let job = plans[0]["jobs"][0]["job_id"].as_str().unwrap().to_string();
+    assert_eq!(plans[0]["shards"], 2, "{plans}");
+    assert!(err.contains("error: the cluster run of execute failed"), "{err}");
+    assert!(
+        err.contains(&format!("2 of the 2 Slurm tasks of plan {} ended", &plan[..12])),
+        "{err}"
+    );
+    assert!(err.contains(task_state_source(&conf)), "{err}");
+    let dir = ws.store_path().join("cluster").join(&plan);
+    for shard in 0..2 {
+        let task = format!(
+            "task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n"
+        );
+        assert!(err.contains(&task), "{task}\n{err}");
+        let output = format!("output: {}", dir.join(format!("{shard}.out")).display());
+        assert!(err.contains(&output), "{output}\n{err}");
+    }
+    assert!(
+        err.contains("    | ") && err.contains(&format!("{}: not found", exe.display())),
+        "the outputs' last lines: {err}"
+    );
+    assert!(
+        execute_keys(&ws.store_path()).is_empty(),
+        "no execution committed"
+    );
+    let grade = StageLog::new(&ws.store(), "grade").unwrap();
+    assert!(grade.list().unwrap().is_empty(), "no grade committed");
+
+    let status = ws.ml2b().args(["status", "--plan", &plan]).output().unwrap();
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert_eq!(status.status.code(), Some(1), "{shown}\n{}", stderr(&status));
+    assert!(
+        shown.contains("  units     0 of 2 committed, 0 failed")
+            && shown.contains("tasks     ended; 2 left their shard undone")
+            && shown.contains(&format!("UNDONE    task {job}_0 (shard 0"))
+            && shown.contains(&format!("UNDONE    task {job}_1 (shard 1")),
+        "{shown}"
+    );
+    // A client whose slurm.conf keeps no accounting gets the same from the controller.
+    let conf_text = std::fs::read_to_string(&conf).unwrap();
+    let no_accounting = ws.dir.path().join("slurm-no-accounting.conf");
+    let accounting = regex::Regex::new(r"(?m)^AccountingStorageType=.*$").unwrap();
+    write(
+        &no_accounting,
+        accounting
+            .replace(&conf_text, "AccountingStorageType=accounting_storage/none")
+            .into_owned(),
+    );
+    let status = ws
+        .ml2b()
+        .env("SLURM_CONF", &no_accounting)
+        .args(["--json", "status", "--plan", &plan])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1), "{}", stderr(&status));
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(
+        status["tasks"]["source"],
+        serde_json::json!({"scontrol": {"sacct": "Slurm accounting storage is disabled"}}),
+        "{status}"
+    );
+    let faults: Vec<(u64, &str, &str)> = status["tasks"]["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let field = |k: &str| f[k].as_str().unwrap_or_default();
+            (f["shard"].as_u64().unwrap(), field("state"), field("exit_code"))
+        })
+        .collect();
+    assert_eq!(
+        faults,
+        vec![(0, "FAILED", "127:0"), (1, "FAILED", "127:0")],
+        "{status}"
+    );
+}
+
+/// The same cluster with the store on S3: the tasks' output stays on their node, and the
+/// error names that file on that node; nothing is committed to the bucket.
+#[test]
+fn a_run_into_s3_whose_nodes_cannot_start_ml2b_names_each_tasks_file_on_its_node() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let server = crate::s3::Server::start_on(&host_address_on_cluster(&conf));
+    let ws = toy_in(Workspace::new_in(&shared));
+    let (exe, _keep) = ml2b_not_on_the_nodes();
+    let mut ml2b = Command::new(&exe);
+    ml2b.envs(server.endpoint().env())
+        .env("ML2B_STORE", crate::s3::URL);
+    let err = run_failing(&mut ml2b, &ws, &conf);
+    let on_s3 = || {
+        let mut cmd = ws.ml2b();
+        cmd.envs(server.endpoint().env())
+            .env("ML2B_STORE", crate::s3::URL);
+        cmd
+    };
+    let plans = json_of(on_s3().args(["--json", "status"]));
+    let plan = plans[0]["plan"].as_str().unwrap().to_string();
+    let job = plans[0]["jobs"][0]["job_id"].as_str().unwrap().to_string();
+    for shard in 0..2 {
+        let task = format!(
+            "task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n"
+        );
+        assert!(err.contains(&task), "{task}\n{err}");
+        let output = regex::Regex::new(&format!(
+            r"output: n\d:/tmp/ml2b-{plan}-{job}_{shard}\.log \(on the node"
+        ))
+        .unwrap();
+        assert!(output.is_match(&err), "{output}\n{err}");
+    }
+    assert_eq!(
+        (plans[0]["planned"].as_u64(), plans[0]["committed"].as_u64()),
+        (Some(2), Some(0)),
+        "nothing committed: {plans}"
+    );
 }
