@@ -973,6 +973,9 @@ fn grade_sample_gives_mle_bench_verdicts_and_flags_where_it_departs() {
         "fare_amount",
         |i| format!("{}", 4.5 + i as f64 * 0.75),
     );
+    // taxi's prepare.py writes its training rows as `labels.csv` (src/competition/import/mle_layout.rs).
+    let public = m.data.join("new-york-city-taxi-fare-prediction/prepared/public");
+    std::fs::rename(public.join("train.csv"), public.join("labels.csv")).unwrap();
     let ws = Workspace::empty_root();
     imported(&m.import(&ws, &[]));
     let bench = Benchmark::load(ws.dir.path()).unwrap();

@@ -722,7 +722,10 @@ fn more_shards_than_one_array_holds_are_submitted_as_several_arrays() {
         (Some(2), Some(2)),
         "{done}"
     );
-    // Each array's task ran its own shard: shard 1 is the second array's task 0.
+    // Each array's task ran its own shard: shard 1 is the second array's task 0. Which
+    // shard a unit falls in follows from its key (the plan says), so a shard may hold none.
+    let sizes = shard_sizes(&ws, &plan);
+    assert_eq!(sizes.iter().sum::<usize>(), 2, "{sizes:?}");
     let mut ran: Vec<String> = slurm_tasks(&ws.store_path())
         .into_iter()
         .map(|(_, t)| t.expect("a Slurm task wrote it").to_string())
@@ -731,19 +734,30 @@ fn more_shards_than_one_array_holds_are_submitted_as_several_arrays() {
     ran.dedup();
     let ids: Vec<String> = jobs
         .iter()
-        .map(|j| format!("{}_0", j["job_id"].as_str().unwrap()))
+        .zip(&sizes)
+        .filter(|(_, units)| **units > 0)
+        .map(|(j, _)| format!("{}_0", j["job_id"].as_str().unwrap()))
         .collect();
-    assert_eq!(ran, ids, "a segment from task 0 of each array");
-    for shard in 0..2 {
+    assert_eq!(
+        ran, ids,
+        "a segment from task 0 of each array whose shard holds units"
+    );
+    for (shard, units) in sizes.iter().enumerate() {
         let out = ws.store_path().join(format!("cluster/{plan}/{shard}.out"));
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         assert!(
-            text.contains("\"planned\":1"),
-            "shard {shard} ran one unit:\n{text}"
+            text.contains(&format!("\"planned\":{units}")),
+            "shard {shard} ran its {units} unit(s):\n{text}"
         );
     }
     let verify = ws.ml2b().args(["verify"]).output().unwrap();
     assert!(verify.status.success(), "{}", stderr(&verify));
+}
+
+/// How many units each shard of the plan `plan` (in the store of `ws`) holds.
+fn shard_sizes(ws: &Workspace, plan: &str) -> Vec<usize> {
+    let plan = ml2b::cluster::Plan::get(&ws.store(), &plan.parse().unwrap()).unwrap();
+    (0..plan.shards).map(|shard| plan.shard_len(shard)).collect()
 }
 
 /// This host's address on the cluster's network: the source of a route to the controller
@@ -1043,17 +1057,18 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
     let job = plans[0]["jobs"][0]["job_id"].as_str().unwrap().to_string();
     assert_eq!(plans[0]["shards"], 2, "{plans}");
     assert!(err.contains("error: the cluster run of execute failed"), "{err}");
+    let undone = undone_tasks(&err, &job);
     assert!(
-        err.contains(&format!("2 of the 2 Slurm tasks of plan {} ended", &plan[..12])),
+        err.contains(&format!(
+            "{} of the 2 Slurm tasks of plan {} ended",
+            undone.len(),
+            &plan[..12]
+        )),
         "{err}"
     );
     assert!(err.contains(task_state_source(&conf)), "{err}");
     let dir = ws.store_path().join("cluster").join(&plan);
-    for shard in 0..2 {
-        let task = format!(
-            "task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n"
-        );
-        assert!(err.contains(&task), "{task}\n{err}");
+    for &shard in &undone {
         let output = format!("output: {}", dir.join(format!("{shard}.out")).display());
         assert!(err.contains(&output), "{output}\n{err}");
     }
@@ -1073,9 +1088,13 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
     assert_eq!(status.status.code(), Some(1), "{shown}\n{}", stderr(&status));
     assert!(
         shown.contains("  units     0 of 2 committed, 0 failed")
-            && shown.contains("tasks     ended; 2 left their shard undone")
-            && shown.contains(&format!("UNDONE    task {job}_0 (shard 0"))
-            && shown.contains(&format!("UNDONE    task {job}_1 (shard 1")),
+            && shown.contains(&format!(
+                "tasks     ended; {} left their shard undone",
+                undone.len()
+            ))
+            && undone
+                .iter()
+                .all(|s| shown.contains(&format!("UNDONE    task {job}_{s} (shard {s}"))),
         "{shown}"
     );
     // A client whose slurm.conf keeps no accounting gets the same from the controller.
@@ -1110,11 +1129,32 @@ fn a_run_whose_nodes_cannot_start_ml2b_fails_naming_each_task() {
             (f["shard"].as_u64().unwrap(), field("state"), field("exit_code"))
         })
         .collect();
-    assert_eq!(
-        faults,
-        vec![(0, "FAILED", "127:0"), (1, "FAILED", "127:0")],
-        "{status}"
-    );
+    let expected: Vec<(u64, &str, &str)> = undone
+        .iter()
+        .map(|&s| (u64::from(s), "FAILED", "127:0"))
+        .collect();
+    assert_eq!(faults, expected, "{status}");
+}
+
+/// The shards of the tasks of `job` that `err` names as failed before ml2b started, each
+/// with its uncommitted units, which add up to the toy's two: which shard holds a unit
+/// follows from its key, so one shard may hold both (its task then leaves nothing undone).
+fn undone_tasks(err: &str, job: &str) -> Vec<u32> {
+    let task = regex::Regex::new(&format!(
+        r"task {job}_(\d+) \(shard (\d+), (\d+) unit\(s\) uncommitted\): FAILED, exit code 127:0, on n"
+    ))
+    .unwrap();
+    let mut units = 0;
+    let shards: Vec<u32> = task
+        .captures_iter(err)
+        .map(|c| {
+            assert_eq!(c[1], c[2], "task i runs shard i: {err}");
+            units += c[3].parse::<usize>().unwrap();
+            c[2].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(units, 2, "every uncommitted unit in a named task: {err}");
+    shards
 }
 
 /// The same cluster with the store on S3: the tasks' output stays on their node, and the
@@ -1139,11 +1179,7 @@ fn a_run_into_s3_whose_nodes_cannot_start_ml2b_names_each_tasks_file_on_its_node
     let plans = json_of(on_s3().args(["--json", "status"]));
     let plan = plans[0]["plan"].as_str().unwrap().to_string();
     let job = plans[0]["jobs"][0]["job_id"].as_str().unwrap().to_string();
-    for shard in 0..2 {
-        let task = format!(
-            "task {job}_{shard} (shard {shard}, 1 unit(s) uncommitted): FAILED, exit code 127:0, on n"
-        );
-        assert!(err.contains(&task), "{task}\n{err}");
+    for shard in undone_tasks(&err, &job) {
         let output = regex::Regex::new(&format!(
             r"output: n\d:/tmp/ml2b-{plan}-{job}_{shard}\.log \(on the node"
         ))

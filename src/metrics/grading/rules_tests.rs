@@ -106,3 +106,56 @@ fn rules_v1_keep_the_verdicts_of_old_grade_events() {
         ]
     );
 }
+
+/// new-york-city-taxi-fare-prediction's id is a timestamp written as text
+/// (`2015-01-27 13:08:24.0000002`); pandas keeps it text, and so does the harness's Parquet of
+/// predictions. Under V2 a CSV of answers keeps it text too, so the ids match; V1 typed it as
+/// a timestamp, and every id of a harness run was missing.
+#[test]
+fn timestamp_ids_are_text_as_pandas_reads_them() {
+    use std::sync::Arc;
+
+    use arrow::array::{Float64Array, RecordBatch, StringArray};
+
+    let dir = tempfile::tempdir().unwrap();
+    let ids = ["2015-01-27 13:08:24.0000002", "2011-08-18 00:35:00.00000049"];
+    let answers = dir.path().join("answers.csv");
+    std::fs::write(
+        &answers,
+        format!("key,fare_amount\n{},10.5\n{},7.0\n", ids[0], ids[1]),
+    )
+    .unwrap();
+    let predictions = dir.path().join("predictions.parquet");
+    let batch = RecordBatch::try_from_iter([
+        ("key", Arc::new(StringArray::from(ids.to_vec())) as _),
+        ("fare_amount", Arc::new(Float64Array::from(vec![11.5, 7.0])) as _),
+    ])
+    .unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&predictions).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let grade = |rules| {
+        let options = GradeOptions {
+            id_col: "key".into(),
+            targets: Some(vec!["fare_amount".into()]),
+            rules,
+            ..GradeOptions::default()
+        };
+        score_files_graded("rmse", &answers, &predictions, &options)
+            .unwrap()
+            .score
+    };
+    match grade(Rules::V2) {
+        Score::Valid { score, .. } => assert!((score - 0.5f64.sqrt()).abs() < 1e-12, "{score}"),
+        other => panic!("V2: {other:?}"),
+    }
+    assert!(
+        matches!(grade(Rules::V1), Score::Invalid { .. }),
+        "V1 stays as it was"
+    );
+}

@@ -60,7 +60,7 @@ use super::metric_error::MetricError;
 use super::probabilistic::ClassScores;
 use super::registry::{InputKind, MapForm, Metric, UnknownMetric};
 use super::rules::{Departure, Labels as LabelRule, MleBenchChecks, RowSums, Rules, Tokens, Values};
-use super::table::{MAX_CSV_BYTES, ReadError, Shape, Table, read_table, shape};
+use super::table::{Dates, MAX_CSV_BYTES, ReadError, Shape, Table, read_table_with, shape};
 use super::{classification, kappa, probabilistic, ranking, regression, stream};
 
 // Both are in this module's public signatures (`score_files_with`, `Score::Invalid`), so they
@@ -302,7 +302,7 @@ pub const MAX_PREDICTION_CELLS: u64 = 1 << 29;
 /// megabytes on disk and never decoded. When the answers are Parquet their row count is in
 /// their footer and the two files decode on two threads; CSV answers are read first. Under
 /// [`Rules::V2`] a CSV file's columns are typed as pandas types them
-/// ([`Table::with_pandas_numbers`]).
+/// ([`Table::with_pandas_numbers`]; dates and times stay text, [`Dates::Text`]).
 fn read_pair(
     answers: &Path,
     predictions: &Path,
@@ -320,7 +320,12 @@ fn read_pair(
         }
     };
     let answered = shape(answers)?;
-    let pair = read_files(answers, &answered, predictions, &predicted)?;
+    let dates = if rules >= Rules::V2 {
+        Dates::Text
+    } else {
+        Dates::Inferred
+    };
+    let pair = read_files(answers, &answered, predictions, &predicted, dates)?;
     Ok(pair.map(|(a, p)| (pandas(a, answered.parquet), pandas(p, predicted.parquet))))
 }
 
@@ -329,7 +334,9 @@ fn read_files(
     answered: &Shape,
     predictions: &Path,
     predicted: &Shape,
+    dates: Dates,
 ) -> Result<Result<(Table, Table), Invalid>, GradeError> {
+    let read_table = |path: &Path| read_table_with(path, dates);
     if let Some(rows) = answered.rows {
         if let Err(reason) = screen(predicted, rows) {
             return Ok(Err(reason));
