@@ -34,7 +34,7 @@ use crate::settings::GlobalSettings;
 pub use crate::settings::InputError;
 pub use progress::ProgressBars;
 
-/// How a command ended (DESIGN.md: 0 ok, 1 the work failed, 2 usage or input error).
+/// How a command ended (README.md, "Commands": 0 ok, 1 the work failed, 2 usage or input error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitStatus {
     Success,

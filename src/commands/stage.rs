@@ -3,7 +3,7 @@
 //! `translate-validate` prints one line per (competition, language) with BLEU (0–1), chrF,
 //! AC1 (or `-` without ratings) and the verdict, then every failing pair with its reasons;
 //! with `--json`, `{"summary": RunSummary, "checks": [TranslationCheck…]}`. Exit 1 when a
-//! pair fails its gate (DESIGN.md: a gate failing is the work failing).
+//! pair fails its gate (a gate failing is the work failing: exit codes in `commands`).
 //! `generate`, `execute`, `grade` and `analyze` print their run summary (`--json`: the
 //! `RunSummary`) and, for execute and grade, a count per outcome, for analyze the rows of
 //! each table (and, on stderr, the planned samples still without a verdict); they exit 1

@@ -345,7 +345,8 @@ async fn create(client: &dyn ObjectStore, path: &Path, bytes: Bytes) -> Result<C
     }
 }
 
-/// Exponential backoff with full jitter: up to 50 ms × 2^(try-1), at most 2 s.
+/// Exponential backoff with "equal jitter": uniform in `cap/2..=cap`, where the cap is
+/// 50 ms × 2^(try-1), at most 2 s (half the wait is kept, so that a retry never comes at once).
 fn backoff(tries: u32) -> Duration {
     let cap = (50u64 << tries.saturating_sub(1).min(6)).min(2000);
     Duration::from_millis(rand::rng().random_range(cap / 2..=cap))
