@@ -115,7 +115,7 @@ fn rules_v1_keep_the_verdicts_of_old_grade_events() {
 fn timestamp_ids_are_text_as_pandas_reads_them() {
     use std::sync::Arc;
 
-    use arrow::array::{Float64Array, RecordBatch, StringArray};
+    use arrow::array::{Float64Array, StringArray};
 
     let dir = tempfile::tempdir().unwrap();
     let ids = ["2015-01-27 13:08:24.0000002", "2011-08-18 00:35:00.00000049"];
@@ -125,20 +125,14 @@ fn timestamp_ids_are_text_as_pandas_reads_them() {
         format!("key,fare_amount\n{},10.5\n{},7.0\n", ids[0], ids[1]),
     )
     .unwrap();
-    let predictions = dir.path().join("predictions.parquet");
-    let batch = RecordBatch::try_from_iter([
-        ("key", Arc::new(StringArray::from(ids.to_vec())) as _),
-        ("fare_amount", Arc::new(Float64Array::from(vec![11.5, 7.0])) as _),
-    ])
-    .unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&predictions).unwrap(),
-        batch.schema(),
-        None,
-    )
-    .unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    let predictions = super::stream_tests::write(
+        &dir.path().join("predictions.parquet"),
+        vec![
+            ("key", Arc::new(StringArray::from(ids.to_vec())) as _),
+            ("fare_amount", Arc::new(Float64Array::from(vec![11.5, 7.0])) as _),
+        ],
+        2,
+    );
     let grade = |rules| {
         let options = GradeOptions {
             id_col: "key".into(),

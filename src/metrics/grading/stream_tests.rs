@@ -21,7 +21,7 @@ const ROWS: usize = 3 * BATCH_ROWS + 123;
 type Edit<'e> = &'e dyn Fn(&mut Vec<(&'static str, ArrayRef)>);
 
 /// Writes `columns` as Parquet with row groups of `group` rows.
-fn write(path: &Path, columns: Vec<(&str, ArrayRef)>, group: usize) -> PathBuf {
+pub(super) fn write(path: &Path, columns: Vec<(&str, ArrayRef)>, group: usize) -> PathBuf {
     let batch = RecordBatch::try_from_iter(columns).unwrap();
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(group))

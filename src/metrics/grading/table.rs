@@ -25,6 +25,7 @@ use arrow::array::{ArrayRef, RecordBatch};
 use arrow::compute::concat;
 use arrow::csv::ReaderBuilder;
 use arrow::csv::reader::Format;
+use arrow::datatypes::{DataType, Schema};
 use arrow::error::ArrowError;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::errors::ParquetError;
@@ -170,7 +171,6 @@ impl Table {
 /// [`Table::with_pandas_numbers`]); `None` when it is not text or a cell is not a number.
 fn pandas_number_column(column: &ArrayRef) -> Option<ArrayRef> {
     use arrow::array::{Float64Array, Int64Array};
-    use arrow::datatypes::DataType;
     if !matches!(
         column.data_type(),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
@@ -285,22 +285,12 @@ fn read_csv(
     let (schema, _) = format.infer_schema(&mut file, None).map_err(csv_err)?;
     let inferred = Arc::new(match dates {
         Dates::Inferred => schema,
-        Dates::Text => dates_as_text(&schema),
+        Dates::Text => text_where(&schema, DataType::is_temporal),
     });
     match decode_csv(path, &mut file, &format, inferred.clone()) {
         Err(ArrowError::ParseError(_)) => {
             // Inference took a value for a number that the decoder refuses: read text.
-            let text = Arc::new(arrow::datatypes::Schema::new(
-                inferred
-                    .fields()
-                    .iter()
-                    .map(|f| {
-                        f.as_ref()
-                            .clone()
-                            .with_data_type(arrow::datatypes::DataType::Utf8)
-                    })
-                    .collect::<Vec<_>>(),
-            ));
+            let text = Arc::new(text_where(&inferred, |_| true));
             let batches = decode_csv(path, &mut file, &format, text.clone()).map_err(csv_err)?;
             Ok((text, batches))
         }
@@ -308,22 +298,17 @@ fn read_csv(
     }
 }
 
-/// `schema` with its temporal columns read as text.
-fn dates_as_text(schema: &arrow::datatypes::Schema) -> arrow::datatypes::Schema {
-    use arrow::datatypes::DataType;
+/// `schema` with the columns whose type `pick` picks read as text.
+fn text_where(schema: &Schema, pick: fn(&DataType) -> bool) -> Schema {
     let fields: Vec<_> = schema
         .fields()
         .iter()
-        .map(|f| match f.data_type() {
-            DataType::Date32
-            | DataType::Date64
-            | DataType::Time32(_)
-            | DataType::Time64(_)
-            | DataType::Timestamp(_, _) => f.as_ref().clone().with_data_type(DataType::Utf8),
-            _ => f.as_ref().clone(),
+        .map(|f| match pick(f.data_type()) {
+            true => f.as_ref().clone().with_data_type(DataType::Utf8),
+            false => f.as_ref().clone(),
         })
         .collect();
-    arrow::datatypes::Schema::new(fields)
+    Schema::new(fields)
 }
 
 fn decode_csv(
