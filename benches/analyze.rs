@@ -26,12 +26,12 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 use ml2b::competition::Benchmark;
+use ml2b::events::Provider;
 use ml2b::events::{Agent, Execution, Generation, Grade, GradeV2, PlannedSample};
+use ml2b::events::{Format, Outcome};
 use ml2b::log::{Event, EventBody, Provenance, StageLog};
-use ml2b::manifest::models::Provider;
 use ml2b::query::Session;
 use ml2b::query::catalog::TABLES;
-use ml2b::sandbox::{Format, Outcome};
 use ml2b::store::{Hash, KeyHasher, Store};
 
 const MODELS: [&str; 5] = [

@@ -18,9 +18,9 @@
 use std::time::Instant;
 
 use ml2b::cluster::Plan;
-use ml2b::cluster::slurm::spans;
+use ml2b::cluster::arrays::spans;
+use ml2b::config::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
 use ml2b::log::{Event, EventBody, Provenance, StageLog};
-use ml2b::settings::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
 use ml2b::stages::Shard;
 use ml2b::store::{Hash, KeyHasher, Store};
 use serde::{Deserialize, Serialize};

@@ -683,7 +683,7 @@ pub struct QueryArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Which submission format the code follows (`crate::sandbox::Format`).
+/// Which submission format the code follows (`crate::events::Format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// MODULAR_PREDICT: `train(data)`, `prepare_val(train_output, X_val)`,
@@ -693,7 +693,7 @@ pub enum Format {
     Mono,
 }
 
-impl From<Format> for crate::sandbox::Format {
+impl From<Format> for crate::events::Format {
     fn from(f: Format) -> Self {
         match f {
             Format::Modular => Self::Modular,

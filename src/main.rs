@@ -11,11 +11,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = ml2b::cli::Cli::parse();
-    ml2b::init_tracing(cli.global.verbose);
+    ml2b::terminal::init_tracing(cli.global.verbose);
     match ml2b::commands::run(cli) {
         Ok(status) => status.into(),
         Err(err) => {
-            ml2b::print_error(&err);
+            ml2b::error::print(&err);
             ml2b::commands::status_of(&err).into()
         }
     }

@@ -17,21 +17,25 @@
 //! holds, so running a selection again appends only what is missing.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use crate::cluster::Plan;
+use crate::cluster::engine::{self, ClusterError, ClusterRun};
 use crate::competition::Benchmark;
+use crate::config::{
+    AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, ExecuteSettings,
+    GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, SlurmSettings,
+    TranslateValidateSettings,
+};
+use crate::error::IsInputError;
+use crate::events::Provider;
 use crate::events::{Execution, Generation, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
-use crate::manifest::models::Provider;
 use crate::manifest::{ManifestError, Model, Models};
 use crate::progress::Progress;
 use crate::providers::http::is_floating_alias;
 use crate::providers::{Responder, client_config};
 use crate::sandbox::{Backend, SandboxError};
-use crate::settings::{
-    AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, ExecuteSettings,
-    GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, TranslateValidateSettings,
-};
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::Execute;
 use crate::stages::generate::aide::{Aide, trial::Trials};
@@ -65,10 +69,26 @@ pub enum PipelineError {
     Cluster {
         stage: &'static str,
         #[source]
-        source: Box<crate::cluster::ClusterError>,
+        source: Box<ClusterError>,
     },
     #[error(transparent)]
     Preflight(#[from] crate::preflight::PreflightError),
+}
+
+impl IsInputError for PipelineError {
+    fn is_input_error(&self) -> bool {
+        match self {
+            Self::Input(e) => e.is_input_error(),
+            Self::Manifest(e) => e.is_input_error(),
+            Self::Sandbox(e) => e.is_input_error(),
+            Self::Stage(e) => e.is_input_error(),
+            Self::Log(_)
+            | Self::Runtime(_)
+            | Self::TranslationChecks(_)
+            | Self::Preflight(_)
+            | Self::Cluster { .. } => false,
+        }
+    }
 }
 
 /// Units in flight at once, per stage (none of it changes results).
@@ -79,15 +99,38 @@ const GRADE_CONCURRENCY: usize = 2;
 pub struct Pipeline<'a> {
     pub store: &'a Store,
     pub progress: &'a dyn Progress,
+    /// The benchmarks the settings name, each loaded once (every setting of one command
+    /// names the same root; a pipeline loads it on first use and every stage shares it).
+    benchmarks: Mutex<Vec<(PathBuf, Arc<Benchmark>)>>,
 }
 
-impl Pipeline<'_> {
+impl<'a> Pipeline<'a> {
+    /// A pipeline over `store`, showing its progress through `progress`.
+    pub fn new(store: &'a Store, progress: &'a dyn Progress) -> Self {
+        Self {
+            store,
+            progress,
+            benchmarks: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The benchmark at `root` (`manifests/`, `data/`), loaded on first use.
+    pub fn bench(&self, root: &Path) -> Result<Arc<Benchmark>, ManifestError> {
+        let mut loaded = self.benchmarks.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, bench)) = loaded.iter().find(|(r, _)| r == root) {
+            return Ok(bench.clone());
+        }
+        let bench = Arc::new(Benchmark::load(root)?);
+        loaded.push((root.to_path_buf(), bench.clone()));
+        Ok(bench)
+    }
+
     /// translate-validate, and the checks of the selection's current texts in plan order.
     pub fn translate_validate(
         &self,
         s: &TranslateValidateSettings,
     ) -> Result<(RunSummary, Vec<TranslationCheck>), PipelineError> {
-        let stage = Arc::new(translations(&s.selection)?);
+        let stage = Arc::new(self.translations(&s.selection)?);
         let summary = self.run(stage.clone(), RunOptions::default())?;
         if !summary.failed.is_empty() {
             let list = summary.failed.iter().map(|(l, e)| format!("{l}: {e}")).collect();
@@ -112,14 +155,21 @@ impl Pipeline<'_> {
         self.run(Arc::new(self.generate_stage(s)?), options)
     }
 
-    /// generate where `s.engine` says: here, or a searching agent's searches on Slurm,
-    /// waiting for the arrays to end (`crate::cluster::engine`), reported as a run summary.
-    pub fn generate_on_engine(&self, s: &GenerateSettings) -> Result<RunSummary, PipelineError> {
+    /// generate where `s.engine` says: here, or a searching agent's searches on Slurm
+    /// (`crate::cluster::engine`), which the units the store lacks go to as a frozen plan.
+    pub fn generate_on_engine(&self, s: &GenerateSettings) -> Result<Ran, PipelineError> {
         match &s.engine {
-            EngineSettings::Local => self.generate(s),
-            EngineSettings::Slurm(slurm) => crate::cluster::engine::generate(self, s, slurm)
-                .map(|run| run.summary())
-                .map_err(|e| cluster_error(Generation::STAGE, e)),
+            EngineSettings::Local => Ok(Ran::Here(self.generate(s)?)),
+            EngineSettings::Slurm(slurm) => {
+                let units = self.generate_pending(s)?;
+                let run = engine::run(
+                    &self.on_slurm(slurm),
+                    Generation::STAGE,
+                    units,
+                    |units, shards| Plan::generate(s, units, shards),
+                );
+                Ok(Ran::Slurm(run.map_err(|e| cluster_error(Generation::STAGE, e))?))
+            }
         }
     }
 
@@ -160,7 +210,7 @@ impl Pipeline<'_> {
             model,
             formats: s.formats.clone(),
             seeds: s.seeds,
-            translations: translations(&s.selection)?,
+            translations: self.translations(&s.selection)?,
             force: s.force,
             store: self.store.clone(),
             responder,
@@ -234,14 +284,26 @@ impl Pipeline<'_> {
         self.run(Arc::new(self.execute_stage(s)?), options)
     }
 
-    /// execute where `s.engine` says: here, or on Slurm, waiting for the arrays to end
-    /// (`crate::cluster::engine`), reported as a run summary.
-    pub fn execute_on_engine(&self, s: &ExecuteSettings) -> Result<RunSummary, PipelineError> {
+    /// execute where `s.engine` says: here, or on Slurm (`crate::cluster::engine`), which
+    /// the units the store lacks go to as a frozen plan.
+    pub fn execute_on_engine(&self, s: &ExecuteSettings) -> Result<Ran, PipelineError> {
         match &s.engine {
-            EngineSettings::Local => self.execute(s),
-            EngineSettings::Slurm(slurm) => crate::cluster::engine::execute(self, s, slurm)
-                .map(|run| run.summary())
-                .map_err(|e| cluster_error(Execution::STAGE, e)),
+            EngineSettings::Local => Ok(Ran::Here(self.execute(s)?)),
+            EngineSettings::Slurm(slurm) => {
+                let units = self.execute_pending(s)?;
+                let run = engine::run(&self.on_slurm(slurm), Execution::STAGE, units, |units, shards| {
+                    Plan::execute(s, units, shards)
+                });
+                Ok(Ran::Slurm(run.map_err(|e| cluster_error(Execution::STAGE, e))?))
+            }
+        }
+    }
+
+    fn on_slurm<'s>(&'s self, settings: &'s SlurmSettings) -> engine::Slurm<'s> {
+        engine::Slurm {
+            store: self.store,
+            progress: self.progress,
+            settings,
         }
     }
 
@@ -253,7 +315,7 @@ impl Pipeline<'_> {
 
     fn execute_stage(&self, s: &ExecuteSettings) -> Result<Execute, PipelineError> {
         Ok(Execute {
-            bench: Benchmark::load(&s.root)?,
+            bench: self.bench(&s.root)?,
             runner: self.runner(&s.sandbox)?,
             store: self.store.clone(),
             since: s.since,
@@ -263,7 +325,7 @@ impl Pipeline<'_> {
     /// grade.
     pub fn grade(&self, s: &GradeSettings) -> Result<RunSummary, PipelineError> {
         let stage = GradeStage {
-            bench: Benchmark::load(&s.root)?,
+            bench: self.bench(&s.root)?,
             store: self.store.clone(),
             since: s.since,
         };
@@ -272,7 +334,7 @@ impl Pipeline<'_> {
 
     /// analyze.
     pub fn analyze(&self, s: &AnalyzeSettings) -> Result<RunSummary, PipelineError> {
-        let stage = Analyze::new(Benchmark::load(&s.root)?, self.store.clone(), s.tables.clone());
+        let stage = Analyze::new(self.bench(&s.root)?, self.store.clone(), s.tables.clone());
         self.run(Arc::new(stage), concurrency(1))
     }
 
@@ -296,7 +358,7 @@ impl Pipeline<'_> {
                 failed.push(f);
             }
         }
-        let bench = Benchmark::load(root)?;
+        let bench = self.bench(root)?;
         let selected = bench.select(&s.selection.competitions).map_err(InputError)?;
         failed.extend(crate::preflight::graders(&selected));
         if failed.is_empty() {
@@ -311,9 +373,9 @@ impl Pipeline<'_> {
     pub fn benchmark(&self, s: &BenchmarkSettings) -> Result<Vec<RunSummary>, PipelineError> {
         let mut summaries = Vec::new();
         for entry in &s.entries {
-            summaries.push(self.generate_on_engine(&s.generate(entry))?);
+            summaries.push(self.generate_on_engine(&s.generate(entry))?.summary());
         }
-        summaries.push(self.execute_on_engine(&s.execute())?);
+        summaries.push(self.execute_on_engine(&s.execute())?.summary());
         summaries.push(self.grade(&s.grade())?);
         Ok(summaries)
     }
@@ -332,7 +394,7 @@ impl Pipeline<'_> {
         crate::sandbox::pyenv::ensure(|| {
             self.progress
                 .info("creating the Python environment solutions run in (first use; a minute or two)");
-            SlowStep::begin(self.progress, "installing stages/execute/requirements.txt")
+            SlowStep::begin(self.progress, "installing assets/execute/requirements.txt")
         })
     }
 
@@ -349,7 +411,7 @@ impl Pipeline<'_> {
         use crate::sandbox::image::{Route, RuntimeImage};
         RuntimeImage::ensure(|route| {
             let how = match route {
-                Route::Dockerfile => "docker build of stages/execute/Dockerfile",
+                Route::Dockerfile => "docker build of assets/execute/Dockerfile",
                 Route::Debootstrap => "offline: debootstrap of Debian bookworm, then an image import",
             };
             self.progress.info(&format!(
@@ -363,7 +425,7 @@ impl Pipeline<'_> {
     /// the store holds, from the benchmark at `root`: per stage, the events re-derived and
     /// those that came out with another id.
     pub fn rederive(&self, root: &Path) -> Result<Rederived, PipelineError> {
-        let bench = || Benchmark::load(root);
+        let bench = || self.bench(root);
         let grade = GradeStage {
             bench: bench()?,
             store: self.store.clone(),
@@ -387,8 +449,37 @@ impl Pipeline<'_> {
         .collect())
     }
 
+    /// The translate-validate stage over a selection (checked: every name in it exists).
+    fn translations(&self, s: &Selection) -> Result<TranslateValidate, PipelineError> {
+        let bench = self.bench(&s.root)?;
+        s.check(&bench)?;
+        Ok(TranslateValidate {
+            bench,
+            competitions: s.competitions.clone(),
+            languages: s.languages.clone(),
+        })
+    }
+
     fn run<S: Stage>(&self, stage: Arc<S>, options: RunOptions) -> Result<RunSummary, PipelineError> {
         Ok(runtime()?.block_on(run_stage(self.store, stage, &options, self.progress))?)
+    }
+}
+
+/// How a stage ran on its engine: here (its run summary), or on Slurm (the plan, its
+/// submission and, once waited for, what its tasks committed).
+#[derive(Debug)]
+pub enum Ran {
+    Here(RunSummary),
+    Slurm(ClusterRun),
+}
+
+impl Ran {
+    /// The stage's run summary, wherever it ran.
+    pub fn summary(self) -> RunSummary {
+        match self {
+            Self::Here(summary) => summary,
+            Self::Slurm(run) => run.summary(),
+        }
     }
 }
 
@@ -402,18 +493,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, PipelineError> {
         .map_err(PipelineError::Runtime)
 }
 
-/// The translate-validate stage over a selection (checked: every name in it exists).
-fn translations(s: &Selection) -> Result<TranslateValidate, PipelineError> {
-    let bench = Benchmark::load(&s.root)?;
-    s.check(&bench)?;
-    Ok(TranslateValidate {
-        bench,
-        competitions: s.competitions.clone(),
-        languages: s.languages.clone(),
-    })
-}
-
-fn cluster_error(stage: &'static str, e: crate::cluster::ClusterError) -> PipelineError {
+fn cluster_error(stage: &'static str, e: ClusterError) -> PipelineError {
     PipelineError::Cluster {
         stage,
         source: Box::new(e),

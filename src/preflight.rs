@@ -20,9 +20,10 @@ use std::time::Duration;
 
 use crate::competition::Competition;
 use crate::competition::spec::{Kind, Spec};
+use crate::events::Provider;
+use crate::events::{Format, Outcome};
 use crate::manifest::Model;
-use crate::manifest::models::Provider;
-use crate::sandbox::{Backend, Format, Job, Limits, Outcome, assets};
+use crate::sandbox::{Backend, Job, Limits, assets};
 
 /// One failed check: what was checked and why it failed.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -70,7 +71,7 @@ pub fn sandbox(backend: &dyn Backend, python: &Path, limits: &Limits) -> Result<
     let job = Job {
         python: python.to_path_buf(),
         harness: assets::materialize("harness.py", assets::HARNESS)
-            .map_err(|e| failed(crate::error_chain(&e)))?,
+            .map_err(|e| failed(crate::error::chain(&e)))?,
         code,
         format: Format::Mono,
         public_dir: public,
@@ -84,7 +85,7 @@ pub fn sandbox(backend: &dyn Backend, python: &Path, limits: &Limits) -> Result<
     };
     let run = backend
         .run(&job, &out)
-        .map_err(|e| failed(crate::error_chain(&e)))?;
+        .map_err(|e| failed(crate::error::chain(&e)))?;
     if run.outcome == Outcome::Ok {
         return Ok(());
     }
@@ -117,7 +118,7 @@ pub fn graders(competitions: &[&Competition]) -> Vec<Failed> {
                 .err()
                 .map(|e| Failed {
                     check: format!("the grading program of `{}`", c.id()),
-                    problem: crate::error_chain(&e),
+                    problem: crate::error::chain(&e),
                 })
         })
         .collect()
@@ -163,7 +164,7 @@ async fn model(m: &Model) -> Result<(), String> {
         .timeout(ENDPOINT_TIMEOUT)
         .user_agent(concat!("ml2b/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| crate::error_chain(&e))?;
+        .map_err(|e| crate::error::chain(&e))?;
     let url = format!("{}/{path}", m.endpoint.trim_end_matches('/'));
     let mut request = client.get(&url);
     if let Some(key) = key {
@@ -175,7 +176,7 @@ async fn model(m: &Model) -> Result<(), String> {
     let status = request
         .send()
         .await
-        .map_err(|e| format!("cannot reach it: {}", crate::error_chain(&e)))?
+        .map_err(|e| format!("cannot reach it: {}", crate::error::chain(&e)))?
         .status();
     match status.as_u16() {
         401 | 403 => Err(format!("it refused the API key (HTTP {status})")),

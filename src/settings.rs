@@ -10,17 +10,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{self, GlobalArgs};
+pub use crate::config::{
+    AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, Entry, ExecuteSettings,
+    GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, SlurmSettings,
+    TranslateValidateSettings,
+};
+use crate::events::Format;
 use crate::manifest::cluster::{self, ClusterManifest};
-use crate::sandbox::{Format, Limits};
-use crate::stages::Shard;
+use crate::sandbox::Limits;
 use crate::stages::generate::{aide, react};
 use crate::store::{Hash, Store, s3};
-
-/// A value the user gave that cannot be used (exit 2).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct InputError(pub String);
-
+use crate::terminal::message;
 /// Settings shared by every command.
 #[derive(Clone, Debug)]
 pub struct GlobalSettings {
@@ -104,24 +104,6 @@ impl Printer {
         Ok(())
     }
 }
-
-/// One line on stderr; a closed stderr loses the message, never the command.
-pub fn message(line: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    // A message may quote a server's or a run's text: its control characters are shown.
-    let _ = writeln!(std::io::stderr(), "{}", crate::record::visible(&line.to_string()));
-}
-
-/// The sandbox backends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BackendKind {
-    /// bubblewrap namespaces and rlimits on this machine.
-    Local,
-    /// One container per run from ml2b's runtime image.
-    Docker,
-}
-
 impl From<cli::Backend> for BackendKind {
     fn from(b: cli::Backend) -> Self {
         match b {
@@ -130,62 +112,12 @@ impl From<cli::Backend> for BackendKind {
         }
     }
 }
-
-/// Where solutions run: the backend, the limits of one run, and runs at once. The prompt
-/// states these same limits.
-#[derive(Clone, Debug)]
-pub struct SandboxSettings {
-    pub backend: BackendKind,
-    pub limits: Limits,
-    pub jobs: usize,
-}
-
 impl SandboxSettings {
     fn new(backend: cli::Backend, timeout_s: u64, memory_bytes: u64, jobs: usize) -> Self {
         Self::of(backend.into(), timeout_s, memory_bytes, jobs)
     }
-
-    /// A backend, the wall-clock and memory limits of a run, and runs at once.
-    pub fn of(backend: BackendKind, timeout_s: u64, memory_bytes: u64, jobs: usize) -> Self {
-        Self {
-            backend,
-            limits: Limits {
-                wall: Duration::from_secs(timeout_s),
-                memory_bytes,
-                ..Limits::default()
-            },
-            jobs,
-        }
-    }
 }
-
-/// Which competitions and languages a stage covers, of which benchmark.
-#[derive(Clone, Debug)]
-pub struct Selection {
-    /// The benchmark root (`manifests/`, `data/`).
-    pub root: PathBuf,
-    /// Competition ids (empty: all).
-    pub competitions: Vec<String>,
-    /// Language codes (empty: all).
-    pub languages: Vec<String>,
-}
-
 impl Selection {
-    /// Checks that every competition and language it names exists in `bench`: a misspelt
-    /// one is a usage error naming it, never an empty selection.
-    pub fn check(&self, bench: &crate::competition::Benchmark) -> Result<(), InputError> {
-        bench.select(&self.competitions).map_err(InputError)?;
-        let known: Vec<&str> = bench.languages.all().iter().map(|l| l.code.as_str()).collect();
-        match self.languages.iter().find(|code| !known.contains(&code.as_str())) {
-            Some(code) => Err(InputError(format!(
-                "no language `{code}` in {} (known: {})",
-                bench.root.join("manifests/languages.toml").display(),
-                known.join(", ")
-            ))),
-            None => Ok(()),
-        }
-    }
-
     fn resolve(args: &cli::TranslateValidateArgs) -> Self {
         let cli::TranslateValidateArgs {
             root,
@@ -199,23 +131,7 @@ impl Selection {
         }
     }
 }
-
-/// The agent of LLM models.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AgentSettings {
-    OneShot,
-    Aide(aide::Config),
-    React(react::Config),
-}
-
 impl AgentSettings {
-    /// Whether the agent searches (aide, react): its units are searches with validation
-    /// runs, heavy enough for the cluster; one-shot units are a request each.
-    pub fn searches(&self) -> bool {
-        *self != Self::OneShot
-    }
-
     /// Resolves the agent flags, checking the searching agents'.
     pub fn resolve(args: &cli::AgentArgs) -> Result<Self, InputError> {
         let cli::AgentArgs {
@@ -262,13 +178,6 @@ impl AgentSettings {
         }
     }
 }
-
-/// `ml2b stage translate-validate`.
-#[derive(Clone, Debug)]
-pub struct TranslateValidateSettings {
-    pub selection: Selection,
-}
-
 impl TranslateValidateSettings {
     pub fn resolve(args: &cli::TranslateValidateArgs) -> Self {
         Self {
@@ -276,34 +185,6 @@ impl TranslateValidateSettings {
         }
     }
 }
-
-/// `ml2b stage generate`: one model over a selection.
-#[derive(Clone, Debug)]
-pub struct GenerateSettings {
-    pub selection: Selection,
-    /// A model of `manifests/models.toml`.
-    pub model: String,
-    /// Submission formats (never empty).
-    pub formats: Vec<Format>,
-    /// Samples per (competition, language, format).
-    pub seeds: u32,
-    /// Limit per HTTP attempt.
-    pub request_timeout: Duration,
-    /// Overrides the model's `max_tokens`.
-    pub max_tokens: Option<u32>,
-    /// Also pairs whose translation failed its gate.
-    pub force: bool,
-    pub agent: AgentSettings,
-    /// Where the aide agent's attempts run; its limits are the ones the prompt states.
-    pub sandbox: SandboxSettings,
-    /// Where the searches run (a searching agent's may go to Slurm).
-    pub engine: EngineSettings,
-    /// Only this shard of the planned units (a cluster worker's).
-    pub shard: Option<Shard>,
-    /// Set when the run must stop (a cluster worker's SIGTERM).
-    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
-}
-
 impl GenerateSettings {
     pub fn resolve(args: &cli::GenerateArgs) -> Result<Self, InputError> {
         let cli::GenerateArgs {
@@ -356,22 +237,6 @@ fn both_if_none(formats: &[cli::Format]) -> Vec<Format> {
         formats.iter().map(|&f| f.into()).collect()
     }
 }
-
-/// `ml2b stage execute`.
-#[derive(Clone, Debug)]
-pub struct ExecuteSettings {
-    pub root: PathBuf,
-    pub sandbox: SandboxSettings,
-    /// Only code generated after the generate segment with this hash.
-    pub since: Option<Hash>,
-    /// Where the units run.
-    pub engine: EngineSettings,
-    /// Only this shard of the planned units (a cluster worker's).
-    pub shard: Option<Shard>,
-    /// Set when the run must stop (a cluster worker's SIGTERM).
-    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
-}
-
 impl ExecuteSettings {
     pub fn resolve(args: &cli::ExecuteArgs) -> Result<Self, InputError> {
         let cli::ExecuteArgs {
@@ -393,27 +258,6 @@ impl ExecuteSettings {
         })
     }
 }
-
-/// Where a stage's units run (`--engine`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EngineSettings {
-    Local,
-    Slurm(SlurmSettings),
-}
-
-/// `--engine slurm`: how the job array is cut and submitted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SlurmSettings {
-    /// Shards of the plan; none: 8 × `max_running`, at most one per planned unit.
-    pub shards: Option<u32>,
-    /// Array tasks at once.
-    pub max_running: u32,
-    /// Passed to sbatch verbatim.
-    pub sbatch_args: Vec<String>,
-    /// Wait for the array to end (else return once submitted).
-    pub wait: bool,
-}
-
 impl EngineSettings {
     /// The engine of a command that goes on with the execute stage's results (grade), so
     /// waits for them: `--no-wait` is refused.
@@ -448,7 +292,7 @@ impl EngineSettings {
                     return Err(InputError("--shards and --max-running must be at least 1".into()));
                 }
                 let defaults = ClusterManifest::load(root)
-                    .map_err(|e| InputError(crate::error_chain(&e)))?
+                    .map_err(|e| InputError(crate::error::chain(&e)))?
                     .slurm;
                 Ok(Self::Slurm(SlurmSettings {
                     shards: shards.or(defaults.shards),
@@ -501,15 +345,6 @@ impl StatusSettings {
         }
     }
 }
-
-/// `ml2b stage grade`.
-#[derive(Clone, Debug)]
-pub struct GradeSettings {
-    pub root: PathBuf,
-    /// Only runs executed after the execute segment with this hash.
-    pub since: Option<Hash>,
-}
-
 impl GradeSettings {
     pub fn resolve(args: &cli::GradeArgs) -> Result<Self, InputError> {
         let cli::GradeArgs { root, since } = args;
@@ -519,15 +354,6 @@ impl GradeSettings {
         })
     }
 }
-
-/// `ml2b stage analyze`.
-#[derive(Clone, Debug)]
-pub struct AnalyzeSettings {
-    pub root: PathBuf,
-    /// Tables of `queries/` (empty: all); each one exists.
-    pub tables: Vec<String>,
-}
-
 impl AnalyzeSettings {
     pub fn resolve(args: &cli::AnalyzeArgs) -> Result<Self, InputError> {
         let cli::AnalyzeArgs { root, tables } = args;
@@ -556,33 +382,6 @@ fn parse_since(since: Option<&str>) -> Result<Option<Hash>, InputError> {
         })
         .transpose()
 }
-
-/// What `ml2b run` and `ml2b baselines` run: generate with each entry's model over its
-/// selection, then execute and grade everything generated.
-#[derive(Clone, Debug)]
-pub struct BenchmarkSettings {
-    /// Everything the run covers: translate-validate checks it (the entries' selections
-    /// lie inside it).
-    pub selection: Selection,
-    pub entries: Vec<Entry>,
-    pub seeds: u32,
-    pub agent: AgentSettings,
-    pub sandbox: SandboxSettings,
-    /// Where execute's units (and a searching agent's searches) run; one-shot generate and
-    /// grade run here.
-    pub engine: EngineSettings,
-    /// Check the environment before the first unit (`crate::preflight`).
-    pub preflight: bool,
-}
-
-/// One model over a selection, in some formats.
-#[derive(Clone, Debug)]
-pub struct Entry {
-    pub model: String,
-    pub selection: Selection,
-    pub formats: Vec<Format>,
-}
-
 impl BenchmarkSettings {
     /// Every model over the same selection and formats.
     fn grid(selection: Selection, models: &[String], formats: Vec<Format>) -> Vec<Entry> {
@@ -594,49 +393,6 @@ impl BenchmarkSettings {
                 formats: formats.clone(),
             })
             .collect()
-    }
-
-    /// generate's settings for one entry.
-    pub fn generate(&self, entry: &Entry) -> GenerateSettings {
-        GenerateSettings {
-            selection: entry.selection.clone(),
-            model: entry.model.clone(),
-            formats: entry.formats.clone(),
-            seeds: self.seeds,
-            request_timeout: Duration::from_secs(600),
-            max_tokens: None,
-            force: false,
-            agent: self.agent.clone(),
-            sandbox: self.sandbox.clone(),
-            // A searching agent's searches go where execute's units go; one-shot requests
-            // are made here.
-            engine: match self.agent.searches() {
-                true => self.engine.clone(),
-                false => EngineSettings::Local,
-            },
-            shard: None,
-            stop: None,
-        }
-    }
-
-    /// execute's settings: every generated program not yet run.
-    pub fn execute(&self) -> ExecuteSettings {
-        ExecuteSettings {
-            root: self.selection.root.clone(),
-            sandbox: self.sandbox.clone(),
-            since: None,
-            engine: self.engine.clone(),
-            shard: None,
-            stop: None,
-        }
-    }
-
-    /// grade's settings: every execution not yet graded.
-    pub fn grade(&self) -> GradeSettings {
-        GradeSettings {
-            root: self.selection.root.clone(),
-            since: None,
-        }
     }
 }
 

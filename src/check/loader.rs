@@ -1,6 +1,6 @@
 //! What ML2B's loader does with the top level, and network imports.
 //!
-//! The loader (`stages/execute/harness.py`, after ML2B's `python/ast_parser.py`) keeps only
+//! The loader (`assets/execute/harness.py`, after ML2B's `python/ast_parser.py`) keeps only
 //! imports, `def`/`async def`/`class` (decorated or not), `if` blocks, and "constant-like"
 //! assignments: a single `Name` target that is UPPER_CASE (`str.isupper`), starts with `_` or
 //! contains `config`/`setting`/`default` (case-insensitive), or any assignment whose value is an

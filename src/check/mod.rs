@@ -31,7 +31,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::sandbox::{Format, ParseFormatError};
+pub use crate::events::{Format, ParseFormatError};
 
 /// What a finding is about. Serialized in snake_case (`leakage_no_independent_test`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

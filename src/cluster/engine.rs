@@ -1,22 +1,24 @@
-//! `--engine slurm` for the execute stage and a searching agent's generate: plan here,
-//! freeze, submit its arrays, wait on the log, then check how the tasks ended (module docs
+//! The Slurm engine (`--engine slurm`, for the execute stage and a searching agent's
+//! generate), below the pipeline: given the units the pipeline planned, freeze them into
+//! a plan, submit its arrays, wait on the log, then check how the tasks ended (module docs
 //! of [`crate::cluster`]): a waited-for run whose tasks left units undone without running
-//! them is an error ([`TasksFailed`]), never a run summary.
+//! them is an error ([`TasksFailed`]), never a run summary. It never calls back up: what
+//! to run comes in as units and a plan, progress goes out through [`Progress`].
 
 use std::time::Duration;
 
 use serde::Serialize;
 
+use super::arrays;
 use super::folder::{FolderError, PlanFolder};
 use super::plan::{Plan, shard_count};
 use super::slurm::{self, SlurmError, Submission};
 use super::tasks::{self, TasksFailed};
-use crate::events::{Execution, Generation};
-use crate::log::{Committed, EventBody, LogError, StageLog};
-use crate::pipeline::{Pipeline, PipelineError};
-use crate::settings::{ExecuteSettings, GenerateSettings, SlurmSettings};
+use crate::config::SlurmSettings;
+use crate::log::{Committed, LogError, StageLog};
+use crate::progress::Progress;
 use crate::stages::RunSummary;
-use crate::store::{Hash, ObjectError};
+use crate::store::{Hash, ObjectError, Store};
 
 /// How often the log is read while the array runs.
 const POLL: Duration = Duration::from_secs(2);
@@ -61,8 +63,6 @@ impl ClusterRun {
 /// Why a cluster run could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
-    #[error(transparent)]
-    Pipeline(#[from] PipelineError),
     #[error("cannot store the plan")]
     Plan(#[from] ObjectError),
     #[error(transparent)]
@@ -75,50 +75,33 @@ pub enum ClusterError {
     Tasks(#[from] TasksFailed),
 }
 
-/// Plans the execute stage of `s`, submits it (one array, or several beyond the cluster's
-/// `MaxArraySize`) and, when asked, waits for it.
-pub fn execute(
-    pipeline: &Pipeline,
-    s: &ExecuteSettings,
-    slurm: &SlurmSettings,
-) -> Result<ClusterRun, ClusterError> {
-    let units = pipeline.execute_pending(s)?;
-    run_plan(pipeline, slurm, Execution::STAGE, units, |units, shards| {
-        Plan::execute(s, units, shards)
-    })
+/// Where a stage's units run on Slurm: the store every node sees, and where the
+/// submitter shows its progress.
+pub struct Slurm<'a> {
+    pub store: &'a Store,
+    pub progress: &'a dyn Progress,
+    pub settings: &'a SlurmSettings,
 }
 
-/// Plans the generate stage of `s` (a searching agent's: each unit one search), submits it
-/// and, when asked, waits for it.
-pub fn generate(
-    pipeline: &Pipeline,
-    s: &GenerateSettings,
-    slurm: &SlurmSettings,
-) -> Result<ClusterRun, ClusterError> {
-    let units = pipeline.generate_pending(s)?;
-    run_plan(pipeline, slurm, Generation::STAGE, units, |units, shards| {
-        Plan::generate(s, units, shards)
-    })
-}
-
-/// Cuts the planned `units` of `stage` into shards, freezes them into the plan `freeze`
-/// makes, submits it and, when asked, waits for it.
-fn run_plan(
-    pipeline: &Pipeline,
-    slurm: &SlurmSettings,
+/// Cuts the planned `units` of `stage` (those the log lacks, as the pipeline planned them)
+/// into shards, freezes them into the plan `freeze` makes, submits it (one array, or
+/// several beyond the cluster's `MaxArraySize`) and, when asked, waits for it.
+pub fn run(
+    on: &Slurm<'_>,
     stage: &str,
     units: Vec<Hash>,
     freeze: impl FnOnce(Vec<Hash>, u32) -> Plan,
 ) -> Result<ClusterRun, ClusterError> {
-    let first_version = StageLog::new(pipeline.store, stage)?.list()?.len() as u64;
+    let (store, slurm) = (on.store, on.settings);
+    let first_version = StageLog::new(store, stage)?.list()?.len() as u64;
     let max_array_size = if units.is_empty() {
-        slurm::DEFAULT_MAX_ARRAY_SIZE
+        arrays::DEFAULT_MAX_ARRAY_SIZE
     } else {
         slurm::max_array_size()?
     };
     let shards = shard_count(slurm.shards, slurm.max_running, units.len(), max_array_size);
     let plan = freeze(units, shards);
-    let hash = plan.put(pipeline.store)?;
+    let hash = plan.put(store)?;
     let mut run = ClusterRun {
         stage: stage.into(),
         plan: hash,
@@ -133,18 +116,18 @@ fn run_plan(
     if plan.units.is_empty() {
         return Ok(run);
     }
-    let submission = slurm::submit(pipeline.store, &hash, &plan, slurm, max_array_size)?;
+    let submission = slurm::submit(store, &hash, &plan, slurm, max_array_size)?;
     let jobs: Vec<&str> = submission.arrays.iter().map(|a| a.job_id.as_str()).collect();
-    pipeline.progress.info(&format!(
+    on.progress.info(&format!(
         "submitted plan {} as Slurm job {} ({shards} shards, {} at once)",
         hash.short(),
         jobs.join(", "),
         slurm.max_running
     ));
     if slurm.wait {
-        run.committed = wait(pipeline, &plan, &submission)?;
-        let view = StageLog::new(pipeline.store, stage)?.view()?;
-        let report = tasks::check(pipeline.store, &hash, &plan, &submission.arrays, &view)?;
+        run.committed = wait(on, &plan, &submission)?;
+        let view = StageLog::new(store, stage)?.view()?;
+        let report = tasks::check(store, &hash, &plan, &submission.arrays, &view)?;
         if !report.faults.is_empty() {
             return Err(TasksFailed {
                 plan: hash,
@@ -153,27 +136,27 @@ fn run_plan(
             }
             .into());
         }
-        run.failed = PlanFolder::new(pipeline.store, hash).failed_units(shards)?;
-        run.commits = commits_of(pipeline, &plan.stage, &submission, first_version)?;
+        run.failed = PlanFolder::new(store, hash).failed_units(shards)?;
+        run.commits = commits_of(store, &plan.stage, &submission, first_version)?;
     }
     run.submission = Some(submission);
     Ok(run)
 }
 
 /// Shows committed / planned units until the array has no task left; the units committed.
-fn wait(pipeline: &Pipeline, plan: &Plan, submission: &Submission) -> Result<u64, ClusterError> {
-    let log = StageLog::new(pipeline.store, &plan.stage)?;
+fn wait(on: &Slurm<'_>, plan: &Plan, submission: &Submission) -> Result<u64, ClusterError> {
+    let log = StageLog::new(on.store, &plan.stage)?;
     let mut view = log.view()?;
-    pipeline.progress.begin(&plan.stage, plan.units.len() as u64);
+    on.progress.begin(&plan.stage, plan.units.len() as u64);
     let mut shown = 0;
     loop {
         let active = slurm::active(&submission.arrays)?;
         log.refresh(&mut view)?;
         let committed = plan.units.iter().filter(|k| view.contains(k)).count() as u64;
-        pipeline.progress.advance(committed.saturating_sub(shown));
+        on.progress.advance(committed.saturating_sub(shown));
         shown = shown.max(committed);
         if !active {
-            pipeline.progress.end();
+            on.progress.end();
             return Ok(committed);
         }
         std::thread::sleep(POLL);
@@ -182,12 +165,12 @@ fn wait(pipeline: &Pipeline, plan: &Plan, submission: &Submission) -> Result<u64
 
 /// The segments from version `from` on that the submission's tasks committed.
 fn commits_of(
-    pipeline: &Pipeline,
+    store: &Store,
     stage: &str,
     submission: &Submission,
     from: u64,
 ) -> Result<Vec<Committed>, LogError> {
-    let log = StageLog::new(pipeline.store, stage)?;
+    let log = StageLog::new(store, stage)?;
     let ours = |job: &str| submission.arrays.iter().any(|a| a.job_id == job);
     let mut commits = Vec::new();
     for r in log.list()?.into_iter().filter(|r| r.version >= from) {

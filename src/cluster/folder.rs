@@ -19,8 +19,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::arrays::Array;
 use super::jobs::{self, JobRecord, JobsError};
-use super::slurm::Array;
 use crate::stages::RunSummary;
 use crate::store::{Hash, S3Error, Store};
 

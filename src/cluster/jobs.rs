@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::slurm::Array;
+use super::arrays::Array;
 
 /// The file's name in a plan's folder.
 pub const JOBS_FILE: &str = "jobs.jsonl";

@@ -36,6 +36,7 @@
 //! than one array may hold (`MaxArraySize − 1`) are submitted as several arrays, one after
 //! another ([`slurm`]). `ml2b status` reads all of it ([`status`]).
 
+pub mod arrays;
 pub mod engine;
 pub mod folder;
 pub mod jobs;

@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::slurm::array_cap;
-use crate::sandbox::Format;
-use crate::settings::{
+use super::arrays::array_cap;
+use crate::config::{
     AgentSettings, BackendKind, EngineSettings, ExecuteSettings, GenerateSettings, SandboxSettings, Selection,
 };
+use crate::events::Format;
 use crate::stages::Shard;
 use crate::store::{Hash, ObjectError, Store};
 

@@ -17,10 +17,10 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::arrays::Array;
 use super::folder::{self, FolderError, PlanFolder};
 use super::jobs::JobRecord;
 use super::plan::{Plan, PlanError};
-use super::slurm::Array;
 use super::tasks::TaskReport;
 use crate::log::{LogError, StageLog, View};
 use crate::store::{Hash, Store};

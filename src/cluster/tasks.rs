@@ -33,9 +33,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::arrays::Array;
 use super::folder::{FolderError, PlanFolder};
 use super::plan::Plan;
-use super::slurm::{self, Array, SlurmError};
+use super::slurm::{self, SlurmError};
 use crate::log::View;
 use crate::stages::RunSummary;
 use crate::stages::shard_of;

@@ -44,10 +44,7 @@ pub(super) fn baselines(
     baselines: &BaselinesSettings,
 ) -> anyhow::Result<ExitStatus> {
     let progress = ProgressBars::new(&settings.printer);
-    let pipeline = Pipeline {
-        store: &settings.store,
-        progress: &progress,
-    };
+    let pipeline = Pipeline::new(&settings.store, &progress);
     if baselines.benchmark.preflight {
         pipeline.preflight(&baselines.benchmark)?;
     }
@@ -61,7 +58,7 @@ pub(super) fn baselines(
         }
         failed += s.failed.len();
     }
-    let bench = Benchmark::load(&baselines.benchmark.selection.root)?;
+    let bench = pipeline.bench(&baselines.benchmark.selection.root)?;
     let lines = lines(settings, &bench, baselines)?;
     let bad = lines
         .iter()
@@ -116,7 +113,7 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
     for g in StageLog::new(store, Generation::STAGE)?.read_events::<Generation>(0)? {
         let b = g.body;
         let wanted = b.language == "en"
-            && b.format == crate::sandbox::Format::Modular
+            && b.format == crate::events::Format::Modular
             && b.seed < s.seeds.max(1)
             && s.entries.iter().any(|e| e.model == b.model)
             && selected.iter().any(|c| c.id() == b.competition);
@@ -139,7 +136,7 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
         let recorded = BaselineRole::from_name(&role)
             .and_then(|r| c.manifest.baseline.as_ref().and_then(|b| b.recorded(r)));
         let status = match grade {
-            _ if x.outcome != crate::sandbox::Outcome::Ok => "failed",
+            _ if x.outcome != crate::events::Outcome::Ok => "failed",
             Some(gr) if !gr.valid => "invalid",
             Some(gr) => match gr.in_expected_range {
                 Some(true) => "ok",

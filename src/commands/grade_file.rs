@@ -19,9 +19,10 @@ use super::{ExitStatus, InputError};
 use crate::competition::grading::score_file;
 use crate::competition::spec::Spec;
 use crate::competition::{Benchmark, Competition, Side};
+use crate::events::Outcome;
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::Score;
-use crate::sandbox::{Job, Outcome, Run, assets};
+use crate::sandbox::{Job, Run, assets};
 use crate::settings::{GlobalSettings, GradeFileSettings};
 
 #[derive(Serialize)]
@@ -43,10 +44,7 @@ pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) ->
     let c = competition(&bench, args)?;
     let findings = crate::check::check(&read_source(args)?, args.format);
     let progress = super::ProgressBars::new(&settings.printer);
-    let pipeline = crate::pipeline::Pipeline {
-        store: &settings.store,
-        progress: &progress,
-    };
+    let pipeline = crate::pipeline::Pipeline::new(&settings.store, &progress);
     let backend = pipeline.sandbox(args.sandbox.backend)?;
     let job = Job {
         python: pipeline.python()?,
@@ -160,7 +158,11 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
     }
     if let Some(d) = r.detail.as_ref().or(r.invalid_reason.as_ref()) {
         // The run's own words (its exception): shown, not obeyed, by a terminal.
-        writeln!(settings.printer.stdout(), "detail: {}", crate::record::visible(d))?;
+        writeln!(
+            settings.printer.stdout(),
+            "detail: {}",
+            crate::terminal::visible(d)
+        )?;
     }
     writeln!(settings.printer.stdout(), "wall: {:.2} s", r.wall_seconds)?;
     Ok(())

@@ -173,7 +173,7 @@ fn grade(c: &Competition, submission: &Path) -> anyhow::Result<Report> {
                 notes.push(format!(
                     "the leaderboard ranks {} scores first although the metric is {}d; medals follow the leaderboard, as MLE-bench's",
                     if rank.lower_is_better { "lower" } else { "higher" },
-                    crate::manifest::serde_name(&m.metric.direction),
+                    crate::events::serde_name(&m.metric.direction),
                 ));
             }
         }
@@ -210,7 +210,7 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
         None => writeln!(out, "valid: yes")?,
         Some(reason) => writeln!(out, "valid: no: {reason}")?,
     }
-    let direction = crate::manifest::serde_name(&r.direction);
+    let direction = crate::events::serde_name(&r.direction);
     writeln!(
         out,
         "score: {} ({}, {direction}; unrounded {})",

@@ -29,9 +29,10 @@ mod worker;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
+use crate::error::IsInputError;
 use crate::settings::GlobalSettings;
 
-pub use crate::settings::InputError;
+pub use crate::config::InputError;
 pub use progress::ProgressBars;
 
 /// How a command ended (README.md, "Commands": 0 ok, 1 the work failed, 2 usage or input error).
@@ -88,14 +89,44 @@ pub(crate) fn print_report<T: serde::Serialize + std::fmt::Display>(
     }
 }
 
-/// The exit status an error maps to: 2 when its chain holds an input error
-/// ([`crate::error::IsInputError`]), else 1.
+/// The exit status an error maps to: 2 when its chain holds an input error, else 1.
+/// Each error type says whether it is one ([`IsInputError`], implemented beside it); this
+/// is the edge, where errors are type-erased, so it lists the types it asks.
 pub fn status_of(err: &anyhow::Error) -> ExitStatus {
-    if crate::error::is_input_error(err.as_ref()) {
-        ExitStatus::Usage
-    } else {
-        ExitStatus::Failure
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err.as_ref());
+    while let Some(e) = cause {
+        if is_input_error(e) {
+            return ExitStatus::Usage;
+        }
+        cause = e.source();
     }
+    ExitStatus::Failure
+}
+
+/// Whether `e`, when its type is one that knows, says it is the user's input.
+fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    macro_rules! ask {
+        ($($t:ty),* $(,)?) => {
+            $(if let Some(e) = e.downcast_ref::<$t>() {
+                return e.is_input_error();
+            })*
+        };
+    }
+    ask!(
+        crate::config::InputError,
+        crate::pipeline::PipelineError,
+        crate::stages::StageError,
+        crate::manifest::ManifestError,
+        crate::sandbox::SandboxError,
+        crate::competition::import::ImportError,
+        crate::competition::prepare::PrepareError,
+        crate::query::QueryError,
+        crate::record::RecordError,
+        crate::metrics::aup::AupError,
+        crate::metrics::text_files::TextStatsError,
+        crate::metrics::grading::GradeError,
+    );
+    false
 }
 
 /// Runs the parsed command line.

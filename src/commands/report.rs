@@ -39,11 +39,8 @@ use crate::stages::analyze::{latest, load};
 /// Runs `ml2b report`.
 pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow::Result<ExitStatus> {
     let progress = super::ProgressBars::new(&settings.printer);
-    let pipeline = crate::pipeline::Pipeline {
-        store: &settings.store,
-        progress: &progress,
-    };
-    let analyzed = pipeline.analyze(&crate::settings::AnalyzeSettings {
+    let pipeline = crate::pipeline::Pipeline::new(&settings.store, &progress);
+    let analyzed = pipeline.analyze(&crate::config::AnalyzeSettings {
         root: args.root.clone(),
         tables: Vec::new(),
     })?;

@@ -14,23 +14,19 @@ use std::io::Write;
 
 use super::{ExitStatus, ProgressBars};
 use crate::competition::Benchmark;
+use crate::config::{AnalyzeSettings, Entry, TranslateValidateSettings};
+use crate::events::Provider;
 use crate::log::run_hash;
 use crate::log::verify::{Problem, verify_store};
 use crate::manifest::Models;
-use crate::manifest::models::Provider;
 use crate::pipeline::Pipeline;
-use crate::settings::{
-    AnalyzeSettings, Entry, GlobalSettings, Printer, RunSettings, Scope, TranslateValidateSettings,
-};
+use crate::settings::{GlobalSettings, Printer, RunSettings, Scope};
 
 /// Runs `ml2b run`.
 pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Result<ExitStatus> {
-    settings.printer.info(plan(run)?);
     let progress = ProgressBars::new(&settings.printer);
-    let pipeline = Pipeline {
-        store: &settings.store,
-        progress: &progress,
-    };
+    let pipeline = Pipeline::new(&settings.store, &progress);
+    settings.printer.info(plan(run, &pipeline)?);
     if run.benchmark.preflight {
         pipeline.preflight(&run.benchmark)?;
     }
@@ -126,9 +122,9 @@ const LOCAL_PROMPT_SECONDS: f64 = 4.0;
 const RUN_SECONDS: f64 = 8.0;
 
 /// What the run will do and about how long it takes, said before it starts.
-fn plan(run: &RunSettings) -> anyhow::Result<String> {
+fn plan(run: &RunSettings, pipeline: &Pipeline) -> anyhow::Result<String> {
     let b = &run.benchmark;
-    let bench = Benchmark::load(&b.selection.root)?;
+    let bench = pipeline.bench(&b.selection.root)?;
     b.selection.check(&bench)?;
     let models = Models::load(&b.selection.root.join("manifests/models.toml"))?;
     let mut text = match run.scope {

@@ -14,8 +14,9 @@ use std::io::{IsTerminal, Write};
 
 use super::ExitStatus;
 use super::query::{optional_bench, require_store};
-use crate::record::{Records, RunRow, visible};
+use crate::record::{Records, RunRow};
 use crate::settings::{GlobalSettings, ShowSettings};
+use crate::terminal::visible;
 
 /// Runs `ml2b show`.
 pub(super) fn show(settings: &GlobalSettings, args: &ShowSettings) -> anyhow::Result<ExitStatus> {

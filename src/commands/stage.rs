@@ -14,43 +14,36 @@ use std::io::Write;
 use super::{ExitStatus, ProgressBars};
 use crate::cli::{StageArgs, StageCommand};
 use crate::cluster::ClusterRun;
+use crate::config::{
+    AnalyzeSettings, ExecuteSettings, GenerateSettings, GradeSettings, TranslateValidateSettings,
+};
 use crate::events::{Execution, Grade, TranslationCheck};
 use crate::log::{EventBody, StageLog};
-use crate::pipeline::Pipeline;
-use crate::settings::{
-    AnalyzeSettings, EngineSettings, ExecuteSettings, GenerateSettings, GlobalSettings, GradeSettings,
-    TranslateValidateSettings,
-};
+use crate::pipeline::{Pipeline, Ran};
+use crate::settings::GlobalSettings;
 use crate::stages::RunSummary;
 
 /// Runs `ml2b stage`.
 pub(super) fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<ExitStatus> {
     let progress = ProgressBars::new(&settings.printer);
-    let pipeline = Pipeline {
-        store: &settings.store,
-        progress: &progress,
-    };
+    let pipeline = Pipeline::new(&settings.store, &progress);
     match &args.stage {
         StageCommand::TranslateValidate(a) => {
             let (summary, checks) = pipeline.translate_validate(&TranslateValidateSettings::resolve(a))?;
             report(settings, &summary, &checks)
         }
         StageCommand::Generate(a) => {
-            let generate = GenerateSettings::resolve(a)?;
-            if let EngineSettings::Slurm(slurm) = &generate.engine {
-                let run = crate::cluster::engine::generate(&pipeline, &generate, slurm)?;
-                return cluster_report(settings, &run);
-            }
-            let summary = pipeline.generate(&generate)?;
+            let summary = match pipeline.generate_on_engine(&GenerateSettings::resolve(a)?)? {
+                Ran::Slurm(run) => return cluster_report(settings, &run),
+                Ran::Here(summary) => summary,
+            };
             summarize(settings, &summary, None)
         }
         StageCommand::Execute(a) => {
-            let execute = ExecuteSettings::resolve(a)?;
-            if let EngineSettings::Slurm(slurm) = &execute.engine {
-                let run = crate::cluster::engine::execute(&pipeline, &execute, slurm)?;
-                return cluster_report(settings, &run);
-            }
-            let summary = pipeline.execute(&execute)?;
+            let summary = match pipeline.execute_on_engine(&ExecuteSettings::resolve(a)?)? {
+                Ran::Slurm(run) => return cluster_report(settings, &run),
+                Ran::Here(summary) => summary,
+            };
             let outcomes = count_latest::<Execution>(settings, |x| x.outcome.to_string())?;
             summarize(settings, &summary, Some(outcomes))
         }

@@ -68,10 +68,7 @@ pub(super) fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow
 /// Re-derives the pure stages: translate-validate, grade, analyze.
 fn rerun(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<Rederived> {
     let progress = ProgressBars::new(&settings.printer);
-    let pipeline = Pipeline {
-        store: &settings.store,
-        progress: &progress,
-    };
+    let pipeline = Pipeline::new(&settings.store, &progress);
     Ok(pipeline.rederive(&args.root)?)
 }
 

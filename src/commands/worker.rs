@@ -11,9 +11,9 @@ use std::io::Write;
 use super::{ExitStatus, ProgressBars};
 use crate::cluster::Plan;
 use crate::cluster::plan::ShardSettings;
+use crate::config::{ExecuteSettings, GenerateSettings};
 use crate::pipeline::Pipeline;
 use crate::progress::Progress;
-use crate::settings::{ExecuteSettings, GenerateSettings};
 use crate::settings::{GlobalSettings, WorkerSettings};
 
 /// Runs `ml2b worker`.
@@ -21,10 +21,7 @@ pub(super) fn worker(settings: &GlobalSettings, args: &WorkerSettings) -> anyhow
     let plan = Plan::get(&settings.store, &args.plan)?;
     let stop = Some(crate::cluster::term::catch_sigterm());
     let progress = ProgressBars::new(&settings.printer);
-    let pipeline = Pipeline {
-        store: &settings.store,
-        progress: &progress,
-    };
+    let pipeline = Pipeline::new(&settings.store, &progress);
     let summary = match plan.shard_settings(&args.plan, args.shard)? {
         ShardSettings::Execute(execute) => pipeline.execute(&ExecuteSettings { stop, ..execute })?,
         ShardSettings::Generate(generate) => pipeline.generate(&GenerateSettings { stop, ..generate })?,

@@ -60,6 +60,12 @@ pub enum PrepareError {
     Refused { path: PathBuf, message: String },
 }
 
+impl crate::error::IsInputError for PrepareError {
+    fn is_input_error(&self) -> bool {
+        matches!(self, Self::Csv { .. } | Self::Data { .. } | Self::Manifest(_))
+    }
+}
+
 impl PrepareError {
     /// The same error with each path that `relocate` maps replaced: an import prepares in a
     /// staging folder it removes, so its errors name the original files instead.

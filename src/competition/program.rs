@@ -7,7 +7,7 @@
 //! made from an execution's predictions Parquet, or the CSV given to `grade-sample` as it
 //! is), `answers.csv` (the private answers as imported) and `grader/` (the files of
 //! `[mle_bench.program]`, each checked against its blake3 first). Nothing else of the
-//! competition, the store or the host. The driver, `stages/grade/mle_bench_program.py`
+//! competition, the store or the host. The driver, `assets/grade/mle_bench_program.py`
 //! (compiled into ml2b), imports the competition's `grade` module and calls
 //! `grade(submission, answers)`.
 //!
@@ -28,9 +28,10 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::{Field, Schema};
 
 use super::{Competition, Side};
+use crate::events::{Format, Outcome};
 use crate::metrics::grading::table::read_table;
 use crate::metrics::grading::{Invalid, Score};
-use crate::sandbox::{Backend, Format, Job, Limits, Outcome, SandboxError, assets};
+use crate::sandbox::{Backend, Job, Limits, SandboxError, assets};
 
 /// Why a grading program could not be run (as opposed to a submission it rejected).
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,5 @@
 //! The submission contract between ml2b and the Python harness
-//! (`stages/execute/harness.py`): what a competition's code must return, written as the
+//! (`assets/execute/harness.py`): what a competition's code must return, written as the
 //! harness's `spec.json`.
 //!
 //! `{"id": <id column>, "targets": [<target columns>], "kind": "values" | "labels" |

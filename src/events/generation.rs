@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::events::Format;
+use crate::events::Provider;
 use crate::log::EventBody;
-use crate::manifest::models::Provider;
-use crate::sandbox::Format;
 use crate::store::Hash;
 
 /// One generated solution.

@@ -14,8 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::events::{Format, Outcome};
 use crate::log::EventBody;
-use crate::sandbox::{Format, Outcome};
 use crate::store::Hash;
 
 /// One grade.

@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::events::{Format, Outcome};
 use crate::log::EventBody;
-use crate::sandbox::{Format, Outcome};
 use crate::store::Hash;
 
 /// One attempt of a search: an event of the `journal` log.

@@ -2,8 +2,12 @@
 //!
 //! One body type per log, kept here and not in the stage that writes it (as delta-rs keeps
 //! its actions apart from the operations that write them), so that `query`, `grade`,
-//! `baselines`, `journal` and the report read events without importing a stage. This
-//! module imports nothing of `crate::stages` or `crate::commands`.
+//! `baselines`, `journal` and the report read events without importing a stage. The closed
+//! sets the bodies name (`Format`, `Outcome`, `Provider`) are defined here too
+//! (`vocabulary.rs`, a leaf), so the sandbox, the providers and the manifests share them
+//! without depending on one another. This module imports only the log's framing
+//! ([`EventBody`]) and the store's hashes: everything else depends on it, never the
+//! reverse.
 //!
 //! ```text
 //! log (table)          body                 one event per …                      upstream
@@ -48,6 +52,7 @@ mod journal;
 mod planned;
 mod trajectory;
 mod translation;
+mod vocabulary;
 
 pub use analysis::Analysis;
 pub use execution::Execution;
@@ -58,6 +63,7 @@ pub use journal::Attempt;
 pub use planned::PlannedSample;
 pub use trajectory::TrajectoryStep;
 pub use translation::{RATING_SCALE, TranslationCheck};
+pub use vocabulary::{Format, Outcome, ParseFormatError, Provider, serde_name};
 
 use arrow::datatypes::Schema;
 

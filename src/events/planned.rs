@@ -15,8 +15,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::Agent;
+use crate::events::Format;
 use crate::log::EventBody;
-use crate::sandbox::Format;
 use crate::store::Hash;
 
 /// One planned sample: the coordinates of a row of `runs`.

@@ -10,8 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::events::Format;
 use crate::log::EventBody;
-use crate::sandbox::Format;
 use crate::store::Hash;
 
 /// One step of a react search: an event of the `trajectory` log.

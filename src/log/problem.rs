@@ -17,7 +17,7 @@ impl Problem {
     pub(super) fn of(path: PathBuf, error: &(dyn std::error::Error + 'static)) -> Self {
         Self {
             path,
-            message: crate::error_chain(error),
+            message: crate::error::chain(error),
         }
     }
 }

@@ -198,7 +198,7 @@ impl References {
                 naming.column,
                 self.segments[naming.segment].display()
             ),
-            Err(e) => crate::error_chain(&e),
+            Err(e) => crate::error::chain(&e),
         };
         Some(Problem { path, message })
     }

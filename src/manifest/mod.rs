@@ -41,6 +41,12 @@ pub enum ManifestError {
     },
 }
 
+impl crate::error::IsInputError for ManifestError {
+    fn is_input_error(&self) -> bool {
+        true
+    }
+}
+
 /// Parses `text` (the content of `path`) strictly into `T`.
 pub fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, ManifestError> {
     toml::from_str(text).map_err(|e| ManifestError::Syntax {
@@ -63,10 +69,4 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// The name a unit-like manifest enum has in the files (its serde name), e.g. `maximize`.
-pub fn serde_name<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
+pub use crate::events::serde_name;

@@ -9,7 +9,7 @@
 //! itself never appears in a manifest), prices in US dollars per million input and
 //! output tokens, for `replay` the `store` to replay (with `model` naming the model whose
 //! responses to take), for `local` (an embedded llama.cpp model) `model` = a GGUF path or
-//! `demo`, for `template` (a fixed solution rendered from `stages/generate/<template>.py.j2`,
+//! `demo`, for `template` (a fixed solution rendered from `assets/generate/<template>.py.j2`,
 //! the algorithmic baseline) `template` and a `[model.params]` table, and optionally
 //! `max_tokens` per response, `max_response_bytes` (HTTP providers: the most bytes of a
 //! response body read; default 8 MiB, past it the answer is recorded as too large, with no
@@ -24,27 +24,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::ManifestError;
-
-/// Who answers a model's requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Provider {
-    Openai,
-    Anthropic,
-    Reference,
-    Replay,
-    /// An embedded llama.cpp model (`model`: a GGUF path, or `demo` for SmolLM2-135M).
-    Local,
-    /// A fixed solution rendered from a template of `stages/generate/` (`template`), such
-    /// as the AutoGluon baseline; `params` are the template's settings.
-    Template,
-}
-
-impl Provider {
-    fn is_http(self) -> bool {
-        matches!(self, Self::Openai | Self::Anthropic)
-    }
-}
+use crate::events::Provider;
 
 /// How the react agent offers its tools to a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

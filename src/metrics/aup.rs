@@ -300,6 +300,12 @@ pub enum AupError {
     Empty { path: PathBuf },
 }
 
+impl crate::error::IsInputError for AupError {
+    fn is_input_error(&self) -> bool {
+        true
+    }
+}
+
 type CellKey = (String, String, String);
 
 fn text_column(path: &Path, array: &ArrayRef, column: &'static str) -> Result<Vec<String>, AupError> {

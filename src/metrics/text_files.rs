@@ -128,6 +128,12 @@ pub enum TextStatsError {
     },
 }
 
+impl crate::error::IsInputError for TextStatsError {
+    fn is_input_error(&self) -> bool {
+        self.is_bad_input()
+    }
+}
+
 impl TextStatsError {
     /// Whether the error is in the user's input (exit code 2) rather than an
     /// I/O failure.

@@ -24,9 +24,10 @@ use std::time::Duration;
 
 pub use http::{Attempt, ChatRequest, ClientConfig, Completion, Message, ProviderError, cost_usd};
 
+use crate::events::Format;
+use crate::events::Provider;
 use crate::log::LogError;
-use crate::manifest::models::{Model, Provider};
-use crate::sandbox::Format;
+use crate::manifest::models::Model;
 use crate::store::{Hash, Store};
 
 /// What a request is asked for: the sample of the benchmark it answers.
@@ -107,7 +108,7 @@ impl Responder {
     pub fn for_model(model: &Model, config: ClientConfig) -> Result<Self, RespondError> {
         let setup = |e: &(dyn std::error::Error + 'static)| RespondError::Setup {
             model: model.name.clone(),
-            reason: crate::error_chain(e),
+            reason: crate::error::chain(e),
         };
         let chat: Arc<dyn ChatModel> = match model.provider {
             Provider::Reference | Provider::Template => return Ok(Self(None)),
@@ -161,7 +162,7 @@ impl ChatModel for http::AnthropicClient {
 fn unanswered(e: ProviderError) -> RespondError {
     RespondError::Unanswered(format!(
         "{} ({} attempts)",
-        crate::error_chain(&e),
+        crate::error::chain(&e),
         e.attempts().len()
     ))
 }

@@ -7,11 +7,11 @@
 
 use std::collections::HashMap;
 
+use crate::events::Format;
 use crate::events::Generation;
 use crate::log::{EventBody, LogError, StageLog};
 use crate::manifest::models::Model;
 use crate::providers::{ChatModel, ChatRequest, Completion, RespondError, Sample};
-use crate::sandbox::Format;
 use crate::store::{Hash, Store};
 
 /// The generate events of another store, for one of its models.

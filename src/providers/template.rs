@@ -1,7 +1,7 @@
 //! The `template` provider: a fixed MODULAR_PREDICT solution rendered from a template in
-//! `stages/generate/` with a competition's manifest, the algorithmic baseline of the paper.
+//! `assets/generate/` with a competition's manifest, the algorithmic baseline of the paper.
 //!
-//! One template exists, `autogluon` (`stages/generate/autogluon.py.j2`, embedded):
+//! One template exists, `autogluon` (`assets/generate/autogluon.py.j2`, embedded):
 //! AutoGluon's `TabularPredictor` fitted on `train.csv` with the competition's label,
 //! problem type and an eval metric mapped from its metric ([`eval_metric`]; a weighted
 //! metric fits and evaluates with the competition's weight column), the preset,
@@ -29,8 +29,8 @@ use crate::manifest::competition::{Domain, TaskType};
 use crate::manifest::models::Model;
 use crate::manifest::templates::{AutogluonParams, FAMILY_SEEDS, ParamsError};
 
-/// `stages/generate/autogluon.py.j2`.
-const AUTOGLUON: &str = include_str!("../../stages/generate/autogluon.py.j2");
+/// `assets/generate/autogluon.py.j2`.
+const AUTOGLUON: &str = include_str!("../../assets/generate/autogluon.py.j2");
 
 /// Why a template solution cannot be made.
 #[derive(Debug, thiserror::Error)]
@@ -144,7 +144,7 @@ pub fn render(model: &Model, c: &Competition, seed: u32) -> Result<Rendered, Tem
     })?;
     let problem = problem_type(m.task).ok_or_else(|| TemplateError::Task {
         competition: m.id.clone(),
-        task: crate::manifest::serde_name(&m.task),
+        task: crate::events::serde_name(&m.task),
     })?;
     let spec = Spec::of(m);
     let fallback = Fallback::of(m.domain);
@@ -238,7 +238,8 @@ pub fn py_literal(v: &serde_json::Value) -> String {
 mod tests {
     use super::*;
     use crate::competition::Benchmark;
-    use crate::manifest::models::{Models, Provider};
+    use crate::events::Provider;
+    use crate::manifest::models::Models;
 
     fn bench() -> Benchmark {
         Benchmark::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -266,7 +267,7 @@ mod tests {
         let model = autogluon();
         for c in &bench.competitions {
             let r = render(&model, c, 3).unwrap();
-            let findings = crate::check::check(&r.code, crate::sandbox::Format::Modular);
+            let findings = crate::check::check(&r.code, crate::events::Format::Modular);
             assert!(findings.is_empty(), "{}: {findings:?}", c.id());
             assert!(r.code.contains("SEED = 3\n"), "{}", c.id());
             assert!(

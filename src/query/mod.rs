@@ -61,6 +61,12 @@ pub enum QueryError {
     Log(#[from] LogError),
 }
 
+impl crate::error::IsInputError for QueryError {
+    fn is_input_error(&self) -> bool {
+        matches!(self, Self::Invalid(_))
+    }
+}
+
 impl QueryError {
     fn classify(e: DataFusionError) -> Self {
         match e.find_root() {

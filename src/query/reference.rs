@@ -15,7 +15,7 @@ use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 
 use crate::competition::Benchmark;
-use crate::manifest::serde_name;
+use crate::events::serde_name;
 
 fn strings(v: impl IntoIterator<Item = String>) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(v))

@@ -440,14 +440,14 @@ fn parse_findings(json: &str) -> Result<Vec<Finding>, RecordError> {
 }
 
 /// The static checks of code not executed yet (the same checks execute records).
-fn live_findings(code: Option<&str>, format: crate::sandbox::Format) -> Vec<Finding> {
+fn live_findings(code: Option<&str>, format: crate::events::Format) -> Vec<Finding> {
     let Some(code) = code else {
         return Vec::new();
     };
     crate::check::check(code, format)
         .into_iter()
         .map(|f| Finding {
-            kind: crate::manifest::serde_name(&f.kind),
+            kind: crate::events::serde_name(&f.kind),
             line: f.line,
             message: f.message,
         })

@@ -117,7 +117,6 @@ impl Records {
 
 pub use list::{Filters, RunRow};
 pub use resolve::{Candidate, Found, is_id_prefix};
-pub use text::visible;
 
 /// One event as its log holds it: the common columns and the body's fields (JSON).
 #[derive(Clone, Debug, Serialize)]

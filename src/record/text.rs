@@ -12,44 +12,12 @@
 //! window title, move the cursor back over a line to print a score of its own); the text
 //! ml2b writes around them holds none, so the whole rendering goes through [`visible`].
 
-use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
 use super::{Detail, Finding, Prompt, Record, Run, Step, Table, Texts};
+use crate::events::serde_name;
 use crate::events::{Execution, Grade};
-use crate::manifest::serde_name;
-
-/// `text` safe to print to a terminal: every control character but newline and tab (and
-/// the carriage return of a CRLF) is shown instead of sent, C0 controls and DEL as their
-/// Unicode control pictures (`\x1b` as `␛`, a lone `\r` as `␍`), C1 controls and the
-/// bidirectional overrides (which reorder what a line shows) as `\u{…}`.
-pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(hidden) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' if chars.peek() == Some(&'\n') => out.push(c),
-            '\0'..='\x1f' if c != '\n' && c != '\t' => {
-                out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?'));
-            }
-            '\x7f' => out.push('\u{2421}'),
-            c if hidden(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// A character [`visible`] shows instead of sending.
-fn hidden(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+use crate::terminal::visible;
 
 impl fmt::Display for Record {
     /// The rendering of [`Raw`], through [`visible`].
@@ -100,7 +68,7 @@ fn coordinates(
     f: &mut fmt::Formatter<'_>,
     competition: &str,
     language: &str,
-    format: crate::sandbox::Format,
+    format: crate::events::Format,
     seed: u32,
 ) -> fmt::Result {
     field(f, "competition", competition)?;

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use super::error::SandboxError;
 
-/// `stages/execute/harness.py`.
-pub const HARNESS: &str = include_str!("../../stages/execute/harness.py");
-/// `stages/grade/mle_bench_program.py`: runs MLE-bench's own grade.py in the sandbox.
-pub const MLE_BENCH_PROGRAM: &str = include_str!("../../stages/grade/mle_bench_program.py");
-/// `stages/execute/requirements.txt`.
-pub const REQUIREMENTS: &str = include_str!("../../stages/execute/requirements.txt");
+/// `assets/execute/harness.py`.
+pub const HARNESS: &str = include_str!("../../assets/execute/harness.py");
+/// `assets/grade/mle_bench_program.py`: runs MLE-bench's own grade.py in the sandbox.
+pub const MLE_BENCH_PROGRAM: &str = include_str!("../../assets/grade/mle_bench_program.py");
+/// `assets/execute/requirements.txt`.
+pub const REQUIREMENTS: &str = include_str!("../../assets/execute/requirements.txt");
 
 /// The blake3 of an asset, as recorded in unit keys.
 pub fn hash(text: &str) -> String {

@@ -74,13 +74,14 @@ use bollard::query_parameters::{
 use futures::{Stream, StreamExt};
 use tokio::runtime::Runtime;
 
-use super::engine::{api, with_client};
+use super::docker_api::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
-use super::job::{Backend, Job, Limits, Outcome, Run, SHM_BYTES};
+use super::job::{Backend, Job, Limits, Run, SHM_BYTES};
 use super::run::{self, Captured, ENV, Usage, classify, deliver, drop_links, harness_argv, stage_run};
 use super::rundir::RunDir;
 use super::seccomp;
+use crate::events::Outcome;
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
 /// per-run uids from (1,000,000 to 4,199,999), so that no local run's `RLIMIT_NPROC`

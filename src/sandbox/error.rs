@@ -22,6 +22,13 @@ pub enum SandboxError {
     },
 }
 
+impl crate::error::IsInputError for SandboxError {
+    /// No sandbox on this host (bubblewrap or Docker missing) is for the user to fix.
+    fn is_input_error(&self) -> bool {
+        matches!(self, Self::Unavailable(_))
+    }
+}
+
 pub(super) fn io(what: String) -> impl FnOnce(std::io::Error) -> SandboxError {
     move |source| SandboxError::Io { what, source }
 }

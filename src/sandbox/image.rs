@@ -6,8 +6,8 @@
 //! [`PYTHON`] at `/usr/bin` (a Debian bookworm host), which the backend checks before a run.
 //!
 //! The tag is `ml2b-runtime:<16 hex>`, the start of the blake3 of the recipe: a schema
-//! name, `stages/execute/Dockerfile`, the debootstrap parameters and
-//! `stages/execute/requirements.txt`, each prefixed by its length (u64, little endian).
+//! name, `assets/execute/Dockerfile`, the debootstrap parameters and
+//! `assets/execute/requirements.txt`, each prefixed by its length (u64, little endian).
 //! An image with that tag and that `ml2b.recipe` label is reused; otherwise one is built
 //! and tagged. Runs are made from the image's id (`sha256:…`), which is what events
 //! record: the tag names the recipe, the id names the bytes (two builds of one recipe
@@ -15,7 +15,7 @@
 //!
 //! Two routes make the same content:
 //!
-//! 1. **Dockerfile** (`stages/execute/Dockerfile`, `FROM debian:bookworm-slim`), when a
+//! 1. **Dockerfile** (`assets/execute/Dockerfile`, `FROM debian:bookworm-slim`), when a
 //!    registry is reachable: the base image is already present, or
 //!    `registry-1.docker.io:443` accepts a TCP connection within 3 s. The build context is
 //!    the Dockerfile alone. A failed build falls back to route 2.
@@ -42,12 +42,12 @@ use futures::{SinkExt, StreamExt};
 use serde::Serialize;
 
 use super::assets;
-use super::engine::{api, with_client};
+use super::docker_api::{api, with_client};
 use super::error::{SandboxError, io};
 use super::run::{is_root, tail};
 
-/// `stages/execute/Dockerfile`.
-pub const DOCKERFILE: &str = include_str!("../../stages/execute/Dockerfile");
+/// `assets/execute/Dockerfile`.
+pub const DOCKERFILE: &str = include_str!("../../assets/execute/Dockerfile");
 /// The Python of the image (Debian bookworm's), as `major.minor`.
 pub const PYTHON: &str = "3.11";
 /// The offline route: `debootstrap --variant=VARIANT --include=PACKAGES SUITE <dir> MIRROR`.
@@ -76,7 +76,7 @@ pub struct ImageRef {
 /// How a missing image is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
-    /// `docker build` of `stages/execute/Dockerfile`.
+    /// `docker build` of `assets/execute/Dockerfile`.
     Dockerfile,
     /// debootstrap on the host, then an image import.
     Debootstrap,
@@ -236,12 +236,12 @@ fn debootstrap(tag: &str) -> Result<(), SandboxError> {
         .find(|p| Path::new(p).is_file())
         .ok_or_else(|| {
             SandboxError::Unavailable(format!(
-                "no registry is reachable to build {tag} from stages/execute/Dockerfile, and the offline route needs debootstrap (Debian: `apt-get install debootstrap`)"
+                "no registry is reachable to build {tag} from assets/execute/Dockerfile, and the offline route needs debootstrap (Debian: `apt-get install debootstrap`)"
             ))
         })?;
     if !is_root() {
         return Err(SandboxError::Unavailable(format!(
-            "no registry is reachable to build {tag} from stages/execute/Dockerfile, and the offline route (debootstrap) needs root: run it once as root"
+            "no registry is reachable to build {tag} from assets/execute/Dockerfile, and the offline route (debootstrap) needs root: run it once as root"
         )));
     }
     // Disk-backed (/tmp may be a tmpfs) and allowing device files, which debootstrap makes.

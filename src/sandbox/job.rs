@@ -11,85 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::error::SandboxError;
 use crate::competition::spec::Spec;
-
-/// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    Ok,
-    SyntaxError,
-    ImportError,
-    MissingFunction,
-    SignatureMismatch,
-    RuntimeError,
-    Timeout,
-    OutOfMemory,
-    BadPredictions,
-    ConstraintViolation,
-    SandboxError,
-}
-
-impl std::fmt::Display for Outcome {
-    /// The name events and the harness use (`ok`, `runtime_error`, …).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::manifest::serde_name(self))
-    }
-}
-
-impl Outcome {
-    /// Parses the harness's `outcome` field.
-    pub fn from_harness(name: &str) -> Option<Self> {
-        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
-    }
-}
-
-/// Which submission format the code follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// MODULAR_PREDICT: `train(data)`, `prepare_val(train_output, X_val)`,
-    /// `predict(train_output, prepare_val_output)`.
-    Modular,
-    /// MONO_PREDICT: `train_and_predict(data, X_val)`.
-    Mono,
-}
-
-/// A format name that is neither `modular` nor `mono`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown submission format {0:?}: expected \"modular\" or \"mono\"")]
-pub struct ParseFormatError(pub String);
-
-impl std::str::FromStr for Format {
-    type Err = ParseFormatError;
-
-    /// `modular`, `mono`, or the original release's `MODULAR_PREDICT`, `MONO_PREDICT`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "modular" | "modular_predict" => Ok(Format::Modular),
-            "mono" | "mono_predict" => Ok(Format::Mono),
-            _ => Err(ParseFormatError(s.to_string())),
-        }
-    }
-}
-
-impl Format {
-    pub fn harness_mode(self) -> &'static str {
-        match self {
-            Self::Modular => "modular",
-            Self::Mono => "mono",
-        }
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.harness_mode())
-    }
-}
+use crate::events::{Format, Outcome};
 
 /// Resource limits of one run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -138,7 +64,7 @@ impl Default for Limits {
 pub struct Job {
     /// The Python of the managed environment (`scripts/python-env`).
     pub python: PathBuf,
-    /// `stages/execute/harness.py`.
+    /// `assets/execute/harness.py`.
     pub harness: PathBuf,
     /// The submission's code.
     pub code: PathBuf,

@@ -45,12 +45,13 @@ use std::time::{Duration, Instant};
 
 use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
-use super::job::{Backend, Job, Outcome, Run, SHM_BYTES};
+use super::job::{Backend, Job, Run, SHM_BYTES};
 use super::run::{
     Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run,
 };
 use super::rundir::{RunDir, unmount};
 use super::seccomp;
+use crate::events::Outcome;
 
 /// Runs started by this process (for [`sandbox_uid`]).
 static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -336,7 +337,7 @@ fn run_group(job: &Job) -> Option<RunGroup> {
             WARNED.call_once(|| {
                 tracing::warn!(
                     "the local sandbox cannot limit a run's memory and processes as a whole here ({}): each process of a run is limited on its own",
-                    crate::error_chain(&e)
+                    crate::error::chain(&e)
                 );
             });
             None
@@ -376,7 +377,7 @@ impl Staged {
                 Err(e) => WARNED.call_once(|| {
                     tracing::warn!(
                         "the output folder cannot be a size-limited tmpfs here ({}): its size is checked while the run goes on",
-                        crate::error_chain(&e)
+                        crate::error::chain(&e)
                     );
                 }),
             }

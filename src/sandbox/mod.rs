@@ -14,7 +14,7 @@
 //! never import them: `job` (the types above and the [`Backend`] trait), `run` (the steps
 //! every backend takes alike: staging, the harness's command line and environment, the
 //! outcome rules), `outputs` (reading what a run left, which it controls), `rundir` (the
-//! private folder of each run on the host), `engine` (the Docker daemon client of `docker`
+//! private folder of each run on the host), `docker_api` (the Docker daemon client of `docker`
 //! and `image`) and `error` ([`SandboxError`]); `seccomp`, the system-call filter both
 //! backends load (bubblewrap's `--seccomp`, stacked on Docker's profile); the local
 //! backend's own `cgroup` (its run-wide limits). This file only declares and re-exports.
@@ -22,7 +22,7 @@
 pub mod assets;
 mod cgroup;
 pub mod docker;
-mod engine;
+mod docker_api;
 mod error;
 pub mod image;
 mod job;
@@ -35,7 +35,7 @@ mod seccomp;
 
 pub use cgroup::CgroupUnavailable;
 pub use error::SandboxError;
-pub use job::{Backend, Format, Job, Limits, Outcome, PREDICTIONS, ParseFormatError, Run};
+pub use job::{Backend, Job, Limits, PREDICTIONS, Run};
 pub use outputs::Refused;
 pub use run::{CPUS, READY, tail};
 pub use rundir::scratch_dir;

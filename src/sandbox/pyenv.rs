@@ -1,5 +1,5 @@
 //! The managed Python environment solutions run in: a virtual environment made on first
-//! use from the system interpreter and `stages/execute/requirements.txt` (compiled in, see
+//! use from the system interpreter and `assets/execute/requirements.txt` (compiled in, see
 //! [`super::assets`]), and reused while neither changes.
 //!
 //! Location: `$ML2B_VENV`, default `/var/tmp/ml2b-venv`. Base interpreter:
@@ -83,7 +83,7 @@ pub fn ensure<G>(on_create: impl FnOnce() -> G) -> Result<PathBuf, SandboxError>
                 "-r",
             ])
             .arg(&requirements),
-        "installing stages/execute/requirements.txt (needs PyPI on first use)",
+        "installing assets/execute/requirements.txt (needs PyPI on first use)",
     )?;
     std::fs::write(&stamp, &want).map_err(io(format!("writing {}", stamp.display())))?;
     Ok(python)

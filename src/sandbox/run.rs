@@ -31,8 +31,9 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
 use super::error::{SandboxError, io};
-use super::job::{Job, Limits, Outcome, PREDICTIONS, Run};
+use super::job::{Job, Limits, PREDICTIONS, Run};
 use super::outputs::{RESULT_CAP, Refused, check_predictions, copy_capped, read_capped};
+use crate::events::Outcome;
 
 /// The first line the harness prints on stdout, before it loads the submission (and the
 /// grading program's driver, once it loaded the grader).
@@ -436,7 +437,7 @@ mod tests {
             python: "/nowhere/python".into(),
             harness: "/nowhere/harness.py".into(),
             code: "/nowhere/code.py".into(),
-            format: crate::sandbox::Format::Mono,
+            format: crate::events::Format::Mono,
             public_dir: "/nowhere".into(),
             spec: crate::competition::spec::Spec {
                 id: "id".into(),

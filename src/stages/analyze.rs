@@ -28,6 +28,7 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::prelude::SessionContext;
 use parquet::arrow::ArrowWriter;
+use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 use super::{Planned, Stage, StageError};
@@ -47,7 +48,7 @@ pub struct Unit {
 
 /// The stage.
 pub struct Analyze {
-    pub bench: Benchmark,
+    pub bench: Arc<Benchmark>,
     pub store: Store,
     /// Only these tables (default: all).
     pub tables: Vec<String>,
@@ -57,7 +58,7 @@ pub struct Analyze {
 }
 
 impl Analyze {
-    pub fn new(bench: Benchmark, store: Store, tables: Vec<String>) -> Self {
+    pub fn new(bench: Arc<Benchmark>, store: Store, tables: Vec<String>) -> Self {
         Self {
             bench,
             store,
@@ -150,7 +151,7 @@ impl Stage for Analyze {
         let ctx = self.session(&unit.inputs).await?;
         let fail = |e: &(dyn std::error::Error + 'static)| StageError::Unit {
             label: unit.query.name.to_string(),
-            message: crate::error_chain(e),
+            message: crate::error::chain(e),
         };
         let (schema, batches) = crate::query::run(ctx, unit.query.sql)
             .await

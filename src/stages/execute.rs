@@ -14,13 +14,14 @@
 //! again, under a key that adds that event's id (the `runs` view takes the latest run).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::solution::{Ran, Runner};
 use super::{Planned, Stage, StageError};
 use crate::competition::{Benchmark, Side};
 use crate::events::{Execution, Generation};
+use crate::events::{Format, Outcome};
 use crate::log::{EventBody, LogError, StageLog, unit_key};
-use crate::sandbox::{Format, Outcome};
 use crate::store::{Hash, Store};
 
 /// What one run needs.
@@ -33,7 +34,7 @@ pub struct Unit {
 
 /// The stage.
 pub struct Execute {
-    pub bench: Benchmark,
+    pub bench: Arc<Benchmark>,
     pub runner: Runner,
     pub store: Store,
     /// Run only code generated after the generate segment with this hash.

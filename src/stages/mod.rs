@@ -39,7 +39,7 @@ pub struct Planned<U> {
 }
 
 /// Why a stage could not plan or run a unit. A unit's error becomes text only where the
-/// run summary reports it (`crate::error_chain`: the message and its causes).
+/// run summary reports it (`crate::error::chain`: the message and its causes).
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
     #[error(transparent)]
@@ -94,6 +94,15 @@ pub enum StageError {
     /// A unit is not what its stage planned (a bug, never bad input).
     #[error("{0}")]
     Invariant(&'static str),
+}
+
+impl crate::error::IsInputError for StageError {
+    fn is_input_error(&self) -> bool {
+        match self {
+            Self::Manifest(e) => crate::error::IsInputError::is_input_error(e),
+            _ => false,
+        }
+    }
 }
 
 impl StageError {

@@ -194,10 +194,10 @@ async fn execute<S: Stage>(
                 // the same fault of many units reads as one.
                 let cause = match &e {
                     StageError::Unit { message, .. } => message.clone(),
-                    e => crate::error_chain(e),
+                    e => crate::error::chain(e),
                 };
                 batcher.fault(S::Body::STAGE, &done.label, done.key, done.upstream, &cause)?;
-                summary.failed.push((done.label, crate::error_chain(&e)));
+                summary.failed.push((done.label, crate::error::chain(&e)));
             }
         }
         commit_due(batcher, options, progress, summary, false)?;
@@ -359,7 +359,7 @@ impl Faults {
         if let Err(e) = self.commit(events) {
             tracing::warn!(
                 "{n} fault(s) could not be recorded in the fault log: {}",
-                crate::error_chain(&e)
+                crate::error::chain(&e)
             );
         }
         Ok(())

@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use crate::competition::Competition;
 use crate::competition::spec::Spec;
-use crate::sandbox::{Backend, Format, Job, Limits, Outcome, assets};
+use crate::events::{Format, Outcome};
+use crate::sandbox::{Backend, Job, Limits, assets};
 use crate::store::{Hash, Store};
 
 /// How stored code runs: the sandbox backend, the managed Python and the limits. The execute
@@ -30,7 +31,7 @@ pub struct Runner {
 pub struct Ran {
     pub run: crate::sandbox::Run,
     /// The `sandbox::Outcome` name.
-    pub outcome: crate::sandbox::Outcome,
+    pub outcome: crate::events::Outcome,
     /// The predictions, stored as an object (when the run wrote them).
     pub predictions: Option<Hash>,
 }
@@ -87,8 +88,8 @@ impl Runner {
         code: &Hash,
         public_dir: PathBuf,
     ) -> Result<Ran, String> {
-        let bytes = store.objects().get(code).map_err(|e| crate::error_chain(&e))?;
-        let scratch = crate::sandbox::scratch_dir().map_err(|e| crate::error_chain(&e))?;
+        let bytes = store.objects().get(code).map_err(|e| crate::error::chain(&e))?;
+        let scratch = crate::sandbox::scratch_dir().map_err(|e| crate::error::chain(&e))?;
         let code_path = scratch.path().join("code.py");
         std::fs::write(&code_path, &bytes).map_err(|e| e.to_string())?;
         let out_dir = scratch.path().join("out");
@@ -96,7 +97,7 @@ impl Runner {
         let job = Job {
             python: self.python.clone(),
             harness: assets::materialize("harness.py", assets::HARNESS)
-                .map_err(|e| crate::error_chain(&e))?,
+                .map_err(|e| crate::error::chain(&e))?,
             code: code_path,
             format,
             public_dir,
@@ -107,11 +108,11 @@ impl Runner {
         let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))
             .await
             .map_err(|e| e.to_string())?
-            .map_err(|e| crate::error_chain(&e))?;
+            .map_err(|e| crate::error::chain(&e))?;
         let predictions = match &run.predictions {
             Some(p) => {
                 let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
-                Some(store.objects().put(&bytes).map_err(|e| crate::error_chain(&e))?)
+                Some(store.objects().put(&bytes).map_err(|e| crate::error::chain(&e))?)
             }
             None => None,
         };

@@ -19,6 +19,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
@@ -49,7 +50,7 @@ pub struct Unit {
 
 /// The stage over a benchmark root, optionally restricted.
 pub struct TranslateValidate {
-    pub bench: Benchmark,
+    pub bench: Arc<Benchmark>,
     /// Only these competitions (empty: all).
     pub competitions: Vec<String>,
     /// Only these language codes (empty: all).

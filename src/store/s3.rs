@@ -47,6 +47,8 @@ use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutPayload};
 use rand::Rng;
 use tokio::runtime::Runtime;
 
+use crate::backoff::{Backoff, Jitter};
+
 /// The URL scheme of an S3 store.
 pub const SCHEME: &str = "s3://";
 
@@ -345,11 +347,16 @@ async fn create(client: &dyn ObjectStore, path: &Path, bytes: Bytes) -> Result<C
     }
 }
 
-/// Exponential backoff with "equal jitter": uniform in `cap/2..=cap`, where the cap is
-/// 50 ms × 2^(try-1), at most 2 s (half the wait is kept, so that a retry never comes at once).
+/// The wait before another try of a conditional write: equal jitter (half of it kept, so
+/// that a retry never comes at once) under 50 ms × 2^(try-1), at most 2 s.
+const BACKOFF: Backoff = Backoff {
+    base: Duration::from_millis(50),
+    max: Duration::from_secs(2),
+    jitter: Jitter::Equal,
+};
+
 fn backoff(tries: u32) -> Duration {
-    let cap = (50u64 << tries.saturating_sub(1).min(6)).min(2000);
-    Duration::from_millis(rand::rng().random_range(cap / 2..=cap))
+    BACKOFF.wait(tries.saturating_sub(1))
 }
 
 /// Runs `fut` on this module's runtime and waits for it (see the module docs). A panic in

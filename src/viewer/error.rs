@@ -65,7 +65,7 @@ impl ViewError {
 impl IntoResponse for ViewError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let message = crate::error_chain(&self);
+        let message = crate::error::chain(&self);
         if status.is_server_error() {
             tracing::warn!("{message}");
         }

@@ -1,14 +1,17 @@
-//! A small Python syntax highlighter, server-side, for the viewer's code listings.
+//! The viewer's Python syntax highlighter, server-side, for its code listings: the
+//! tree-sitter grammar the static checks parse with (`crate::check`), read for colours.
 //!
-//! It colours keywords, a few builtins, the name after `def`/`class`, strings (with their
-//! `r`/`b`/`f`/`u` prefixes, triple-quoted ones across lines, an unterminated one up to the
-//! end of its line), comments and numbers. It is a lexer, not a parser: whatever it does not
-//! know is plain text, and it never fails. The output is one HTML fragment per line of the
-//! source (as [`str::lines`] counts them, so line `n` of a finding is fragment `n - 1`),
-//! every piece of text escaped, every `<span>` closed on its line.
+//! It colours keywords, a few builtins, the name a `def` or `class` defines, strings (whole,
+//! prefix and interpolations included), comments and numbers. Code that does not parse
+//! still shows: tree-sitter recovers around the error, and whatever it does not name is
+//! plain text, and a string that never ends runs to the end of its line (of the source,
+//! for a triple quote); it never fails. The output is one HTML fragment per line of the source (as
+//! [`str::lines`] counts them, so line `n` of a finding is fragment `n - 1`), every piece
+//! of text escaped, every `<span>` closed on its line.
+
+use tree_sitter::{Node, Parser};
 
 use super::html::escape;
-
 /// What a piece of source is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -104,101 +107,88 @@ fn push(line: &mut String, kind: Kind, piece: &str) {
     }
 }
 
-/// The source cut into pieces that cover it exactly, in order.
+/// The source cut into pieces that cover it exactly, in order: the coloured nodes of its
+/// syntax tree, and plain text between them.
 fn tokens(source: &str) -> Vec<(Kind, &str)> {
-    let mut out: Vec<(Kind, &str)> = Vec::new();
+    let mut coloured = Vec::new();
+    let mut parser = Parser::new();
+    let parsed = parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .ok()
+        .and_then(|()| parser.parse(source, None));
+    if let Some(tree) = parsed {
+        collect(tree.root_node(), source, &mut coloured);
+    }
+    let mut out = Vec::new();
     let mut pos = 0;
-    let mut defining = false;
-    while pos < source.len() {
-        let rest = &source[pos..];
-        let (kind, len) = token(rest, defining);
-        let text = &rest[..len];
-        if kind != Kind::Plain || !text.trim().is_empty() {
-            defining = kind == Kind::Keyword && (text == "def" || text == "class");
+    for (kind, start, end) in coloured {
+        if start < pos {
+            continue;
         }
-        match out.last_mut() {
-            Some((Kind::Plain, last)) if kind == Kind::Plain => {
-                *last = &source[pos - last.len()..pos + len];
-            }
-            _ => out.push((kind, text)),
+        if start > pos {
+            out.push((Kind::Plain, &source[pos..start]));
         }
-        pos += len;
+        out.push((kind, &source[start..end]));
+        pos = end;
+    }
+    if pos < source.len() {
+        out.push((Kind::Plain, &source[pos..]));
     }
     out
 }
 
-/// The kind and byte length of the token `rest` starts with (never 0).
-fn token(rest: &str, defining: bool) -> (Kind, usize) {
-    let c = rest.chars().next().expect("not empty");
-    if c == '#' {
-        return (Kind::Comment, rest.find('\n').unwrap_or(rest.len()));
+/// The coloured nodes under `node`, in source order, as (kind, start byte, end byte).
+fn collect(node: Node, source: &str, out: &mut Vec<(Kind, usize, usize)>) {
+    if node.kind() == "string_start" {
+        // A string's start outside a string: it never ends (tree-sitter put it in an
+        // ERROR), so it runs to the end of its line, or of the source for a triple quote.
+        let start = node.start_byte();
+        let opening = &source[start..node.end_byte()];
+        let triple = opening.ends_with("'''") || opening.ends_with("\"\"\"");
+        let rest = &source[start..];
+        let end = if triple {
+            source.len()
+        } else {
+            start + rest.find('\n').unwrap_or(rest.len())
+        };
+        out.push((Kind::String, start, end));
+        return;
     }
-    if let Some(len) = string_len(rest) {
-        return (Kind::String, len);
-    }
-    let digit_after_dot = || rest[1..].starts_with(|d: char| d.is_ascii_digit());
-    if c.is_ascii_digit() || (c == '.' && digit_after_dot()) {
-        return (Kind::Number, number_len(rest));
-    }
-    if c == '_' || c.is_alphabetic() {
-        let len = rest
-            .find(|c: char| !(c == '_' || c.is_alphanumeric()))
-            .unwrap_or(rest.len());
-        return (word(&rest[..len], defining), len);
-    }
-    (Kind::Plain, c.len_utf8())
-}
-
-fn word(word: &str, defining: bool) -> Kind {
-    if KEYWORDS.contains(&word) {
-        Kind::Keyword
-    } else if defining {
-        Kind::Defined
-    } else if BUILTINS.contains(&word) {
-        Kind::Builtin
-    } else {
-        Kind::Plain
-    }
-}
-
-/// The length of the string literal `rest` starts with, prefix included, if it starts one.
-/// A backslash escapes the next byte (in raw strings too: `r"\""` is one string).
-fn string_len(rest: &str) -> Option<usize> {
-    let prefix = rest.bytes().take_while(|b| b"rRbBuUfF".contains(b)).count();
-    if prefix > 2 {
-        return None;
-    }
-    let body = &rest.as_bytes()[prefix..];
-    let quote = *body.first().filter(|q| **q == b'\'' || **q == b'"')?;
-    let quotes = [quote; 3];
-    let triple = body.starts_with(&quotes);
-    let delimiter = if triple { &quotes[..] } else { &quotes[..1] };
-    let mut i = delimiter.len();
-    while i < body.len() {
-        match body[i] {
-            b'\\' => i += 2,
-            b'\n' if !triple => return Some(prefix + i),
-            _ if body[i..].starts_with(delimiter) => return Some(prefix + i + delimiter.len()),
-            _ => i += 1,
+    match kind_of(node, source) {
+        Some(kind) => out.push((kind, node.start_byte(), node.end_byte())),
+        None => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                collect(child, source, out);
+            }
         }
     }
-    Some(rest.len())
 }
 
-/// The length of the number `rest` starts with: digits, letters (`0x1F`, `1e5`, `2j`),
-/// `_`, `.` and the sign of an exponent.
-fn number_len(rest: &str) -> usize {
-    let bytes = rest.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let exponent_sign = (b == b'+' || b == b'-') && i > 0 && matches!(bytes[i - 1], b'e' | b'E');
-        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || exponent_sign) {
-            break;
-        }
-        i += 1;
+/// The colour of a node that is one piece (a string, a comment, a word), or None to look
+/// at its children.
+fn kind_of(node: Node, source: &str) -> Option<Kind> {
+    let text = || node.utf8_text(source.as_bytes()).unwrap_or("");
+    match node.kind() {
+        "comment" => Some(Kind::Comment),
+        "string" => Some(Kind::String),
+        "integer" | "float" => Some(Kind::Number),
+        "true" | "false" | "none" => Some(Kind::Keyword),
+        "identifier" if defines(node) => Some(Kind::Defined),
+        "identifier" if BUILTINS.contains(&text()) => Some(Kind::Builtin),
+        "identifier" => Some(Kind::Plain),
+        kind if !node.is_named() && KEYWORDS.contains(&kind) => Some(Kind::Keyword),
+        _ if node.child_count() == 0 => Some(Kind::Plain),
+        _ => None,
     }
-    i
+}
+
+/// Whether `node` is the name of a `def` or `class`.
+fn defines(node: Node) -> bool {
+    node.parent().is_some_and(|p| {
+        matches!(p.kind(), "function_definition" | "class_definition")
+            && p.child_by_field_name("name") == Some(node)
+    })
 }
 
 #[cfg(test)]

@@ -162,7 +162,7 @@ pub async fn serve(listener: tokio::net::TcpListener, viewer: Viewer) -> std::io
 /// Computes what the first page needs; a failure is only logged (the page says why).
 async fn prepare(viewer: Viewer) {
     if let Err(e) = list::facets(&viewer).await {
-        tracing::warn!("cannot prepare the run list: {}", crate::error_chain(&e));
+        tracing::warn!("cannot prepare the run list: {}", crate::error::chain(&e));
     }
 }
 

@@ -1,5 +1,5 @@
 //! `/plots/<file>.svg`: the report's plots ([`crate::report::plots_of`]), drawn from the
-//! viewer's tables.
+//! viewer's tables ([`tables::plots`]).
 //!
 //! A plot is named by its report file name; a name that is not `[A-Za-z0-9_-]+.svg` is
 //! refused before anything is computed, and one that none of the tables' plots has is 404.
@@ -11,7 +11,6 @@ use axum::response::{IntoResponse, Response};
 
 use super::error::not_found;
 use super::{ViewError, Viewer, tables};
-use crate::report::{Plot, Table, plots_of};
 
 /// The tables that have plots.
 const PLOTTED: [&str; 2] = ["rp_matrix", "pass_rate_by_tier"];
@@ -26,19 +25,14 @@ pub(super) async fn svg(
     }
     for name in PLOTTED {
         let table = tables::by_name(&viewer, name).await?;
-        if let Some(plot) = of(&viewer, &table)?.into_iter().find(|p| p.file == file) {
+        if let Some(plot) = tables::plots(&viewer, &table)?
+            .into_iter()
+            .find(|p| p.file == file)
+        {
             return Ok(([(header::CONTENT_TYPE, "image/svg+xml")], plot.svg).into_response());
         }
     }
     Err(not_found(format!("no table of this store has a plot `{file}`")))
-}
-
-/// The plots of `table`; none while it has no rows.
-pub(crate) fn of(viewer: &Viewer, table: &Table) -> Result<Vec<Plot>, ViewError> {
-    if table.batch.num_rows() == 0 {
-        return Ok(Vec::new());
-    }
-    Ok(plots_of(table, &viewer.language_order())?)
 }
 
 fn is_plot_name(file: &str) -> bool {

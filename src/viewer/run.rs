@@ -21,9 +21,9 @@ use super::event::{event_link, header, links, load};
 use super::html::{Nav, escape, fields, number, page as shell, pre, pre_cut};
 use super::listing::listing;
 use super::{ViewError, Viewer};
+use crate::events::serde_name;
 use crate::events::{Execution, Generation, Grade};
 use crate::log::EventBody;
-use crate::manifest::serde_name;
 use crate::record::{Detail, EventRow, Found, Ided, Record, RecordError, Run};
 use crate::store::Hash;
 

@@ -16,9 +16,9 @@ use super::error::not_found;
 use super::grid::{self, Grid};
 use super::html::{Nav, escape, page as shell, pre};
 use super::list::{self, FILTERS, Facets};
-use super::{ViewError, Viewer, plots};
+use super::{ViewError, Viewer};
 use crate::query::catalog::{self, TABLES};
-use crate::report::Table;
+use crate::report::{Plot, Table, plots_of};
 
 /// `GET /tables`.
 pub(super) async fn index() -> Html<String> {
@@ -53,7 +53,7 @@ pub(super) async fn page(
         query.name,
         pre(query.sql)
     );
-    for plot in plots::of(&viewer, &table)? {
+    for plot in plots(&viewer, &table)? {
         let _ = writeln!(
             body,
             "<h2>{}</h2>\n<img class=\"plot\" src=\"/plots/{}\" alt=\"{}\">",
@@ -65,6 +65,14 @@ pub(super) async fn page(
     let _ = writeln!(body, "<h2>{} rows</h2>", table.batch.num_rows());
     body += &render(&Grid::of(&table.batch, 3)?, facets);
     Ok(Html(shell(&table.title, Nav::Tables, &body)))
+}
+
+/// The plots of `table`; none while it has no rows.
+pub(crate) fn plots(viewer: &Viewer, table: &Table) -> Result<Vec<Plot>, ViewError> {
+    if table.batch.num_rows() == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(plots_of(table, &viewer.language_order())?)
 }
 
 /// The table `name` of the catalog, computed on first use.

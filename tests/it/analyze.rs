@@ -15,10 +15,10 @@
 use std::collections::BTreeMap;
 
 use insta::assert_snapshot;
+use ml2b::events::Provider;
 use ml2b::events::{Agent, Execution, Generation, Grade, GradeV2};
+use ml2b::events::{Format, Outcome};
 use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
-use ml2b::manifest::models::Provider;
-use ml2b::sandbox::{Format, Outcome};
 use ml2b::store::{Hash, Store};
 
 use crate::common::Workspace;

@@ -111,7 +111,7 @@ fn python() -> String {
         .is_ok_and(|s| s.success());
     assert!(
         ok,
-        "`{python}` lacks pandas/scikit-learn: run scripts/python-env (or set ML2B_PYTHON to a Python with stages/execute/requirements.txt)"
+        "`{python}` lacks pandas/scikit-learn: run scripts/python-env (or set ML2B_PYTHON to a Python with assets/execute/requirements.txt)"
     );
     python
 }
@@ -121,7 +121,7 @@ fn run_solution(python: &str, c: &ml2b::competition::Competition, mode: &str, tm
     std::fs::write(&spec, Spec::of(&c.manifest).to_json()).unwrap();
     let pred = tmp.join(format!("{}-{mode}.csv", c.id()));
     let out = Command::new(python)
-        .arg(repo().join("stages/execute/harness.py"))
+        .arg(repo().join("assets/execute/harness.py"))
         .args(["--code".as_ref(), c.solution(mode).as_os_str()])
         .args(["--mode", mode])
         .args(["--spec".as_ref(), spec.as_os_str()])

@@ -11,10 +11,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use ml2b::competition::spec::{Kind, Spec};
+use ml2b::events::{Format, Outcome};
 use ml2b::sandbox::docker::{CODE_LABEL, Docker};
 use ml2b::sandbox::image::{ImageRef, RuntimeImage};
 use ml2b::sandbox::local::Local;
-use ml2b::sandbox::{Backend, Format, Job, Limits, Outcome, Run, assets, pyenv};
+use ml2b::sandbox::{Backend, Job, Limits, Run, assets, pyenv};
 
 use crate::common::assert_no_process_with;
 

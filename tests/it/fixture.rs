@@ -21,10 +21,10 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Float64Array, Int64Array, RecordBatch};
 use chrono::{TimeZone, Utc};
+use ml2b::events::Provider;
 use ml2b::events::{Agent, Attempt, Execution, Generation, Grade, GradeV2, TranslationCheck};
+use ml2b::events::{Format, Outcome};
 use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
-use ml2b::manifest::models::Provider;
-use ml2b::sandbox::{Format, Outcome};
 use ml2b::store::{Hash, Store};
 
 use crate::common::Workspace;

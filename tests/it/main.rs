@@ -29,6 +29,7 @@ mod log;
 mod medals;
 mod mle_bench;
 mod mle_layouts;
+mod module_graph;
 mod query;
 mod react;
 mod readme;

@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
+use ml2b::events::Provider;
 use ml2b::events::{Agent, Execution, Generation, Grade};
+use ml2b::events::{Format, Outcome};
 use ml2b::log::{Event, EventBody, Provenance, StageLog, unit_key};
-use ml2b::manifest::models::Provider;
-use ml2b::sandbox::{Format, Outcome};
 use ml2b::store::{Hash, Store};
 use serde_json::Value;
 

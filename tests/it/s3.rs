@@ -144,7 +144,7 @@ fn a_server_that_ignores_if_none_match_is_refused_at_open() {
 fn a_missing_bucket_is_named_at_open() {
     let server = Server::start();
     let err = server.endpoint().open("s3://no-such-bucket/x").unwrap_err();
-    let text = ml2b::error_chain(&err);
+    let text = ml2b::error::chain(&err);
     assert!(text.contains("s3://no-such-bucket/x/.ml2b-probe/"), "{text}");
 }
 
@@ -265,7 +265,7 @@ fn endless_409s_fail_the_commit_naming_the_key() {
     let err = log
         .commit(&mut view, vec![echo_event(1)], None)
         .expect_err("no try can land");
-    let text = ml2b::error_chain(&err);
+    let text = ml2b::error::chain(&err);
     assert!(
         text.contains(&format!("{URL}/log/echo/00000000000000000000.parquet")) && text.contains("409"),
         "{text}"

@@ -8,11 +8,11 @@
 //! the tasks' lines). `slurm.rs` checks the same command after real submissions.
 
 use insta::assert_snapshot;
+use ml2b::cluster::arrays::Array;
 use ml2b::cluster::folder::PlanFolder;
-use ml2b::cluster::slurm::Array;
 use ml2b::cluster::{Plan, PlanStatus};
+use ml2b::config::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
 use ml2b::log::{EventBody, unit_key};
-use ml2b::settings::{BackendKind, EngineSettings, ExecuteSettings, SandboxSettings};
 use ml2b::stages::shard_of;
 use ml2b::store::Hash;
 use serde_json::Value;

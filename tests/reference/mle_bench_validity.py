@@ -17,7 +17,7 @@ validity and score (1e-9) on every case, except where ml2b reports a departure
     /var/tmp/ml2b-venv/bin/python tests/reference/mle_bench_validity.py /tmp/mle-bench   # from the crate root
 
 The environment: tests/reference/requirements-grade.txt's numpy, scipy and scikit-learn,
-with pandas 2.3.3 (the ml2b venv of stages/execute/requirements.txt, which MLE-bench's
+with pandas 2.3.3 (the ml2b venv of assets/execute/requirements.txt, which MLE-bench's
 `pandas>=2.2` admits), PyYAML and tqdm (imported by mlebench.utils); the other modules
 mlebench.utils imports at the top (py7zr) are stubbed when absent: grading never calls them.
 With requirements-grade.txt's pandas 3.1.1 instead, two verdicts differ: hotel-id and whale

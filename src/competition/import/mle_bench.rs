@@ -1004,7 +1004,7 @@ fn leaderboard(src: &Sources, graded: &mut Graded, parts: &mut Parts) -> Result<
                 "highest"
             },
             metric.name,
-            crate::manifest::serde_name(&metric.direction)
+            crate::events::serde_name(&metric.direction)
         ));
     }
     mle.leaderboard = LEADERBOARD.into();

@@ -67,6 +67,15 @@ pub enum ImportError {
     },
 }
 
+impl crate::error::IsInputError for ImportError {
+    fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            Self::Invalid { .. } | Self::NotFound(_) | Self::Exists { .. } | Self::Manifest(_)
+        )
+    }
+}
+
 impl ImportError {
     pub(crate) fn invalid(path: &Path, message: impl Into<String>) -> Self {
         Self::Invalid {

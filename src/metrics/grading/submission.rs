@@ -182,6 +182,15 @@ pub enum GradeError {
     },
 }
 
+impl crate::error::IsInputError for GradeError {
+    fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            Self::UnknownMetric(_) | Self::Read(_) | Self::Answers { .. } | Self::InferredTargets { .. }
+        )
+    }
+}
+
 /// Scores `predictions` against `answers` with default options but the id column.
 pub fn score_files(
     metric: &str,

@@ -7,14 +7,14 @@
 //!
 //! - the server's `Retry-After` (delta-seconds or an HTTP-date), exactly, capped at
 //!   [`RETRY_AFTER_CAP`] so that a confused server cannot park a run for hours;
-//! - otherwise "full jitter": uniform in `0..=min(max_backoff, base_backoff·2^k)`, which
-//!   spreads the retries of many concurrent requests instead of synchronising them.
+//! - otherwise "full jitter" ([`crate::backoff`]): uniform in
+//!   `0..=min(max_backoff, base_backoff·2^k)`, which spreads the retries of many concurrent
+//!   requests instead of synchronising them.
 
 use std::time::{Duration, SystemTime};
 
-use rand::Rng;
-
 use super::ClientConfig;
+use crate::backoff::{Backoff, Jitter};
 
 /// The longest `Retry-After` honoured; a longer one is waited for this long.
 pub const RETRY_AFTER_CAP: Duration = Duration::from_secs(120);
@@ -44,14 +44,12 @@ pub(super) fn wait(config: &ClientConfig, k: u32, retry_after: Option<Duration>)
 }
 
 fn jittered(config: &ClientConfig, k: u32) -> Duration {
-    let ceiling = exponential(config.base_backoff, k).min(config.max_backoff);
-    let ceiling_ms = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
-    Duration::from_millis(rand::rng().random_range(0..=ceiling_ms))
-}
-
-fn exponential(base: Duration, k: u32) -> Duration {
-    let factor = 1u32.checked_shl(k).unwrap_or(u32::MAX);
-    base.checked_mul(factor).unwrap_or(Duration::MAX)
+    Backoff {
+        base: config.base_backoff,
+        max: config.max_backoff,
+        jitter: Jitter::Full,
+    }
+    .wait(k)
 }
 
 /// Parses a `Retry-After` value: delta-seconds, or an HTTP-date (a date already past means

@@ -55,7 +55,7 @@ async fn generate(model: Arc<LocalModel>, request: ChatRequest) -> Result<Comple
     })
     .await
     .map_err(|e| e.to_string())?
-    .map_err(|e| crate::error_chain(&e))?;
+    .map_err(|e| crate::error::chain(&e))?;
     let finish = match done.finish {
         Finish::EndOfText => "stop",
         Finish::MaxTokens => "length",

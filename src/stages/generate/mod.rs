@@ -50,11 +50,12 @@ use super::translate_validate::TranslateValidate;
 use super::{Planned, Stage, StageError};
 use crate::competition::Competition;
 use crate::competition::spec::{Kind, Spec};
+use crate::events::Format;
+use crate::events::Provider;
 use crate::events::{Agent, Generation};
 use crate::log::{EventBody, LogError, unit_key};
-use crate::manifest::models::{Model, Provider};
+use crate::manifest::models::Model;
 use crate::providers::{self as provider, Responder, Response, Sample, template};
-use crate::sandbox::Format;
 use crate::store::Store;
 
 /// The most tokens a response may have.

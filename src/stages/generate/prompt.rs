@@ -2,10 +2,10 @@
 //! languages, rendered from two minijinja templates and the language's instruction table.
 //!
 //! ```text
-//! stages/generate/system.j2                  role, rules, environment and limits, answer format
-//! stages/generate/user.j2                    task text, submission contract, run(), request
-//! stages/generate/aide.j2                    the AIDE agent's step, appended to the user message
-//! stages/generate/instructions/<code>.toml   flat table: key -> sentence, one per language
+//! assets/generate/system.j2                  role, rules, environment and limits, answer format
+//! assets/generate/user.j2                    task text, submission contract, run(), request
+//! assets/generate/aide.j2                    the AIDE agent's step, appended to the user message
+//! assets/generate/instructions/<code>.toml   flat table: key -> sentence, one per language
 //! ```
 //!
 //! Everything is embedded with `include_str!`, so rendering reads no file. Invariants,
@@ -35,7 +35,7 @@ pub const LANGUAGES: [&str; 14] = [
     "en", "fr", "es", "it", "zh", "ja", "ru", "pl", "tr", "ar", "uk", "ro", "kk", "be",
 ];
 
-/// The packages of `stages/execute/requirements.txt` that a solution may import.
+/// The packages of `assets/execute/requirements.txt` that a solution may import.
 pub const LIBRARIES: [&str; 7] = [
     "numpy",
     "pandas",
@@ -48,7 +48,7 @@ pub const LIBRARIES: [&str; 7] = [
 
 macro_rules! instruction_files {
     ($($code:literal),* $(,)?) => {
-        [$(($code, include_str!(concat!("../../../stages/generate/instructions/", $code, ".toml")))),*]
+        [$(($code, include_str!(concat!("../../../assets/generate/instructions/", $code, ".toml")))),*]
     };
 }
 
@@ -68,9 +68,9 @@ const SYSTEM: &str = "system.j2";
 const USER: &str = "user.j2";
 const AIDE: &str = "aide.j2";
 const TEMPLATES: [(&str, &str); 3] = [
-    (SYSTEM, include_str!("../../../stages/generate/system.j2")),
-    (USER, include_str!("../../../stages/generate/user.j2")),
-    (AIDE, include_str!("../../../stages/generate/aide.j2")),
+    (SYSTEM, include_str!("../../../assets/generate/system.j2")),
+    (USER, include_str!("../../../assets/generate/user.j2")),
+    (AIDE, include_str!("../../../assets/generate/aide.j2")),
 ];
 
 const MONO_SIGNATURES: &str = "\
@@ -727,7 +727,7 @@ mod tests {
 
     #[test]
     fn instruction_files_on_disk_have_identical_key_sets() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("stages/generate/instructions");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/generate/instructions");
         let mut found: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())

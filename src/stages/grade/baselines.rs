@@ -14,12 +14,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::score_execution;
 use crate::competition::Benchmark;
+use crate::events::Format;
+use crate::events::Provider;
 use crate::events::{Execution, Generation};
 use crate::log::{Event, EventBody, StageLog};
 use crate::manifest::competition::BaselineRole;
-use crate::manifest::models::Provider;
 use crate::metrics::grading::Rules;
-use crate::sandbox::Format;
 use crate::stages::StageError;
 use crate::store::{Hash, Store};
 

@@ -47,6 +47,7 @@
 pub mod baselines;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{Planned, Stage, StageError};
 use crate::competition::grading::{LeaderboardUseError, score_file_graded};
@@ -74,7 +75,7 @@ pub struct Unit {
 
 /// The stage.
 pub struct GradeStage {
-    pub bench: Benchmark,
+    pub bench: Arc<Benchmark>,
     pub store: Store,
     /// Grade only executions committed after the execute segment with this hash (and
     /// those whose baseline run was).
@@ -181,7 +182,7 @@ impl GradeStage {
                         baselines.insert(role, b);
                     }
                     _ => {
-                        let role = crate::manifest::serde_name(&role);
+                        let role = crate::events::serde_name(&role);
                         missing = Some(format!(
                             "its {role} baseline run {run} is not in the log or no longer grades valid"
                         ));
@@ -279,7 +280,7 @@ impl Stage for GradeStage {
             format: x.format,
             code_blake3: x.code_blake3,
             metric: m.metric.name.clone(),
-            direction: crate::manifest::serde_name(&m.metric.direction),
+            direction: crate::events::serde_name(&m.metric.direction),
             outcome: x.outcome,
             valid: false,
             score: None,
@@ -290,7 +291,7 @@ impl Stage for GradeStage {
             automl_score,
             automl_run,
             r_p_automl: automl_score.map(|_| 0.0),
-            role: unit.role.map(|r| crate::manifest::serde_name(&r)),
+            role: unit.role.map(|r| crate::events::serde_name(&r)),
             in_expected_range: None,
             answers_blake3: unit.answers_blake3,
         }
@@ -332,7 +333,7 @@ fn in_range(c: &Competition, role: BaselineRole, score: f64) -> Option<bool> {
             "competition `{}`: the {} baseline scored {score}, outside the manifest's expected \
              range [{lo}, {hi}] (recorded score {}): the competition or the environment changed",
             c.id(),
-            crate::manifest::serde_name(&role),
+            crate::events::serde_name(&role),
             recorded.score,
         );
     }
@@ -349,7 +350,7 @@ pub fn score_execution(
 ) -> Result<Result<f64, String>, StageError> {
     let Some(hash) = x
         .predictions_blake3
-        .filter(|_| x.outcome == crate::sandbox::Outcome::Ok)
+        .filter(|_| x.outcome == crate::events::Outcome::Ok)
     else {
         return Ok(Err(format!("the run ended {}", x.outcome)));
     };

@@ -2,7 +2,7 @@
 //!
 //! A search makes up to `steps` attempts. Each step asks the model, in the pair's language,
 //! for a new draft, the fix of a buggy attempt or one improvement of the best one
-//! ([`policy`]; the prompt is the task's with `stages/generate/aide.j2` appended), extracts
+//! ([`policy`]; the prompt is the task's with `assets/generate/aide.j2` appended), extracts
 //! the plan and the code, runs the code on the validation split of the public training
 //! data through the execute stage's sandbox and scores it with the competition's metric
 //! ([`trial`]). An attempt is buggy when its run is not `ok` or its predictions cannot be
@@ -33,11 +33,11 @@ use super::prompt::{self, AideStep, PromptInputs, Remembered};
 use super::{Generate, StageError, extract};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
+use crate::events::Format;
 use crate::events::{Attempt, Generation};
 use crate::log::LogError;
 use crate::metrics::grading::Direction;
 use crate::providers::{ChatRequest, Message, Response, cost_usd};
-use crate::sandbox::Format;
 use crate::store::Hash;
 use policy::{Action, Node};
 use trial::{Trial, Trials};

@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 use super::super::cache;
 use crate::competition::Competition;
 use crate::competition::validation::{self, Validation};
+use crate::events::{Format, Outcome};
 use crate::log::LogError;
 use crate::metrics::grading::{Score, score_files_with};
-use crate::sandbox::{Format, Outcome};
 use crate::stages::StageError;
 use crate::stages::solution::Runner;
 use crate::store::{Hash, KeyHasher, Store};
@@ -160,14 +160,14 @@ impl Trials {
         let path = store
             .objects()
             .local_file(&predictions)
-            .map_err(|e| fail(crate::error_chain(&e)))?;
+            .map_err(|e| fail(crate::error::chain(&e)))?;
         let score = score_files_with(
             &c.manifest.metric.name,
             &split.answers(),
             &path,
             &c.grade_options(),
         )
-        .map_err(|e| fail(crate::error_chain(&e)))?;
+        .map_err(|e| fail(crate::error::chain(&e)))?;
         match score {
             Score::Valid { score, .. } => trial.score = Some(score),
             Score::Invalid { reason } => {

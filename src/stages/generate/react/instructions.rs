@@ -2,7 +2,7 @@
 //! like the prompt's instruction tables (`super::super::prompt`).
 //!
 //! ```text
-//! stages/generate/react/<code>.toml   instructions       the workspace, /data, the tools,
+//! assets/generate/react/<code>.toml   instructions       the workspace, /data, the tools,
 //!                                                        the budgets; ends with {protocol}
 //!                                     maximize/minimize  how {direction} reads
 //!                                     function_calling   the tool-calling protocols' part
@@ -19,7 +19,7 @@
 //!   language, as the tool-calling protocols send them.
 //!
 //! The English table renders, byte for byte, the instructions the agent had before the
-//! tables existed (`stages/generate/react.md`), so an English search keeps its unit key.
+//! tables existed (`assets/generate/react.md`), so an English search keeps its unit key.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,7 +28,7 @@ use crate::metrics::grading::Direction;
 
 macro_rules! react_files {
     ($($code:literal),* $(,)?) => {
-        [$(($code, include_str!(concat!("../../../../stages/generate/react/", $code, ".toml")))),*]
+        [$(($code, include_str!(concat!("../../../../assets/generate/react/", $code, ".toml")))),*]
     };
 }
 
@@ -47,20 +47,20 @@ pub const KEYWORDS: [&str; 4] = ["Thought:", "Action:", "Action Input:", "Observ
 pub enum InstructionsError {
     #[error("unknown react instructions language `{language}`; expected one of {}", LANGUAGES.join(", "))]
     UnknownLanguage { language: String },
-    #[error("stages/generate/react/{language}.toml is not a flat table of strings")]
+    #[error("assets/generate/react/{language}.toml is not a flat table of strings")]
     Parse {
         language: String,
         #[source]
         source: toml::de::Error,
     },
-    #[error("stages/generate/react/{language}.toml: missing key `{key}`")]
+    #[error("assets/generate/react/{language}.toml: missing key `{key}`")]
     MissingKey { language: String, key: String },
-    #[error("stages/generate/react/{language}.toml: unknown key `{key}` (not in {REFERENCE}.toml)")]
+    #[error("assets/generate/react/{language}.toml: unknown key `{key}` (not in {REFERENCE}.toml)")]
     UnknownKey { language: String, key: String },
-    #[error("stages/generate/react/{language}.toml: `{key}` is empty")]
+    #[error("assets/generate/react/{language}.toml: `{key}` is empty")]
     EmptyValue { language: String, key: String },
     #[error(
-        "stages/generate/react/{language}.toml: `{key}` has placeholders {got:?}, \
+        "assets/generate/react/{language}.toml: `{key}` has placeholders {got:?}, \
          expected {expected:?} as in {REFERENCE}.toml"
     )]
     Placeholders {
@@ -70,7 +70,7 @@ pub enum InstructionsError {
         got: Vec<String>,
     },
     #[error(
-        "stages/generate/react/{language}.toml: `text_format` lacks `{keyword}`, which the \
+        "assets/generate/react/{language}.toml: `text_format` lacks `{keyword}`, which the \
          text protocol's parser reads (keep it in English)"
     )]
     Keyword { language: String, keyword: &'static str },
@@ -234,7 +234,7 @@ mod tests {
 
     #[test]
     fn every_language_has_a_file_on_disk_and_no_file_is_stray() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("stages/generate/react");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/generate/react");
         let mut on_disk: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -286,14 +286,14 @@ mod tests {
         let e = of_edited(&files, "ru").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "stages/generate/react/ru.toml: `instructions` has placeholders \
+            "assets/generate/react/ru.toml: `instructions` has placeholders \
              [\"direction\", \"limits\", \"protocol\", \"steps\"], expected \
              [\"direction\", \"limit\", \"protocol\", \"steps\"] as in en.toml"
         );
         let files = edited("ja", |t| t.replace("{protocol}", ""));
         let e = of_edited(&files, "ja").unwrap_err().to_string();
         assert!(
-            e.starts_with("stages/generate/react/ja.toml: `instructions`"),
+            e.starts_with("assets/generate/react/ja.toml: `instructions`"),
             "{e}"
         );
     }
@@ -302,12 +302,12 @@ mod tests {
     fn a_missing_or_stray_key_and_a_blank_value_are_named() {
         let files = edited("fr", |t| t.replace("function_calling =", "function_call ="));
         let e = of_edited(&files, "fr").unwrap_err().to_string();
-        assert_eq!(e, "stages/generate/react/fr.toml: missing key `function_calling`");
+        assert_eq!(e, "assets/generate/react/fr.toml: missing key `function_calling`");
         let files = edited("fr", |t| format!("{t}\nextra = \"x\"\n"));
         let e = of_edited(&files, "fr").unwrap_err().to_string();
         assert_eq!(
             e,
-            "stages/generate/react/fr.toml: unknown key `extra` (not in en.toml)"
+            "assets/generate/react/fr.toml: unknown key `extra` (not in en.toml)"
         );
         let files = edited("kk", |t| {
             let at = t.find("maximize = ").unwrap();
@@ -315,7 +315,7 @@ mod tests {
             format!("{}maximize = \" \"{}", &t[..at], &t[end..])
         });
         let e = of_edited(&files, "kk").unwrap_err().to_string();
-        assert_eq!(e, "stages/generate/react/kk.toml: `maximize` is empty");
+        assert_eq!(e, "assets/generate/react/kk.toml: `maximize` is empty");
     }
 
     #[test]
@@ -331,7 +331,7 @@ mod tests {
         assert!(e.starts_with("unknown react instructions language `xx`"), "{e}");
     }
 
-    /// The instructions the agent had before the tables (`stages/generate/react.md` at
+    /// The instructions the agent had before the tables (`assets/generate/react.md` at
     /// commit d87cf28), so English searches keep their unit keys.
     const BEFORE: &str = "# Working as an agent\n\nYou do not answer with the code. You work in a workspace with tools, step by step, until you\nsubmit a file with the solution described above.\n\n- The competition's public files are at `/data` (read-only): `/data/train.csv` and\n  `/data/test.csv`. Paths that do not start with `/data` are files of your workspace\n  (for example `solution.py`). Nothing else can be read.\n- `run_python` runs a script of your workspace (or a piece of code) in the sandbox, with\n  `/data` mounted and your workspace as the current folder, without network; it shows the\n  exit status and the end of stdout and stderr. Files the script writes are not kept: write\n  files with `write_file`.\n- `validate` checks a solution file statically and runs it as the benchmark will, on a\n  validation split of the training rows (never the test rows), and tells you its score\n  ({direction}).\n- `submit` ends your work: the file is your solution. Submit once, a file that validated.\n- You have {steps} steps; one tool call per step. Observations longer than {limit}\n  characters are cut.\n{protocol}\n";
 

@@ -2,7 +2,7 @@
 //! submits (the ML2B repository's ReAct agent), one generate unit.
 //!
 //! The model gets the task's prompt in the pair's language with the agent's instructions
-//! in the same language ([`instructions`]: `stages/generate/react/<code>.toml`) and the
+//! in the same language ([`instructions`]: `assets/generate/react/<code>.toml`) and the
 //! tools of [`tools`], offered as the model's manifest entry says ([`protocol`]: OpenAI
 //! tool calling, Anthropic tool use, or a text protocol). Each step is one model turn and
 //! the one tool call it makes: ml2b runs the call and answers with the observation. The file tools read the
@@ -43,11 +43,11 @@ use super::prompt::{self, PromptInputs};
 use super::{Generate, StageError};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
+use crate::events::Format;
 use crate::events::{Generation, TrajectoryStep};
 use crate::log::LogError;
 use crate::manifest::models::ToolProtocol;
 use crate::providers::{ChatRequest, Message, Response, cost_usd};
-use crate::sandbox::Format;
 use crate::store::Hash;
 use instructions::Instructions;
 use protocol::{Made, Turn};

@@ -3,8 +3,8 @@
 seeded corpus and checks that the scores are identical (to 1e-9).
 
     cargo build --release --example bleu_bench     # CARGO_BUILD_JOBS=1
-    python3 bench/text_stats_vs_sacrebleu.py -- target/release/examples/bleu_bench
-    python3 bench/text_stats_vs_sacrebleu.py -- ml2b bleu --json --chrf --ref {ref} {hyp}
+    python3 benches/text_stats_vs_sacrebleu.py -- target/release/examples/bleu_bench
+    python3 benches/text_stats_vs_sacrebleu.py -- ml2b bleu --json --chrf --ref {ref} {hyp}
 
 Everything after `--` is the command; `{hyp}` and `{ref}` are replaced by the
 file paths, and if neither appears the two paths are appended (hyp, ref).

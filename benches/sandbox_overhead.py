@@ -3,8 +3,8 @@ bundled competition, run N times (1) by the harness directly, with no sandbox, a
 through `ml2b grade-file --backend local` (sandbox, plus loading the manifests and
 grading). The difference is an upper bound on the sandbox's overhead per run.
 
-    python bench/sandbox_overhead.py [--ml2b target/release/ml2b] [--python PY] [-n 20]
-    python bench/sandbox_overhead.py --throughput [-j 2]
+    python benches/sandbox_overhead.py [--ml2b target/release/ml2b] [--python PY] [-n 20]
+    python benches/sandbox_overhead.py --throughput [-j 2]
 
 `--throughput` instead runs every bundled competition's reference solution in both formats
 through `ml2b grade-file`, `-j` at a time, and reports the wall time and runs per minute.
@@ -69,7 +69,7 @@ def main() -> None:
         spec = tmp / "spec.json"
         spec.write_text(json.dumps({"id": "id", "targets": ["compressive_strength"], "kind": "values"}))
         public = ROOT / "data" / COMP / "public"
-        direct = [args.python, str(ROOT / "stages/execute/harness.py"), "--code", str(code), "--mode", "mono",
+        direct = [args.python, str(ROOT / "assets/execute/harness.py"), "--code", str(code), "--mode", "mono",
                   "--spec", str(spec), "--train", str(public / "train.csv"), "--test", str(public / "test.csv"),
                   "--out", str(tmp / "pred.csv")]
         sandboxed = [args.ml2b, "--json", "grade-file", "--root", str(ROOT), "--competition", COMP,

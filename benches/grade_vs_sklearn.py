@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times scikit-learn against a Rust scorer on the same large answer/prediction files.
 
-    .venv-grade/bin/python bench/grade_vs_sklearn.py [--rows 10000000] [--repeat 2] \
+    .venv-grade/bin/python benches/grade_vs_sklearn.py [--rows 10000000] [--repeat 2] \
         [--rust-cmd 'ml2b score --json --metric {metric} --answers {answers} --predictions {predictions}']
 
 Generates seeded Parquet files (id + target / prediction columns), then for each metric

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times pandas against `ml2b query` on the same table over the same store.
 
-    /var/tmp/ml2b-venv/bin/python bench/analyze_vs_pandas.py STORE [--repeat 3] \
+    /var/tmp/ml2b-venv/bin/python benches/analyze_vs_pandas.py STORE [--repeat 3] \
         [--ml2b target/release/ml2b]
 
 STORE is a store whose logs hold generate, execute and grade events, such as the one
