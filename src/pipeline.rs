@@ -1,20 +1,23 @@
-//! The pipeline below the commands: runs stages from resolved settings.
+//! The pipeline below the commands: runs stages from resolved settings ([`crate::config`]).
 //!
 //! ```text
-//! settings ──► Pipeline ──► sandbox backend, Python environment, responder (built here)
-//!                  │
-//!                  └──► stages::run_stage(stage) for translate_validate → generate →
-//!                       execute → grade → analyze, each over the same store
-//!                       (execute on Slurm with `--engine slurm`: crate::cluster)
+//! config ──► Pipeline ──► benchmark (loaded once per root), sandbox backend, Python
+//!                  │      environment, responder (built here)
+//!                  ├──► stages::run_stage(stage) for translate_validate → generate →
+//!                  │    execute → grade → analyze, each over the same store
+//!                  └──► the engine `config` names for generate and execute: here, or
+//!                       Slurm (crate::cluster::engine, handed the units planned here)
 //! ```
 //! `ml2b run`, `ml2b baselines` and `ml2b stage …` are thin callers of it; so is anything
 //! else that drives stages from code (a cluster worker). The pipeline never prints: what
-//! the user should see goes through [`Progress`], and results come back as run summaries.
+//! the user should see goes through [`Progress`], and results come back as run summaries
+//! ([`Ran`], wherever a stage ran). Nothing below it calls back into it.
 //!
 //! Invariants: the limits a prompt states are the [`Limits`](crate::sandbox::Limits) the
 //! sandbox applies ([`SandboxSettings`]), so `--timeout` and `--memory` are never told to
 //! the model otherwise than they are enforced; each stage skips what the store already
-//! holds, so running a selection again appends only what is missing.
+//! holds, so running a selection again appends only what is missing; every stage of one
+//! pipeline reads the same load of the benchmark.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -520,5 +523,25 @@ impl<'a> SlowStep<'a> {
 impl Drop for SlowStep<'_> {
     fn drop(&mut self) {
         self.0.slow_step_ended();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::NoProgress;
+
+    #[test]
+    fn every_stage_of_a_pipeline_shares_one_load_of_the_benchmark() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path());
+        let pipeline = Pipeline::new(&store, &NoProgress);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let first = pipeline.bench(root).unwrap();
+        let again = pipeline.bench(&root.join("manifests/..")).unwrap();
+        assert!(Arc::ptr_eq(&first, &pipeline.bench(root).unwrap()), "loaded once");
+        // Another spelling of a root is another root: loaded on its own, never mixed up.
+        assert!(!Arc::ptr_eq(&first, &again));
+        assert_eq!(first.competitions.len(), again.competitions.len());
     }
 }

@@ -78,9 +78,9 @@ use super::docker_api::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
 use super::job::{Backend, Job, Limits, Run, SHM_BYTES};
-use super::run::{self, Captured, ENV, Usage, classify, deliver, drop_links, harness_argv, stage_run};
 use super::rundir::RunDir;
 use super::seccomp;
+use super::steps::{self, Captured, ENV, Usage, classify, deliver, drop_links, harness_argv, stage_run};
 use crate::events::Outcome;
 
 /// The uid and gid of runs when ml2b is root: above the range the local backend draws its
@@ -250,7 +250,7 @@ impl Backend for Docker {
         drop_links(&stage.out);
         // Docker reports death by signal N as exit code 128 + N, which `classify` reads back.
         let status = std::process::ExitStatus::from_raw((ended.exit_code & 0xff) << 8);
-        let seen = run::Ended {
+        let seen = steps::Ended {
             status,
             timed_out: ended.timed_out,
             wall_seconds: ended.wall_seconds,

@@ -13,7 +13,7 @@ pub enum SandboxError {
         #[source]
         source: std::io::Error,
     },
-    /// An output of a run that [`classify`](super::run) accepted could not be copied out.
+    /// An output of a run that [`classify`](super::steps) accepted could not be copied out.
     #[error("copying {name} out of the sandbox")]
     Output {
         name: String,

@@ -44,7 +44,7 @@ use serde::Serialize;
 use super::assets;
 use super::docker_api::{api, with_client};
 use super::error::{SandboxError, io};
-use super::run::{is_root, tail};
+use super::steps::{is_root, tail};
 
 /// `assets/execute/Dockerfile`.
 pub const DOCKERFILE: &str = include_str!("../../assets/execute/Dockerfile");

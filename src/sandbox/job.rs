@@ -2,7 +2,7 @@
 //! competition's public files, the harness and the [`Limits`]), a [`Run`] (its
 //! [`Outcome`], predictions, result record and output tails), and the [`Backend`] trait that
 //! turns one into the other. A leaf of the sandbox modules: the backends and the shared run
-//! steps (`run`) build on it.
+//! steps (`steps`) build on it.
 //!
 //! On disk: a run leaves `result.json` (the harness's record) and, when it wrote one,
 //! [`PREDICTIONS`] in its output folder; [`Outcome`] names are the harness's `outcome` field

@@ -46,11 +46,11 @@ use std::time::{Duration, Instant};
 use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
 use super::job::{Backend, Job, Run, SHM_BYTES};
-use super::run::{
-    Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run,
-};
 use super::rundir::{RunDir, unmount};
 use super::seccomp;
+use super::steps::{
+    Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run,
+};
 use crate::events::Outcome;
 
 /// Runs started by this process (for [`sandbox_uid`]).

@@ -11,7 +11,7 @@
 //! begin with the harness's [`READY`] line never reached the code), from what it observed.
 //!
 //! Layout: the backends ([`local`], [`docker`], which runs the [`image`]) build on leaves that
-//! never import them: `job` (the types above and the [`Backend`] trait), `run` (the steps
+//! never import them: `job` (the types above and the [`Backend`] trait), `steps` (the steps
 //! every backend takes alike: staging, the harness's command line and environment, the
 //! outcome rules), `outputs` (reading what a run left, which it controls), `rundir` (the
 //! private folder of each run on the host), `docker_api` (the Docker daemon client of `docker`
@@ -29,13 +29,13 @@ mod job;
 pub mod local;
 mod outputs;
 pub mod pyenv;
-mod run;
 mod rundir;
 mod seccomp;
+mod steps;
 
 pub use cgroup::CgroupUnavailable;
 pub use error::SandboxError;
 pub use job::{Backend, Job, Limits, PREDICTIONS, Run};
 pub use outputs::Refused;
-pub use run::{CPUS, READY, tail};
 pub use rundir::scratch_dir;
+pub use steps::{CPUS, READY, tail};
