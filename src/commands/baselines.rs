@@ -20,6 +20,7 @@ use crate::log::{EventBody, StageLog};
 use crate::manifest::competition::BaselineRole;
 use crate::pipeline::Pipeline;
 use crate::settings::{BaselinesSettings, GlobalSettings};
+use crate::terminal::Column;
 
 /// One baseline run, as printed.
 #[derive(Debug, Serialize)]
@@ -162,28 +163,49 @@ fn lines(settings: &GlobalSettings, bench: &Benchmark, s: &BaselinesSettings) ->
     Ok(out)
 }
 
+/// The columns of the table (the last, the status, is free).
+const COLUMNS: [Column; 8] = [
+    Column::left(26),
+    Column::left(9),
+    Column::left(12),
+    Column::right(4),
+    Column::left(20),
+    Column::right(12),
+    Column::right(12),
+    Column::right(27).gap(2),
+];
+
 fn table(lines: &[Line]) -> String {
+    let header = [
+        "competition",
+        "role",
+        "model",
+        "seed",
+        "outcome",
+        "score",
+        "recorded",
+        "expected",
+        "status",
+    ];
+    let mut rows = vec![header.map(String::from).to_vec()];
+    rows.extend(lines.iter().map(row));
+    crate::terminal::table(&COLUMNS, &rows)
+}
+
+fn row(l: &Line) -> Vec<String> {
     let num = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.6}"));
-    let mut out = format!(
-        "{:<26} {:<9} {:<12} {:>4} {:<20} {:>12} {:>12} {:>27}  {}\n",
-        "competition", "role", "model", "seed", "outcome", "score", "recorded", "expected", "status"
-    );
-    for l in lines {
-        let range = l
-            .expected
-            .map_or("-".to_string(), |[lo, hi]| format!("[{lo:.6}, {hi:.6}]"));
-        out.push_str(&format!(
-            "{:<26} {:<9} {:<12} {:>4} {:<20} {:>12} {:>12} {:>27}  {}\n",
-            l.competition,
-            l.role,
-            l.model,
-            l.seed,
-            l.outcome,
-            num(l.score),
-            num(l.recorded),
-            range,
-            l.status
-        ));
-    }
-    out
+    let range = l
+        .expected
+        .map_or("-".to_string(), |[lo, hi]| format!("[{lo:.6}, {hi:.6}]"));
+    vec![
+        l.competition.to_string(),
+        l.role.to_string(),
+        l.model.to_string(),
+        l.seed.to_string(),
+        l.outcome.to_string(),
+        num(l.score),
+        num(l.recorded),
+        range,
+        l.status.to_string(),
+    ]
 }

@@ -12,6 +12,7 @@ use crate::log::segment::SegmentMeta;
 use crate::log::{StageLog, run_hash, stages};
 use crate::settings::{GlobalSettings, Printer};
 use crate::store::Hash;
+use crate::terminal::{Column, table};
 
 #[derive(serde::Serialize)]
 struct SegmentRow {
@@ -84,38 +85,39 @@ fn print_table(logs: &[StageRows], printer: &Printer) -> std::io::Result<()> {
         .iter()
         .flat_map(|l| &l.segments)
         .any(|s| s.meta.slurm.is_some());
-    writeln!(
-        printer.stdout(),
-        "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  committed{}",
-        "stage",
-        "version",
-        "segment",
-        "parent",
-        "events",
-        if slurm {
-            format!("{:<11}  ran on", "")
-        } else {
-            String::new()
-        }
-    )?;
+    let committed = if slurm {
+        format!("committed{:<11}  ran on", "")
+    } else {
+        "committed".to_string()
+    };
+    let header = ["stage", "version", "segment", "parent", "events"].map(String::from);
+    let mut lines = vec![[header.to_vec(), vec![committed]].concat()];
     for l in logs {
         for s in &l.segments {
             let parent = s.meta.parent.map_or_else(|| "-".to_string(), |p| p.short());
             let time = s.meta.created_at.to_rfc3339_opts(SecondsFormat::Secs, true);
             let ran_on = if slurm { ran_on(&s.meta) } else { String::new() };
-            writeln!(
-                printer.stdout(),
-                "{:<20} {:>7}  {:<12}  {:<12}  {:>8}  {time}{ran_on}",
-                l.stage,
-                s.version,
+            lines.push(vec![
+                l.stage.to_string(),
+                s.version.to_string(),
                 s.hash.short(),
                 parent,
-                s.meta.events
-            )?;
+                s.meta.events.to_string(),
+                format!("{time}{ran_on}"),
+            ]);
         }
     }
-    Ok(())
+    write!(printer.stdout(), "{}", table(&SEGMENTS, &lines))
 }
+
+/// The columns of the list of segments (the last, `committed`, is free).
+const SEGMENTS: [Column; 5] = [
+    Column::left(20),
+    Column::right(7).gap(2),
+    Column::left(12).gap(2),
+    Column::left(12).gap(2),
+    Column::right(8).gap(2),
+];
 
 /// `  HOST slurm JOB_TASK`, or `  HOST` for a segment written outside Slurm.
 fn ran_on(meta: &SegmentMeta) -> String {

@@ -16,7 +16,7 @@ use super::ExitStatus;
 use super::query::{optional_bench, require_store};
 use crate::record::{Records, RunRow};
 use crate::settings::{GlobalSettings, ShowSettings};
-use crate::terminal::visible;
+use crate::terminal::{Column, table, visible};
 
 /// Runs `ml2b show`.
 pub(super) fn show(settings: &GlobalSettings, args: &ShowSettings) -> anyhow::Result<ExitStatus> {
@@ -65,26 +65,47 @@ fn list(settings: &GlobalSettings, rows: &[RunRow]) -> anyhow::Result<()> {
         settings.printer.info("no runs match");
         return Ok(());
     }
-    writeln!(
-        out,
-        "{:<12}  {:<20}  {:<20}  {:<8}  {:<8}  {:>4}  {:<14}  {:>10}  {:>6}",
-        "run", "model", "competition", "language", "format", "seed", "outcome", "score", "r_p"
-    )?;
-    for r in rows {
-        let num = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
-        writeln!(
-            out,
-            "{:<12}  {:<20}  {:<20}  {:<8}  {:<8}  {:>4}  {:<14}  {:>10}  {:>6}",
-            r.generation_id.short(),
-            visible(&r.model),
-            visible(&r.competition),
-            visible(&r.language),
-            visible(&r.format),
-            r.seed,
-            visible(&r.outcome),
-            num(r.score),
-            num(r.r_p)
-        )?;
-    }
+    let header = [
+        "run",
+        "model",
+        "competition",
+        "language",
+        "format",
+        "seed",
+        "outcome",
+        "score",
+        "r_p",
+    ];
+    let mut lines = vec![header.map(String::from).to_vec()];
+    lines.extend(rows.iter().map(run_line));
+    write!(out, "{}", table(&RUNS, &lines))?;
     Ok(())
+}
+
+/// The columns of the list of runs.
+const RUNS: [Column; 9] = [
+    Column::left(12).gap(2),
+    Column::left(20).gap(2),
+    Column::left(20).gap(2),
+    Column::left(8).gap(2),
+    Column::left(8).gap(2),
+    Column::right(4).gap(2),
+    Column::left(14).gap(2),
+    Column::right(10).gap(2),
+    Column::right(6).gap(0),
+];
+
+fn run_line(r: &RunRow) -> Vec<String> {
+    let num = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+    vec![
+        r.generation_id.short(),
+        visible(&r.model).into_owned(),
+        visible(&r.competition).into_owned(),
+        visible(&r.language).into_owned(),
+        visible(&r.format).into_owned(),
+        r.seed.to_string(),
+        visible(&r.outcome).into_owned(),
+        num(r.score),
+        num(r.r_p),
+    ]
 }

@@ -22,6 +22,7 @@ use crate::log::{EventBody, StageLog};
 use crate::pipeline::{Pipeline, Ran};
 use crate::settings::GlobalSettings;
 use crate::stages::RunSummary;
+use crate::terminal::{Column, table};
 
 /// Runs `ml2b stage`.
 pub(super) fn stage(settings: &GlobalSettings, args: &StageArgs) -> anyhow::Result<ExitStatus> {
@@ -147,6 +148,27 @@ fn cluster_report(settings: &GlobalSettings, run: &ClusterRun) -> anyhow::Result
     })
 }
 
+/// The columns of the translation checks (the last, the verdict, is free).
+const CHECKS: [Column; 5] = [
+    Column::left(28),
+    Column::left(4),
+    Column::right(6),
+    Column::right(6),
+    Column::right(6).gap(2),
+];
+
+fn check_line(c: &TranslationCheck) -> Vec<String> {
+    let verdict = if c.passed { "pass" } else { "FAIL" };
+    vec![
+        c.competition.clone(),
+        c.language.clone(),
+        fmt(c.bleu, 3),
+        fmt(c.chrf, 1),
+        fmt(c.ac1, 3),
+        verdict.to_string(),
+    ]
+}
+
 fn fmt(x: Option<f64>, digits: usize) -> String {
     x.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
 }
@@ -162,27 +184,10 @@ pub(crate) fn report(
             .printer
             .json(&serde_json::json!({ "summary": summary, "checks": checks }))?;
     } else {
-        writeln!(
-            settings.printer.stdout(),
-            "{:<28} {:<4} {:>6} {:>6} {:>6}  verdict",
-            "competition",
-            "lang",
-            "BLEU",
-            "chrF",
-            "AC1"
-        )?;
-        for c in checks {
-            let verdict = if c.passed { "pass" } else { "FAIL" };
-            writeln!(
-                settings.printer.stdout(),
-                "{:<28} {:<4} {:>6} {:>6} {:>6}  {verdict}",
-                c.competition,
-                c.language,
-                fmt(c.bleu, 3),
-                fmt(c.chrf, 1),
-                fmt(c.ac1, 3)
-            )?;
-        }
+        let header = ["competition", "lang", "BLEU", "chrF", "AC1", "verdict"];
+        let mut lines = vec![header.map(String::from).to_vec()];
+        lines.extend(checks.iter().map(check_line));
+        write!(settings.printer.stdout(), "{}", table(&CHECKS, &lines))?;
         writeln!(
             settings.printer.stdout(),
             "{} checks ({} new, {} already in the log); {} fail their gate",

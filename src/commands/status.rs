@@ -22,6 +22,7 @@ use crate::cluster::{Plan, PlanError, slurm};
 use crate::log::{StageLog, View};
 use crate::settings::{GlobalSettings, StatusSettings};
 use crate::store::{Hash, Store};
+use crate::terminal::{Column, table};
 
 /// Runs `ml2b status`.
 pub(super) fn status(settings: &GlobalSettings, args: &StatusSettings) -> anyhow::Result<ExitStatus> {
@@ -136,26 +137,44 @@ fn print_list(settings: &GlobalSettings, plans: &[PlanStatus]) -> anyhow::Result
         return Ok(());
     }
     let mut out = settings.printer.stdout();
-    writeln!(
-        out,
-        "{:<12}  {:<8}  {:<20}  {:>6}  {:>9}  {:>7}  {:>6}  jobs",
-        "plan", "stage", "created", "shards", "committed", "planned", "failed"
-    )?;
-    for p in plans {
-        writeln!(
-            out,
-            "{:<12}  {:<8}  {:<20}  {:>6}  {:>9}  {:>7}  {:>6}  {}",
-            p.plan.short(),
-            p.stage,
-            time(&p.created_at),
-            p.shards,
-            p.committed,
-            p.planned,
-            p.failed.len(),
-            jobs(p)
-        )?;
-    }
+    let header = [
+        "plan",
+        "stage",
+        "created",
+        "shards",
+        "committed",
+        "planned",
+        "failed",
+        "jobs",
+    ];
+    let mut lines = vec![header.map(String::from).to_vec()];
+    lines.extend(plans.iter().map(plan_line));
+    write!(out, "{}", table(&PLANS, &lines))?;
     Ok(())
+}
+
+/// The columns of the list of plans (the last, `jobs`, is free).
+const PLANS: [Column; 7] = [
+    Column::left(12).gap(2),
+    Column::left(8).gap(2),
+    Column::left(20).gap(2),
+    Column::right(6).gap(2),
+    Column::right(9).gap(2),
+    Column::right(7).gap(2),
+    Column::right(6).gap(2),
+];
+
+fn plan_line(p: &PlanStatus) -> Vec<String> {
+    vec![
+        p.plan.short(),
+        p.stage.to_string(),
+        time(&p.created_at),
+        p.shards.to_string(),
+        p.committed.to_string(),
+        p.planned.to_string(),
+        p.failed.len().to_string(),
+        jobs(p),
+    ]
 }
 
 fn print_plan(settings: &GlobalSettings, p: &PlanStatus) -> anyhow::Result<()> {

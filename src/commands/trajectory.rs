@@ -20,6 +20,7 @@ use super::journal::resolve;
 use crate::events::TrajectoryStep;
 use crate::log::{Event, EventBody, StageLog};
 use crate::settings::{GlobalSettings, TrajectorySettings};
+use crate::terminal::{Column, table};
 
 /// A search's steps, in step order.
 type Steps = Vec<TrajectoryStep>;
@@ -81,29 +82,48 @@ fn list(settings: &GlobalSettings, searches: &BTreeMap<String, Steps>) -> anyhow
         return Ok(ExitStatus::Success);
     }
     let mut out = settings.printer.stdout();
-    writeln!(
-        out,
-        "search        competition/language/model/format/seed    protocol  steps  errors  validations  last score  ended"
-    )?;
-    for r in &rows {
-        let score = r["last_validation_score"]
-            .as_f64()
-            .map_or("-".to_string(), |m| m.to_string());
-        // A JSON value ignores widths: the numbers are written as text first.
-        let n = |k: &str| r[k].to_string();
-        writeln!(
-            out,
-            "{}  {:<40}  {:<8}  {:>5}  {:>6}  {:>11}  {score:>10}  {}",
-            &r["search"].as_str().unwrap_or_default()[..12],
-            unit(r),
-            r["protocol"].as_str().unwrap_or_default(),
-            n("steps"),
-            n("errors"),
-            n("validations"),
-            r["ended"].as_str().unwrap_or_default(),
-        )?;
-    }
+    let header = [
+        "search",
+        "competition/language/model/format/seed",
+        "protocol",
+        "steps",
+        "errors",
+        "validations",
+        "last score",
+        "ended",
+    ];
+    let mut lines = vec![header.map(String::from).to_vec()];
+    lines.extend(rows.iter().map(search_line));
+    write!(out, "{}", table(&SEARCHES, &lines))?;
     Ok(ExitStatus::Success)
+}
+
+/// The columns of the list of searches (the last, `ended`, is free).
+const SEARCHES: [Column; 7] = [
+    Column::left(12).gap(2),
+    Column::left(40).gap(2),
+    Column::left(8).gap(2),
+    Column::right(5).gap(2),
+    Column::right(6).gap(2),
+    Column::right(11).gap(2),
+    Column::right(10).gap(2),
+];
+
+fn search_line(r: &Value) -> Vec<String> {
+    let score = r["last_validation_score"]
+        .as_f64()
+        .map_or("-".to_string(), |m| m.to_string());
+    let n = |k: &str| r[k].to_string();
+    vec![
+        r["search"].as_str().unwrap_or_default()[..12].to_string(),
+        unit(r),
+        r["protocol"].as_str().unwrap_or_default().to_string(),
+        n("steps"),
+        n("errors"),
+        n("validations"),
+        score,
+        r["ended"].as_str().unwrap_or_default().to_string(),
+    ]
 }
 
 /// `competition/language/model/format/seed`.

@@ -40,6 +40,7 @@ use serde::Serialize;
 
 use crate::metrics::grading::Direction;
 use crate::metrics::grading::table::{ReadError, read_table};
+use crate::terminal::Column;
 
 /// The grid of AUP_{−1/ln τ}: `np.linspace(1e-8, 1 - 1e-8, 1000)`, trapezoid rule.
 pub const INVLN_GRID: &str = "trapezoid on linspace(1e-8, 1-1e-8, 1000)";
@@ -448,12 +449,25 @@ pub fn aup_file(ratios: &Path, convention: Convention) -> Result<AupReport, AupE
     Ok(aup_report(&read_cells(ratios)?, convention))
 }
 
-fn write_row(f: &mut fmt::Formatter<'_>, model: &str, language: &str, a: &Aups) -> fmt::Result {
-    writeln!(
-        f,
-        "{model:<24} {language:<12} {:>8.4} {:>8.4} {:>10.4} {:>8.1}",
-        a.aup, a.aup_ln, a.aup_invln, a.win_rate
-    )
+/// The columns of the report's table.
+const COLUMNS: [Column; 6] = [
+    Column::left(24),
+    Column::left(12),
+    Column::right(8),
+    Column::right(8),
+    Column::right(10),
+    Column::right(8).gap(0),
+];
+
+fn row(model: &str, language: &str, a: &Aups) -> Vec<String> {
+    vec![
+        model.to_string(),
+        language.to_string(),
+        format!("{:.4}", a.aup),
+        format!("{:.4}", a.aup_ln),
+        format!("{:.4}", a.aup_invln),
+        format!("{:.1}", a.win_rate),
+    ]
 }
 
 impl fmt::Display for AupReport {
@@ -463,18 +477,11 @@ impl fmt::Display for AupReport {
             "convention {}; AUP_-1/ln grid: {}",
             self.convention, self.invln_grid
         )?;
-        writeln!(
-            f,
-            "{:<24} {:<12} {:>8} {:>8} {:>10} {:>8}",
-            "model", "language", "AUP", "AUP_ln", "AUP_invln", "win %"
-        )?;
-        for c in &self.cells {
-            write_row(f, &c.model, &c.language, &c.aups)?;
-        }
-        for a in &self.averages {
-            write_row(f, &a.model, "Avg.", &a.aups)?;
-        }
-        Ok(())
+        let header = ["model", "language", "AUP", "AUP_ln", "AUP_invln", "win %"];
+        let mut rows = vec![header.map(String::from).to_vec()];
+        rows.extend(self.cells.iter().map(|c| row(&c.model, &c.language, &c.aups)));
+        rows.extend(self.averages.iter().map(|a| row(&a.model, "Avg.", &a.aups)));
+        write!(f, "{}", crate::terminal::table(&COLUMNS, &rows))
     }
 }
 

@@ -13,6 +13,8 @@
 //! ([`catalog`]), each computed on first use and kept for the columns read ([`view`]); the
 //! statistics SQL cannot express are aggregate functions ([`udf`]), and the views find
 //! repeated keys through [`key_hash`]. The session allows queries only — no DDL, DML or `SET`.
+//! A value a query depends on reaches the engine as a value, never spliced into SQL text:
+//! as a parameter of [`plan`] or a literal of a `DataFrame`'s expressions ([`run_frame`]).
 //!
 //! A session plans its queries on one partition, so every float sum a query adds over the
 //! logs is added in one order (with two partitions, `var_pop` moved in its 17th digit
@@ -36,7 +38,8 @@ use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTable
 use datafusion::error::DataFusionError;
 use datafusion::execution::context::SQLOptions;
 use datafusion::execution::object_store::ObjectStoreUrl;
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
+use datafusion::scalar::ScalarValue;
 
 use datafusion::datasource::MemTable;
 
@@ -208,14 +211,34 @@ async fn register_stage(
 
 /// Runs one read-only statement.
 pub async fn run(ctx: &SessionContext, sql: &str) -> Result<(SchemaRef, Vec<RecordBatch>), QueryError> {
+    run_frame(plan(ctx, sql, Vec::new()).await).await
+}
+
+/// Plans one read-only statement (no DDL, DML or `SET`) whose placeholders (`$1`, `$2`, …)
+/// are bound to `params` in order: a value reaches the engine as a value, never as SQL text.
+pub async fn plan(
+    ctx: &SessionContext,
+    sql: &str,
+    params: Vec<ScalarValue>,
+) -> Result<DataFrame, DataFusionError> {
     let options = SQLOptions::new()
         .with_allow_ddl(false)
         .with_allow_dml(false)
         .with_allow_statements(false);
-    let df = ctx
-        .sql_with_options(sql, options)
-        .await
-        .map_err(QueryError::classify)?;
+    let df = ctx.sql_with_options(sql, options).await?;
+    if params.is_empty() {
+        return Ok(df);
+    }
+    df.with_param_values(params)
+}
+
+/// Runs a plan: one of [`plan`], or a `DataFrame` built with DataFusion's expression API
+/// (`ctx.table(…)?.filter(col(…).eq(lit(…)))…`). A failure to build it (an unknown table or
+/// column, a statement that does not parse) is [`QueryError::Invalid`], as for [`run`].
+pub async fn run_frame(
+    df: Result<DataFrame, DataFusionError>,
+) -> Result<(SchemaRef, Vec<RecordBatch>), QueryError> {
+    let df = df.map_err(QueryError::classify)?;
     let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
     let batches = df.collect().await.map_err(QueryError::classify)?;
     Ok((schema, batches))

@@ -1,12 +1,16 @@
 //! Reading one event and what it names (see the module docs of [`super`]).
 
 use arrow::array::RecordBatch;
-use datafusion::prelude::SessionContext;
+use datafusion::common::TableReference;
+use datafusion::error::DataFusionError;
+use datafusion::functions_nested::expr_fn::{array_element, array_has};
+use datafusion::logical_expr::SortExpr;
+use datafusion::prelude::{DataFrame, Expr, SessionContext, col, lit};
 use serde_json::{Map, Value};
 
 use super::{
     AttemptRef, Detail, EventRow, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step, Table,
-    Texts, hash_lit, str_lit,
+    Texts,
 };
 use crate::competition::Benchmark;
 use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslationCheck};
@@ -66,8 +70,8 @@ pub(super) async fn load(
 impl Reader<'_> {
     /// The event's row (common columns and body fields), and its batches to decode.
     async fn row(&self, log: &str, id: &Hash) -> Result<(EventRow, Vec<RecordBatch>), RecordError> {
-        let sql = format!("SELECT * FROM \"{log}\" WHERE event_id = {}", hash_lit(id));
-        let batches = self.sql(&sql).await?;
+        let df = self.log(log).await;
+        let batches = self.collect(df.and_then(|df| df.filter(is(id)))).await?;
         let rows = json_rows(&batches)?;
         let row = rows
             .into_iter()
@@ -76,37 +80,40 @@ impl Reader<'_> {
         Ok((event_row(log, row)?, batches))
     }
 
-    async fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, RecordError> {
-        Ok(crate::query::run(self.ctx, sql).await?.1)
+    /// The table of the log named `log` (a name, never parsed as SQL).
+    async fn log(&self, log: &str) -> Result<DataFrame, DataFusionError> {
+        self.ctx.table(TableReference::bare(log)).await
     }
 
-    /// The latest event of `B`'s log matching `filter` (SQL).
-    async fn latest<B: EventBody>(&self, filter: &str) -> Result<Option<Event<B>>, RecordError> {
+    async fn collect(&self, df: Result<DataFrame, DataFusionError>) -> Result<Vec<RecordBatch>, RecordError> {
+        Ok(crate::query::run_frame(df).await?.1)
+    }
+
+    /// The latest event of `B`'s log matching `filter`.
+    async fn latest<B: EventBody>(&self, filter: Expr) -> Result<Option<Event<B>>, RecordError> {
         Ok(self
-            .typed::<B>(filter, "created_at DESC, event_id DESC", 1)
+            .typed::<B>(filter, vec![desc("created_at"), desc("event_id")], 1)
             .await?
             .pop())
     }
 
     async fn typed<B: EventBody>(
         &self,
-        filter: &str,
-        order: &str,
+        filter: Expr,
+        order: Vec<SortExpr>,
         limit: usize,
     ) -> Result<Vec<Event<B>>, RecordError> {
-        let sql = format!(
-            "SELECT * FROM \"{}\" WHERE {filter} ORDER BY {order} LIMIT {limit}",
-            B::STAGE
-        );
+        let df = self.log(B::STAGE).await;
+        let df = df.and_then(|df| df.filter(filter)?.sort(order)?.limit(0, Some(limit)));
         let mut out = Vec::new();
-        for b in self.sql(&sql).await? {
+        for b in self.collect(df).await? {
             out.extend(from_batch::<B>(&b)?);
         }
         Ok(out)
     }
 
     async fn event<B: EventBody>(&self, id: &Hash) -> Result<Option<Event<B>>, RecordError> {
-        self.latest::<B>(&format!("event_id = {}", hash_lit(id))).await
+        self.latest::<B>(is(id)).await
     }
 
     /// What the record knows beyond the fields (`batches`: the event's row); a log's event
@@ -211,33 +218,29 @@ impl Reader<'_> {
     }
 
     async fn execution_of(&self, g: &Generation) -> Result<Option<Event<Execution>>, RecordError> {
-        let filter = format!(
-            "competition = {} AND format = {} AND code_blake3 = {}",
-            str_lit(&g.competition),
-            str_lit(&g.format.to_string()),
-            hash_lit(&g.code_blake3)
-        );
-        self.latest::<Execution>(&filter).await
+        let filter = col("competition")
+            .eq(lit(g.competition.as_str()))
+            .and(col("format").eq(lit(g.format.to_string())))
+            .and(col("code_blake3").eq(hex(&g.code_blake3)));
+        self.latest::<Execution>(filter).await
     }
 
     async fn grade_of(&self, execution: &Hash) -> Result<Option<Event<Grade>>, RecordError> {
-        let filter = format!("array_element(upstream, 1) = {}", hash_lit(execution));
-        self.latest::<Grade>(&filter).await
+        let filter = array_element(col("upstream"), lit(1i64)).eq(hex(execution));
+        self.latest::<Grade>(filter).await
     }
 
     async fn translation_of(&self, g: &Generation) -> Result<Option<Event<TranslationCheck>>, RecordError> {
-        let filter = format!(
-            "competition = {} AND language = {}",
-            str_lit(&g.competition),
-            str_lit(&g.language)
-        );
-        self.latest::<TranslationCheck>(&filter).await
+        let filter = col("competition")
+            .eq(lit(g.competition.as_str()))
+            .and(col("language").eq(lit(g.language.as_str())));
+        self.latest::<TranslationCheck>(filter).await
     }
 
     async fn attempts(&self, search: &Hash) -> Result<Vec<AttemptRef>, RecordError> {
-        let filter = format!("search = {}", hash_lit(search));
+        let filter = col("search").eq(hex(search));
         let events = self
-            .typed::<Attempt>(&filter, "step, created_at", 100_000)
+            .typed::<Attempt>(filter, vec![asc("step"), asc("created_at")], 100_000)
             .await?;
         Ok(events.into_iter().map(attempt_ref).collect())
     }
@@ -250,8 +253,8 @@ impl Reader<'_> {
     }
 
     async fn step(&self, a: Event<Attempt>) -> Result<Step, RecordError> {
-        let filter = format!("unit_key = {}", hash_lit(&a.body.search));
-        let run = self.latest::<Generation>(&filter).await?.map(|g| g.id);
+        let filter = col("unit_key").eq(hex(&a.body.search));
+        let run = self.latest::<Generation>(filter).await?.map(|g| g.id);
         Ok(Step {
             prompt: self.prompt(Some(a.body.prompt_blake3))?,
             response: self.response(Some(a.body.response_blake3))?,
@@ -344,40 +347,30 @@ impl Reader<'_> {
         if event.upstream.is_empty() {
             return Ok(Vec::new());
         }
-        let ids: Vec<String> = event.upstream.iter().map(hash_lit).collect();
-        let filter = format!("event_id IN ({})", ids.join(", "));
-        let mut links = self.links("upstream", &filter, event.upstream.len() * 2).await?;
+        let ids: Vec<Expr> = event.upstream.iter().map(hex).collect();
+        let filter = col("event_id").in_list(ids, false);
+        let mut links = self.links("upstream", filter, event.upstream.len() * 2).await?;
         links.sort_by_key(|l| event.upstream.iter().position(|h| *h == l.event_id));
         Ok(links)
     }
 
     /// The events that consumed this one.
     async fn downstream(&self, event: &EventRow) -> Result<Vec<Link>, RecordError> {
-        let filter = format!("array_has(upstream, {})", hash_lit(&event.event_id));
-        self.links("downstream", &filter, DOWNSTREAM).await
+        let filter = array_has(col("upstream"), hex(&event.event_id));
+        self.links("downstream", filter, DOWNSTREAM).await
     }
 
     /// Events of any log matching `filter`, as links labelled by log.
-    async fn links(&self, relation: &str, filter: &str, limit: usize) -> Result<Vec<Link>, RecordError> {
+    async fn links(&self, relation: &str, filter: Expr, limit: usize) -> Result<Vec<Link>, RecordError> {
         if self.logs.is_empty() {
             return Ok(Vec::new());
         }
-        let selects: Vec<String> = self
-            .logs
-            .iter()
-            .map(|log| {
-                format!(
-                    "SELECT {} AS log, event_id, {} AS label, created_at FROM \"{log}\" WHERE {filter}",
-                    str_lit(log),
-                    label_sql(log)
-                )
-            })
-            .collect();
-        let sql = format!(
-            "SELECT log, event_id, label FROM ({}) ORDER BY created_at, event_id LIMIT {limit}",
-            selects.join(" UNION ALL ")
-        );
-        let rows = json_rows(&self.sql(&sql).await?)?;
+        let df = self.labelled(&filter).await.and_then(|df| {
+            df.sort(vec![asc("created_at"), asc("event_id")])?
+                .limit(0, Some(limit))?
+                .select_columns(&["log", "event_id", "label"])
+        });
+        let rows = json_rows(&self.collect(df).await?)?;
         rows.into_iter()
             .map(|row| {
                 Ok(Link {
@@ -389,6 +382,47 @@ impl Reader<'_> {
             })
             .collect()
     }
+
+    /// Every log's events matching `filter` (`log`, `event_id`, `label`, `created_at`), one
+    /// after the other (the session has at least one log).
+    async fn labelled(&self, filter: &Expr) -> Result<DataFrame, DataFusionError> {
+        let mut all: Option<DataFrame> = None;
+        for log in self.logs {
+            let df = self.log(log).await?;
+            let label = df.parse_sql_expr(label_sql(log))?;
+            let df = df.filter(filter.clone())?.select(vec![
+                lit(log.as_str()).alias("log"),
+                col("event_id"),
+                label.alias("label"),
+                col("created_at"),
+            ])?;
+            all = Some(match all {
+                Some(all) => all.union(df)?,
+                None => df,
+            });
+        }
+        all.ok_or_else(|| DataFusionError::Plan("no log to read".into()))
+    }
+}
+
+/// A hash as the hex text the logs hold it as.
+fn hex(h: &Hash) -> Expr {
+    lit(h.to_hex())
+}
+
+/// The event whose id is `id`.
+fn is(id: &Hash) -> Expr {
+    col("event_id").eq(hex(id))
+}
+
+/// Ascending, nulls last (SQL's `ORDER BY c`).
+fn asc(column: &str) -> SortExpr {
+    col(column).sort(true, false)
+}
+
+/// Descending, nulls first (SQL's `ORDER BY c DESC`).
+fn desc(column: &str) -> SortExpr {
+    col(column).sort(false, true)
 }
 
 /// The event of `batches` as today's body type; none when it does not decode as one (an

@@ -3,8 +3,9 @@
 //!
 //! An event is named by its id, its unit key, or a unique hex prefix of either, in any log
 //! ([`resolve()`]). [`load`] reads the event and what it names, following the relations
-//! between the logs (SQL over the session's tables; where several events match, the latest
-//! by `created_at`, then `event_id`, as the views decide):
+//! between the logs (queries over the session's tables, built with DataFusion's expression
+//! API so that an id or a name is a value, never SQL text; where several events match, the
+//! latest by `created_at`, then `event_id`, as the views decide):
 //!
 //! ```text
 //! translate_validate ── (competition, language) ──► generate
@@ -361,11 +362,11 @@ fn ambiguous(prefix: &str, count: &usize, candidates: &[Candidate]) -> String {
     } else {
         String::new()
     };
-    let mut text = format!("`{prefix}` is ambiguous: {count} events match{shown}");
-    for c in candidates {
-        text.push_str(&format!("\n  {c}"));
+    let text = format!("`{prefix}` is ambiguous: {count} events match{shown}");
+    if candidates.is_empty() {
+        return text;
     }
-    text
+    format!("{text}\n{}", resolve::candidates(candidates))
 }
 
 impl crate::error::IsInputError for RecordError {
@@ -379,14 +380,4 @@ impl crate::error::IsInputError for RecordError {
                 | Self::NoBenchmark
         )
     }
-}
-
-/// Hash as a SQL string literal (hex digits only, so nothing to escape).
-fn hash_lit(h: &Hash) -> String {
-    format!("'{}'", h.to_hex())
-}
-
-/// A SQL string literal.
-fn str_lit(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
 }

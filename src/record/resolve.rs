@@ -6,14 +6,17 @@
 //! regrade) names the latest, as the fold does. Otherwise it is ambiguous, and the error
 //! lists the latest candidates.
 
-use std::fmt;
-
 use arrow::array::{AsArray, RecordBatch};
-use datafusion::prelude::SessionContext;
+use datafusion::common::TableReference;
+use datafusion::error::DataFusionError;
+use datafusion::functions_aggregate::count::count_all_window;
+use datafusion::logical_expr::when;
+use datafusion::prelude::{DataFrame, SessionContext, col, lit, starts_with};
 use serde::Serialize;
 
-use super::{RecordError, str_lit};
+use super::RecordError;
 use crate::store::Hash;
+use crate::terminal::Column;
 
 /// How many candidates an ambiguous prefix lists.
 const SHOWN: usize = 10;
@@ -28,14 +31,33 @@ pub struct Candidate {
     pub matched: &'static str,
 }
 
-impl fmt::Display for Candidate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:<18} event {}  unit {}  ({} matched)",
-            self.log, self.event_id, self.unit_key, self.matched
-        )
-    }
+/// The columns of [`candidates`] (the last, what matched, is free).
+const CANDIDATES: [Column; 5] = [
+    Column::left(18),
+    Column::left(0),
+    Column::left(0).gap(2),
+    Column::left(0),
+    Column::left(0).gap(2),
+];
+
+/// The candidates as a table, one indented line each (no newline after the last).
+pub(super) fn candidates(candidates: &[Candidate]) -> String {
+    let rows: Vec<Vec<String>> = candidates
+        .iter()
+        .map(|c| {
+            vec![
+                c.log.clone(),
+                "event".into(),
+                c.event_id.to_string(),
+                "unit".into(),
+                c.unit_key.to_string(),
+                format!("({} matched)", c.matched),
+            ]
+        })
+        .collect();
+    let table = crate::terminal::table(&CANDIDATES, &rows);
+    let lines: Vec<String> = table.lines().map(|line| format!("  {line}")).collect();
+    lines.join("\n")
 }
 
 /// The event a prefix names.
@@ -71,31 +93,55 @@ async fn matches(
     if logs.is_empty() {
         return Ok((0, Vec::new()));
     }
-    let p = str_lit(prefix);
-    let selects: Vec<String> = logs
-        .iter()
-        .map(|log| {
-            format!(
-                "SELECT {log_lit} AS log, event_id, unit_key, created_at, \
-                 CASE WHEN starts_with(event_id, {p}) THEN 'event_id' ELSE 'unit_key' END AS matched \
-                 FROM \"{log}\" WHERE starts_with(event_id, {p}) OR starts_with(unit_key, {p})",
-                log_lit = str_lit(log)
-            )
-        })
-        .collect();
-    let union = selects.join(" UNION ALL ");
-    let sql = format!(
-        "SELECT log, event_id, unit_key, matched, count(*) OVER () AS total FROM ({union}) \
-         ORDER BY created_at DESC, event_id DESC LIMIT {}",
-        SHOWN * 4
-    );
-    let (_, batches) = crate::query::run(ctx, &sql).await?;
+    let latest = matching(ctx, logs, prefix).await.and_then(|df| {
+        df.select(vec![
+            col("log"),
+            col("event_id"),
+            col("unit_key"),
+            col("matched"),
+            count_all_window().alias("total"),
+            col("created_at"),
+        ])?
+        .sort(vec![
+            col("created_at").sort(false, true),
+            col("event_id").sort(false, true),
+        ])?
+        .limit(0, Some(SHOWN * 4))
+    });
+    let (_, batches) = crate::query::run_frame(latest).await?;
     let mut total = 0;
     let mut out = Vec::new();
     for b in &batches {
         total = total.max(read_candidates(b, &mut out)?);
     }
     Ok((total, out))
+}
+
+/// Every log's events whose id or unit key starts with `prefix` (`log`, `event_id`,
+/// `unit_key`, `created_at`, and which of the two `matched`), one log after the other.
+async fn matching(ctx: &SessionContext, logs: &[String], prefix: &str) -> Result<DataFrame, DataFusionError> {
+    let mut all: Option<DataFrame> = None;
+    for log in logs {
+        let by_id = starts_with(col("event_id"), lit(prefix));
+        let df = ctx
+            .table(TableReference::bare(log.as_str()))
+            .await?
+            .filter(by_id.clone().or(starts_with(col("unit_key"), lit(prefix))))?
+            .select(vec![
+                lit(log.as_str()).alias("log"),
+                col("event_id"),
+                col("unit_key"),
+                col("created_at"),
+                when(by_id, lit("event_id"))
+                    .otherwise(lit("unit_key"))?
+                    .alias("matched"),
+            ])?;
+        all = Some(match all {
+            Some(all) => all.union(df)?,
+            None => df,
+        });
+    }
+    all.ok_or_else(|| DataFusionError::Plan("no log to search".into()))
 }
 
 fn read_candidates(b: &RecordBatch, out: &mut Vec<Candidate>) -> Result<usize, RecordError> {

@@ -302,31 +302,7 @@ fn write_table(f: &mut fmt::Formatter<'_>, table: &Table) -> fmt::Result {
     for input in &a.inputs {
         field(f, "input", input)?;
     }
-    let mut grid = String::new();
-    let widths: Vec<usize> = a
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            table
-                .rows
-                .iter()
-                .map(|r| r.get(i).map_or(0, |v| v.chars().count()))
-                .fold(c.chars().count(), usize::max)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        padded.join(" | ").trim_end().to_string()
-    };
-    let _ = writeln!(grid, "{}", line(a.columns.iter().map(String::as_str).collect()));
-    for row in &table.rows {
-        let _ = writeln!(grid, "{}", line(row.iter().map(String::as_str).collect()));
-    }
+    let mut grid = crate::terminal::grid(&[vec![a.columns.clone()], table.rows.clone()].concat());
     let shown = table.rows.len() as u64;
     if shown < a.rows {
         let _ = writeln!(
@@ -398,17 +374,28 @@ fn write_fields(
     Ok(())
 }
 
+/// The columns of the related events (the last, the label, is free).
+const LINKS: [crate::terminal::Column; 3] = [
+    crate::terminal::Column::left(11),
+    crate::terminal::Column::left(18),
+    crate::terminal::Column::left(0).gap(2),
+];
+
 fn write_links(f: &mut fmt::Formatter<'_>, record: &Record) -> fmt::Result {
     if record.links.is_empty() {
         return Ok(());
     }
     writeln!(f, "\n── related events ──")?;
-    for l in &record.links {
-        writeln!(
-            f,
-            "  {:<11} {:<18} {}  {}",
-            l.relation, l.log, l.event_id, l.label
-        )?;
+    let rows: Vec<Vec<String>> = record
+        .links
+        .iter()
+        .map(|l| {
+            let id = l.event_id.to_string();
+            vec![l.relation.clone(), l.log.clone(), id, l.label.clone()]
+        })
+        .collect();
+    for line in crate::terminal::table(&LINKS, &rows).lines() {
+        writeln!(f, "  {line}")?;
     }
     Ok(())
 }

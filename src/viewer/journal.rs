@@ -12,15 +12,16 @@ use std::fmt::Write as _;
 
 use axum::extract::{Path, State};
 use axum::response::Html;
+use datafusion::prelude::{col, lit, starts_with};
 
 use super::error::not_found;
 use super::grid::{self, Grid};
 use super::html::{Nav, cut, escape, number, page as shell, pre_cut};
 use super::listing::listing;
 use super::{ViewError, Viewer, is_hex_id};
-use crate::events::Attempt;
-use crate::log::Event;
+use crate::events::{Attempt, Generation};
 use crate::log::event::from_batch;
+use crate::log::{Event, EventBody};
 
 /// `GET /search`.
 pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String>, ViewError> {
@@ -103,8 +104,13 @@ pub(super) async fn tree(
 
 /// The attempts of the searches whose key starts with `key` (hex digits only), by step.
 async fn attempts(viewer: &Viewer, key: &str) -> Result<Vec<Event<Attempt>>, ViewError> {
-    let sql = format!("SELECT * FROM journal WHERE starts_with(search, '{key}') ORDER BY step, event_id");
-    let (_, batches) = crate::query::run(viewer.ctx(), &sql).await?;
+    let df = viewer.ctx().table(Attempt::STAGE).await.and_then(|df| {
+        df.filter(starts_with(col("search"), lit(key)))?.sort(vec![
+            col("step").sort(true, false),
+            col("event_id").sort(true, false),
+        ])
+    });
+    let (_, batches) = crate::query::run_frame(df).await?;
     let mut out = Vec::new();
     for b in &batches {
         out.extend(from_batch::<Attempt>(b)?);
@@ -114,11 +120,16 @@ async fn attempts(viewer: &Viewer, key: &str) -> Result<Vec<Event<Attempt>>, Vie
 
 /// The code the search submitted: its generate event's (the latest, if several).
 async fn submitted_code(viewer: &Viewer, search: &str) -> Result<Option<String>, ViewError> {
-    let sql = format!(
-        "SELECT code_blake3 FROM generate WHERE unit_key = '{search}' \
-         ORDER BY created_at DESC, event_id DESC LIMIT 1"
-    );
-    let (schema, batches) = crate::query::run(viewer.ctx(), &sql).await?;
+    let df = viewer.ctx().table(Generation::STAGE).await.and_then(|df| {
+        df.filter(col("unit_key").eq(lit(search)))?
+            .sort(vec![
+                col("created_at").sort(false, true),
+                col("event_id").sort(false, true),
+            ])?
+            .limit(0, Some(1))?
+            .select_columns(&["code_blake3"])
+    });
+    let (schema, batches) = crate::query::run_frame(df).await?;
     let rows = Grid::new(&schema, &batches, 0)?;
     Ok((!rows.is_empty()).then(|| rows.get(0, "code_blake3").unwrap_or_default().to_string()))
 }
