@@ -37,6 +37,7 @@ mod markdown;
 mod plots;
 mod profile;
 mod svg;
+pub(crate) mod templates;
 
 use arrow::record_batch::RecordBatch;
 
