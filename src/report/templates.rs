@@ -18,7 +18,21 @@
 
 use minijinja::{AutoEscape, Environment, Error, Output, State, Value, escape_formatter};
 
-use super::html::escape;
+/// `text` safe in element content and in a quoted attribute value.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out += "&amp;",
+            '<' => out += "&lt;",
+            '>' => out += "&gt;",
+            '"' => out += "&quot;",
+            '\'' => out += "&#39;",
+            _ => out.push(c),
+        }
+    }
+    out
+}
 
 /// An environment over `templates` (name, source), see the module docs.
 pub(crate) fn environment(templates: &[(&'static str, &'static str)]) -> Environment<'static> {

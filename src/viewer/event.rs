@@ -60,7 +60,7 @@ pub(crate) async fn load(viewer: &Viewer, id: &str) -> Result<Record, ViewError>
 /// The common columns of an event (`templates/header.html`).
 pub(crate) fn header(e: &EventRow) -> Result<String, ViewError> {
     let upstream: Vec<String> = e.upstream.iter().map(|h| h.to_hex()).collect();
-    render(
+    Ok(render(
         "header.html",
         context! {
             log => e.log,
@@ -71,7 +71,7 @@ pub(crate) fn header(e: &EventRow) -> Result<String, ViewError> {
             host => e.host,
             ms => e.duration_ms,
         },
-    )
+    )?)
 }
 
 /// The related events, as a table of links (`templates/links.html`).
@@ -87,7 +87,7 @@ pub(crate) fn links(links: &[Link]) -> Result<String, ViewError> {
             }
         })
         .collect();
-    render("links.html", context! { links })
+    Ok(render("links.html", context! { links })?)
 }
 
 fn body_fields(e: &EventRow) -> Result<String, ViewError> {
@@ -98,7 +98,7 @@ fn body_fields(e: &EventRow) -> Result<String, ViewError> {
         };
         (name.as_str(), Value::from(text))
     });
-    fields(Some("Fields"), pairs)
+    Ok(fields(Some("Fields"), pairs)?)
 }
 
 fn attempt(step: &Step) -> Result<String, ViewError> {
@@ -113,7 +113,7 @@ fn attempt(step: &Step) -> Result<String, ViewError> {
         Some(text) => Some(safe(pre_cut(text, response, "")?)),
         None => None,
     };
-    render(
+    Ok(render(
         "attempt.html",
         context! {
             step => a.step,
@@ -139,7 +139,7 @@ fn attempt(step: &Step) -> Result<String, ViewError> {
             term_out => safe(pre_cut(&a.term_out, None, &term_out)?),
             response => text,
         },
-    )
+    )?)
 }
 
 fn analysis(table: &Table) -> Result<String, ViewError> {
@@ -148,7 +148,7 @@ fn analysis(table: &Table) -> Result<String, ViewError> {
         Some(sql) => Some(safe(pre(sql)?)),
         None => None,
     };
-    render(
+    Ok(render(
         "analysis.html",
         context! {
             name => a.name,
@@ -161,7 +161,7 @@ fn analysis(table: &Table) -> Result<String, ViewError> {
             more => a.rows.saturating_sub(table.rows.len() as u64),
             sql,
         },
-    )
+    )?)
 }
 
 fn translation(texts: &Texts) -> Result<String, ViewError> {
@@ -172,7 +172,7 @@ fn translation(texts: &Texts) -> Result<String, ViewError> {
         Some(_) => Some(text(&texts.back)?),
         None => None,
     };
-    render(
+    Ok(render(
         "translation.html",
         context! {
             competition => t.competition,
@@ -194,5 +194,5 @@ fn translation(texts: &Texts) -> Result<String, ViewError> {
             english => text(&texts.english)?,
             back,
         },
-    )
+    )?)
 }

@@ -83,7 +83,7 @@ pub(crate) struct HtmlGrid<'a> {
 
 impl HtmlGrid<'_> {
     pub(crate) fn render(&self) -> Result<String, ViewError> {
-        render("grid.html", self)
+        Ok(render("grid.html", self)?)
     }
 }
 

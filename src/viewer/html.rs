@@ -12,9 +12,8 @@
 
 use std::fmt::Write as _;
 
-use minijinja::{Value, context};
+use minijinja::{Error, Value, context};
 
-use super::ViewError;
 use super::templates::{render, safe};
 use crate::store::Hash;
 
@@ -69,7 +68,7 @@ pub(crate) fn encode(text: &str) -> String {
 }
 
 /// A whole page: the shell around `body` (already HTML), with `title` escaped.
-pub(crate) fn page(title: &str, nav: Nav, body: &str) -> Result<String, ViewError> {
+pub(crate) fn page(title: &str, nav: Nav, body: &str) -> Result<String, Error> {
     let nav: Vec<_> = NAV
         .iter()
         .map(|&(section, path, name)| context! { path, name, on => section == nav })
@@ -85,7 +84,7 @@ pub(crate) fn page(title: &str, nav: Nav, body: &str) -> Result<String, ViewErro
 pub(crate) fn fields<'a>(
     heading: Option<&str>,
     pairs: impl IntoIterator<Item = (&'a str, Value)>,
-) -> Result<String, ViewError> {
+) -> Result<String, Error> {
     let fields: Vec<_> = pairs
         .into_iter()
         .map(|(name, value)| context! { name, value })
@@ -103,7 +102,7 @@ pub(crate) fn number(value: Option<f64>) -> String {
 }
 
 /// Text in a `<pre>`, escaped; a grey dash when empty.
-pub(crate) fn pre(text: &str) -> Result<String, ViewError> {
+pub(crate) fn pre(text: &str) -> Result<String, Error> {
     render("pre.html", context! { text })
 }
 
@@ -140,7 +139,7 @@ pub(crate) fn cut(text: &str) -> Cut<'_> {
 impl Cut<'_> {
     /// The note under a cut text: how much is shown, and a link to `object`, the whole
     /// (else the command that prints it); nothing when the text is whole.
-    pub(crate) fn note(&self, object: Option<&Hash>, command: &str) -> Result<String, ViewError> {
+    pub(crate) fn note(&self, object: Option<&Hash>, command: &str) -> Result<String, Error> {
         let Some((lines, bytes)) = self.whole else {
             return Ok(String::new());
         };
@@ -151,7 +150,7 @@ impl Cut<'_> {
 }
 
 /// [`pre`] of the [`cut`] of `text`, with its note.
-pub(crate) fn pre_cut(text: &str, object: Option<&Hash>, command: &str) -> Result<String, ViewError> {
+pub(crate) fn pre_cut(text: &str, object: Option<&Hash>, command: &str) -> Result<String, Error> {
     let cut = cut(text);
     Ok(pre(cut.shown)? + &cut.note(object, command)?)
 }

@@ -39,7 +39,7 @@ pub(crate) fn listing(code: &str, findings: &[Finding], object: &Hash) -> Result
         })
         .collect();
     let note = safe(cut.note(Some(object), "")?);
-    render("listing.html", context! { above, lines, note })
+    Ok(render("listing.html", context! { above, lines, note })?)
 }
 
 #[cfg(test)]

@@ -166,10 +166,10 @@ fn render(
                 .collect(),
         })
         .collect();
-    template(
+    Ok(template(
         "matrix.html",
         context! { series => chooser(series, chosen), languages, rows },
-    )
+    )?)
 }
 
 fn shown(cell: &Cell, link: String) -> Shown {

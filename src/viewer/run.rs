@@ -77,7 +77,7 @@ fn render(viewer: &Viewer, record: &Record, run: &Run) -> Result<String, ViewErr
         Some(text) => Some(safe(pre_cut(text, g.response_blake3.as_ref(), "")?)),
         None => None,
     };
-    template(
+    Ok(template(
         "run.html",
         context! {
             generation => run.generation.event_id.to_hex(),
@@ -113,7 +113,7 @@ fn render(viewer: &Viewer, record: &Record, run: &Run) -> Result<String, ViewErr
             header => safe(header(&record.event)?),
             links => safe(links(&record.links)?),
         },
-    )
+    )?)
 }
 
 fn execution(x: &Ided<Execution>) -> Value {

@@ -20,7 +20,6 @@ use std::sync::LazyLock;
 
 use minijinja::Environment;
 
-use super::ViewError;
 pub(crate) use crate::report::templates::safe;
 
 /// The viewer's templates, parsed on first use.
@@ -51,9 +50,10 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
     ])
 });
 
-/// Renders the template `name` with `context`.
-pub(crate) fn render(name: &str, context: impl serde::Serialize) -> Result<String, ViewError> {
-    Ok(crate::report::templates::render(&TEMPLATES, name, context)?)
+/// Renders the template `name` with `context` (an error converts into a
+/// [`super::ViewError`]).
+pub(crate) fn render(name: &str, context: impl serde::Serialize) -> Result<String, minijinja::Error> {
+    crate::report::templates::render(&TEMPLATES, name, context)
 }
 
 #[cfg(test)]
