@@ -78,4 +78,8 @@ pub enum ReportError {
     /// A link or image in the HTML index that is not a plain relative file path.
     #[error("section {section:?}: {href:?} is not a relative file path (A-Z a-z 0-9 _ - . /, no `..`)")]
     InvalidHref { section: String, href: String },
+
+    /// A page's template failed to render (a bug of its template or its context).
+    #[error("cannot render the HTML page")]
+    Template(#[from] minijinja::Error),
 }

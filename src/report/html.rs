@@ -17,40 +17,30 @@
 //! ```
 //!
 //! `<details>` opens and closes without a script. Section anchors are `#s1`, `#s2`, ... in
-//! page order.
+//! page order. Both are minijinja templates (`src/report/templates/`: `index.html`,
+//! `table.html`, the inline `report.css`), every value escaped ([`super::templates`]).
 
-use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use minijinja::Environment;
+use serde::Serialize;
 
 use super::cells::{columns, rows};
+use super::templates::{self, safe};
 use super::{ReportError, Style, Table};
-
-const NULL: &str = "—";
 
 /// Tables with more rows than this start collapsed: past a screenful they push the rest of
 /// the page out of sight.
 pub const COLLAPSE_ROWS: usize = 15;
 
-const CSS: &str = "\
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1f2328;background:#fff}
-main{max-width:1200px;margin:0 auto;padding:24px}
-h1{font-size:28px;margin:0 0 16px}
-h2{font-size:21px;margin:32px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
-nav{font-size:14px;line-height:1.6;margin:0 0 16px}
-nav div{display:flex;gap:12px}
-nav b{flex:none;width:4em}
-nav ol{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:0 16px}
-summary{cursor:pointer;color:#0969da;margin:8px 0}
-figure{margin:12px 0}
-img{max-width:100%;height:auto;border:1px solid #d0d7de}
-table.data{border-collapse:collapse;margin:12px 0;font-size:14px}
-table.data th,table.data td{border:1px solid #d0d7de;padding:4px 10px}
-table.data thead th{background:#f6f8fa}
-table.data tbody tr:nth-child(even){background:#fafbfc}
-.num{text-align:right;font-variant-numeric:tabular-nums}
-.null{color:#8c959f}
-.files a{margin-right:12px}
-.notice{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;font-weight:600}
-";
+/// The report's templates (`src/report/templates/`), see [`super::templates`].
+static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
+    templates::environment(&[
+        ("index.html", include_str!("templates/index.html")),
+        ("table.html", include_str!("templates/table.html")),
+        ("report.css", include_str!("templates/report.css")),
+    ])
+});
 
 /// One part of the index page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -84,28 +74,37 @@ impl Section {
     }
 }
 
+/// A cell of [`html_table`]: its text (`None` for a null) and whether it is a number.
+#[derive(Serialize)]
+struct Cell<'a> {
+    text: Option<&'a str>,
+    numeric: bool,
+}
+
 /// Renders `table` as a `<table class="data">` fragment (no caption).
 pub fn html_table(table: &Table, style: Style) -> Result<String, ReportError> {
     table.check_name()?;
     let columns = columns(table, style)?;
-    let class = |numeric: bool| if numeric { " class=\"num\"" } else { "" };
-    let mut out = String::from("<table class=\"data\">\n<thead><tr>");
-    for c in &columns {
-        let _ = write!(out, "<th{}>{}</th>", class(c.numeric), escape(&c.header));
-    }
-    out += "</tr></thead>\n<tbody>\n";
-    for row in rows(&columns) {
-        out += "<tr>";
-        for (cell, col) in row.into_iter().zip(&columns) {
-            out += &match cell {
-                Some(text) => format!("<td{}>{}</td>", class(col.numeric), escape(text)),
-                None => format!("<td class=\"null\">{NULL}</td>"),
-            };
-        }
-        out += "</tr>\n";
-    }
-    out += "</tbody>\n</table>\n";
-    Ok(out)
+    let body: Vec<Vec<Cell<'_>>> = rows(&columns)
+        .into_iter()
+        .map(|row| {
+            row.into_iter()
+                .zip(&columns)
+                .map(|(text, c)| Cell {
+                    text,
+                    numeric: c.numeric,
+                })
+                .collect()
+        })
+        .collect();
+    let heads: Vec<_> = columns
+        .iter()
+        .map(|c| minijinja::context! { header => c.header.as_str(), numeric => c.numeric })
+        .collect();
+    render(
+        "table.html",
+        minijinja::context! { columns => heads, rows => body },
+    )
 }
 
 /// Renders the report's landing page: a title, a table of contents, the sections with a
@@ -124,85 +123,63 @@ pub fn index_html_with_notice(
         check_paths(section)?;
     }
     let (plots, tables): (Vec<&Section>, Vec<&Section>) = sections.iter().partition(|s| s.svg.is_some());
-    let title = escape(title);
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n"
-    );
-    if let Some(notice) = notice {
-        out += &format!("<p class=\"notice\" role=\"alert\">{}</p>\n", escape(notice));
-    }
-    out += &contents(&plots, &tables);
-    for (i, section) in plots.iter().chain(&tables).enumerate() {
-        out += &render_section(i + 1, section);
-    }
-    out += "</main>\n</body>\n</html>\n";
-    Ok(out)
+    let ordered: Vec<Shown<'_>> = plots
+        .iter()
+        .chain(&tables)
+        .enumerate()
+        .map(|(i, s)| Shown::new(i + 1, s))
+        .collect();
+    let (shown_plots, shown_tables) = ordered.split_at(plots.len());
+    let groups: Vec<_> = [("Plots", shown_plots), ("Tables", shown_tables)]
+        .into_iter()
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(name, sections)| minijinja::context! { name, sections })
+        .collect();
+    render(
+        "index.html",
+        minijinja::context! { title, notice, groups, sections => ordered },
+    )
 }
 
-/// The table of contents: one wrapped list per group, numbered on from the one before.
-fn contents(plots: &[&Section], tables: &[&Section]) -> String {
-    if plots.is_empty() && tables.is_empty() {
-        return "<p>This report has no sections.</p>\n".into();
-    }
-    let mut out = String::from("<nav>\n");
-    let mut first = 1;
-    for (group, sections) in [("Plots", plots), ("Tables", tables)] {
-        if sections.is_empty() {
-            continue;
+/// A section as the index shows it: numbered in page order, its description in
+/// paragraphs, its table collapsed when long.
+#[derive(Serialize)]
+struct Shown<'a> {
+    number: usize,
+    heading: &'a str,
+    paragraphs: Vec<&'a str>,
+    svg: Option<&'a str>,
+    table: Option<minijinja::Value>,
+    rows: usize,
+    collapsed: bool,
+    links: &'a [String],
+}
+
+impl<'a> Shown<'a> {
+    fn new(number: usize, s: &'a Section) -> Self {
+        Self {
+            number,
+            heading: &s.heading,
+            paragraphs: paragraphs(&s.description),
+            svg: s.svg.as_deref(),
+            table: s.table_html.clone().map(safe),
+            rows: s.table_rows,
+            collapsed: s.table_rows > COLLAPSE_ROWS,
+            links: &s.links,
         }
-        let _ = write!(out, "<div><b>{group}</b><ol>");
-        for (i, s) in sections.iter().enumerate() {
-            let _ = write!(
-                out,
-                "<li><a href=\"#s{}\">{}</a></li>",
-                first + i,
-                escape(&s.heading)
-            );
-        }
-        out += "</ol></div>\n";
-        first += sections.len();
     }
-    out + "</nav>\n"
 }
 
-fn render_section(number: usize, section: &Section) -> String {
-    let heading = escape(&section.heading);
-    let mut out = format!("<section id=\"s{number}\">\n<h2>{heading}</h2>\n");
-    out += &paragraphs(&section.description);
-    if let Some(svg) = &section.svg {
-        let _ = writeln!(out, "<figure><img src=\"{svg}\" alt=\"{heading}\"></figure>");
-    }
-    if let Some(table) = &section.table_html {
-        out += &collapsible(table, section.table_rows);
-    }
-    if !section.links.is_empty() {
-        let links: Vec<String> = section
-            .links
-            .iter()
-            .map(|href| format!("<a href=\"{href}\">{href}</a>"))
-            .collect();
-        let _ = writeln!(out, "<p class=\"files\">Download: {}</p>", links.join(" "));
-    }
-    out + "</section>\n"
-}
-
-/// One `<p>` per blank-line-separated paragraph of `text`.
-fn paragraphs(text: &str) -> String {
+/// The blank-line-separated paragraphs of `text`.
+fn paragraphs(text: &str) -> Vec<&str> {
     text.split("\n\n")
         .map(str::trim)
         .filter(|p| !p.is_empty())
-        .map(|p| format!("<p>{}</p>\n", escape(p)))
         .collect()
 }
 
-/// `table` as is, or closed under a summary when it has more than [`COLLAPSE_ROWS`] rows.
-fn collapsible(table: &str, rows: usize) -> String {
-    if rows <= COLLAPSE_ROWS {
-        return table.to_string();
-    }
-    format!("<details>\n<summary>Show the table ({rows} rows)</summary>\n{table}</details>\n")
+fn render(name: &str, context: impl Serialize) -> Result<String, ReportError> {
+    Ok(templates::render(&TEMPLATES, name, context)?)
 }
 
 /// Only plain relative paths may appear in `src` and `href`: this keeps the page
@@ -225,23 +202,6 @@ fn is_relative_file(path: &str) -> bool {
         && path
             .split('/')
             .all(|part| !part.is_empty() && part != "." && part != "..")
-}
-
-/// Escapes text for HTML element content and double-quoted attributes.
-/// `text` safe in element content and in a quoted attribute value.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '"' => out += "&quot;",
-            '\'' => out += "&#39;",
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

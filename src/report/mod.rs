@@ -37,6 +37,7 @@ mod markdown;
 mod plots;
 mod profile;
 mod svg;
+pub(crate) mod templates;
 
 use arrow::record_batch::RecordBatch;
 
@@ -45,12 +46,12 @@ pub use completeness::{Completeness, FaultGroup, Incomplete};
 pub use delimited::csv;
 pub use error::ReportError;
 pub use heatmap::heatmap_svg;
-pub(crate) use html::escape as html_escape;
 pub use html::{COLLAPSE_ROWS, Section, html_table, index_html, index_html_with_notice};
 pub use latex::latex;
 pub use markdown::markdown;
 pub use plots::{Plot, float_column, heatmaps, plots_of, profiles, series_names, text_column, tier_bars};
 pub use profile::{attainment_steps, profile_svg};
+pub(crate) use templates::escape as html_escape;
 
 /// One result table, ready to be written in every table format.
 #[derive(Debug, Clone)]

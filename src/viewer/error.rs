@@ -9,7 +9,8 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use datafusion::error::DataFusionError;
 
-use super::html::{Nav, escape, page};
+use super::html::{Nav, page};
+use super::templates::render;
 use crate::log::LogError;
 use crate::query::QueryError;
 use crate::record::RecordError;
@@ -38,6 +39,8 @@ pub enum ViewError {
     Arrow(#[from] arrow::error::ArrowError),
     #[error("cannot read an object")]
     Object(#[from] crate::store::ObjectError),
+    #[error("cannot render the page")]
+    Template(#[from] minijinja::Error),
 }
 
 impl From<RecordError> for ViewError {
@@ -70,12 +73,20 @@ impl IntoResponse for ViewError {
             tracing::warn!("{message}");
         }
         let reason = status.canonical_reason().unwrap_or("error");
-        let body = format!(
-            "<h1>{} {reason}</h1>\n<pre>{}</pre>\n",
-            status.as_u16(),
-            escape(&message)
-        );
-        (status, Html(page(reason, Nav::None, &body))).into_response()
+        let status_code = status.as_u16();
+        let html = render(
+            "error.html",
+            minijinja::context! { status => status_code, reason, message },
+        )
+        .and_then(|body| page(reason, Nav::None, &body));
+        match html {
+            Ok(html) => (status, Html(html)).into_response(),
+            // The page itself failed: say so in plain text.
+            Err(e) => {
+                tracing::warn!("{}", crate::error::chain(&e));
+                (status, format!("{reason}: {message}\n")).into_response()
+            }
+        }
     }
 }
 

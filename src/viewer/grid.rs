@@ -1,13 +1,14 @@
 //! A query's result as text cells, formatted as the report formats its tables (fixed
-//! decimals for floats, Arrow's display for the rest, nulls kept apart).
-
-use std::fmt::Write as _;
+//! decimals for floats, Arrow's display for the rest, nulls kept apart), and the HTML table
+//! of such cells (`templates/grid.html`).
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
+use minijinja::Value;
+use serde::Serialize;
 
 use super::ViewError;
-use super::html::escape;
+use super::templates::{render, safe};
 use crate::report::cells::{Column, columns};
 use crate::report::{Style, Table};
 
@@ -66,32 +67,79 @@ impl Grid {
     }
 }
 
-/// A `<td>` of a cell: class `c-<column>` (and `num`), the text escaped or a grey dash,
-/// wrapped in a link when `href` (already escaped) is given.
-pub(crate) fn cell(column: &str, text: Option<&str>, numeric: bool, href: Option<&str>) -> String {
-    let mut class = format!("c-{}", escape(column));
-    if numeric {
-        class.push_str(" num");
-    }
-    let inner = match text {
-        None => "<span class=\"null\">—</span>".to_string(),
-        Some(t) => escape(t),
-    };
-    let mut out = format!("<td class=\"{class}\">");
-    match href {
-        Some(h) => {
-            let _ = write!(out, "<a href=\"{h}\">{inner}</a>");
-        }
-        None => out.push_str(&inner),
-    }
-    out + "</td>"
+/// An HTML table of cells (`templates/grid.html`): every cell's `<td>` has class
+/// `c-<column>` (and `num`), its text escaped or a grey dash for a null.
+#[derive(Serialize)]
+pub(crate) struct HtmlGrid<'a> {
+    /// The `<table>`'s classes.
+    pub class: &'static str,
+    /// Every `<tr>`'s class in the body, if any.
+    pub row_class: Option<&'static str>,
+    pub headers: Vec<Head<'a>>,
+    pub rows: Vec<Vec<Td<'a>>>,
+    /// The one row shown when there are none: its colspan and text.
+    pub empty: Option<Empty>,
 }
 
-/// A `<th>`, numeric ones right-aligned; `inner` is HTML already.
-pub(crate) fn header(inner: &str, numeric: bool) -> String {
-    if numeric {
-        format!("<th class=\"num\">{inner}</th>")
-    } else {
-        format!("<th>{inner}</th>")
+impl HtmlGrid<'_> {
+    pub(crate) fn render(&self) -> Result<String, ViewError> {
+        Ok(render("grid.html", self)?)
+    }
+}
+
+/// The row of a table with no rows.
+#[derive(Serialize)]
+pub(crate) struct Empty {
+    pub colspan: usize,
+    pub text: &'static str,
+}
+
+/// A `<th>`, numeric ones right-aligned; with a link when `href` (already escaped) is
+/// given, the name followed by `arrow`.
+#[derive(Serialize)]
+pub(crate) struct Head<'a> {
+    name: &'a str,
+    numeric: bool,
+    href: Option<Value>,
+    arrow: &'static str,
+}
+
+impl<'a> Head<'a> {
+    pub(crate) fn new(name: &'a str, numeric: bool) -> Self {
+        Self {
+            name,
+            numeric,
+            href: None,
+            arrow: "",
+        }
+    }
+
+    /// This header as a link to `href` (already escaped), `arrow` after the name.
+    pub(crate) fn link(self, href: String, arrow: &'static str) -> Self {
+        Self {
+            href: Some(safe(href)),
+            arrow,
+            ..self
+        }
+    }
+}
+
+/// A `<td>` of a cell, wrapped in a link when `href` (already escaped) is given.
+#[derive(Serialize)]
+pub(crate) struct Td<'a> {
+    column: &'a str,
+    text: Option<&'a str>,
+    numeric: bool,
+    href: Option<Value>,
+}
+
+impl<'a> Td<'a> {
+    pub(crate) fn new(column: &'a str, text: Option<&'a str>, numeric: bool, href: Option<&str>) -> Self {
+        Self {
+            column,
+            text,
+            numeric,
+            href: href.map(|h| safe(h.to_string())),
+        }
     }
 }

@@ -8,16 +8,19 @@
 //! links to that run.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use axum::extract::{Path, State};
 use axum::response::Html;
 use datafusion::prelude::{col, lit, starts_with};
 
+use minijinja::{Value, context};
+use serde::Serialize;
+
 use super::error::not_found;
-use super::grid::{self, Grid};
-use super::html::{Nav, cut, escape, number, page as shell, pre_cut};
+use super::grid::{Grid, Head, HtmlGrid, Td};
+use super::html::{Nav, cut, href, number, page as shell, pre_cut};
 use super::listing::listing;
+use super::templates::{render, safe};
 use super::{ViewError, Viewer, is_hex_id};
 use crate::events::{Attempt, Generation};
 use crate::log::event::from_batch;
@@ -31,30 +34,45 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
                ORDER BY competition, language, model, format, seed, search";
     let (schema, batches) = crate::query::run(viewer.ctx(), sql).await?;
     let rows = Grid::new(&schema, &batches, 4)?;
-    let mut body = format!(
-        "<h1>Searches</h1>\n<p>{} aide searches in the journal.</p>\n",
-        rows.len()
-    );
-    body += "<table class=\"data\">\n<thead><tr>";
-    for (name, numeric) in rows.headers() {
-        body += &grid::header(&escape(name), numeric);
+    let links: Vec<String> = (0..rows.len())
+        .map(|i| {
+            href(
+                &format!("/search/{}", rows.get(i, "search").unwrap_or_default()),
+                &[],
+            )
+        })
+        .collect();
+    let body = (0..rows.len())
+        .map(|i| {
+            rows.row(i)
+                .map(|(name, text, numeric)| match name {
+                    "search" => Td::new(
+                        name,
+                        text.map(|t| &t[..t.len().min(12)]),
+                        numeric,
+                        Some(&links[i]),
+                    ),
+                    _ => Td::new(name, text, numeric, None),
+                })
+                .collect()
+        })
+        .collect();
+    let grid = HtmlGrid {
+        class: "data",
+        row_class: None,
+        headers: rows
+            .headers()
+            .map(|(name, numeric)| Head::new(name, numeric))
+            .collect(),
+        rows: body,
+        empty: None,
     }
-    body += "</tr></thead>\n<tbody>\n";
-    for i in 0..rows.len() {
-        body += "<tr>";
-        for (name, text, numeric) in rows.row(i) {
-            let link = (name == "search").then(|| format!("/search/{}", escape(text.unwrap_or_default())));
-            let shown = if name == "search" {
-                text.map(|t| &t[..t.len().min(12)])
-            } else {
-                text
-            };
-            body += &grid::cell(name, shown, numeric, link.as_deref());
-        }
-        body += "</tr>\n";
-    }
-    body += "</tbody>\n</table>\n";
-    Ok(Html(shell("Searches", Nav::Searches, &body)))
+    .render()?;
+    let body = render(
+        "searches.html",
+        context! { count => rows.len(), grid => safe(grid) },
+    )?;
+    Ok(Html(shell("Searches", Nav::Searches, &body)?))
 }
 
 /// `GET /search/<key>`.
@@ -82,24 +100,22 @@ pub(super) async fn tree(
     }
     let submitted = submitted_code(&viewer, &search).await?;
     let a = &first.body;
-    let mut body = format!(
-        "<h1>Search {}</h1>\n<p>{} · {} · {} · {} · seed {} — {} attempts. The run it became: \
-         <a href=\"/event/{search}\">{}</a></p>\n",
-        &search[..12],
-        escape(&a.model),
-        escape(&a.competition),
-        escape(&a.language),
-        a.format,
-        a.seed,
-        attempts.len(),
-        &search[..12],
-    );
-    body += &Tree::new(&attempts).render(&viewer, submitted.as_deref())?;
-    Ok(Html(shell(
-        &format!("Search {}", &search[..12]),
-        Nav::Searches,
-        &body,
-    )))
+    let short = &search[..12];
+    let body = render(
+        "search.html",
+        context! {
+            short,
+            model => a.model,
+            competition => a.competition,
+            language => a.language,
+            format => a.format.to_string(),
+            seed => a.seed,
+            count => attempts.len(),
+            search,
+            nodes => Tree::new(&attempts).nodes(&viewer, submitted.as_deref())?,
+        },
+    )?;
+    Ok(Html(shell(&format!("Search {short}"), Nav::Searches, &body)?))
 }
 
 /// The attempts of the searches whose key starts with `key` (hex digits only), by step.
@@ -152,7 +168,8 @@ impl<'a> Tree<'a> {
         Self { attempts, children }
     }
 
-    fn render(&self, viewer: &Viewer, submitted: Option<&str>) -> Result<String, ViewError> {
+    /// The roots, each with its subtree (`templates/search.html`).
+    fn nodes(&self, viewer: &Viewer, submitted: Option<&str>) -> Result<Vec<Node>, ViewError> {
         self.list(None, viewer, submitted, 0)
     }
 
@@ -162,29 +179,51 @@ impl<'a> Tree<'a> {
         viewer: &Viewer,
         submitted: Option<&str>,
         depth: usize,
-    ) -> Result<String, ViewError> {
+    ) -> Result<Vec<Node>, ViewError> {
         let Some(kids) = self.children.get(&parent) else {
-            return Ok(String::new());
+            return Ok(Vec::new());
         };
         // A node is never its own ancestor in a real log; the depth bound keeps a damaged
         // one from recursing forever.
         if depth > self.attempts.len() {
-            return Ok(String::new());
+            return Ok(Vec::new());
         }
-        let mut out = String::from("<ul class=\"tree\">\n");
-        for &i in kids {
-            let a = &self.attempts[i];
-            out += "<li>";
-            out += &node(viewer, a, submitted)?;
-            out += &self.list(Some(&a.body.node), viewer, submitted, depth + 1)?;
-            out += "</li>\n";
-        }
-        Ok(out + "</ul>\n")
+        kids.iter()
+            .map(|&i| {
+                let a = &self.attempts[i];
+                let children = self.list(Some(&a.body.node), viewer, submitted, depth + 1)?;
+                node(viewer, a, submitted, children)
+            })
+            .collect()
     }
 }
 
-/// One attempt: its summary line, plan, code and output.
-fn node(viewer: &Viewer, e: &Event<Attempt>, submitted: Option<&str>) -> Result<String, ViewError> {
+/// One attempt as the tree shows it: its summary line, plan, code and output, then its
+/// children.
+#[derive(Serialize)]
+struct Node {
+    class: &'static str,
+    step: u32,
+    stage: String,
+    metric: Value,
+    buggy: bool,
+    chosen: bool,
+    id: String,
+    plan: String,
+    plan_note: Value,
+    code_lines: usize,
+    listing: Value,
+    term_out: Value,
+    analysis: Value,
+    children: Vec<Node>,
+}
+
+fn node(
+    viewer: &Viewer,
+    e: &Event<Attempt>,
+    submitted: Option<&str>,
+    children: Vec<Node>,
+) -> Result<Node, ViewError> {
     let a = &e.body;
     let chosen = submitted == Some(a.code_blake3.to_hex().as_str());
     let class = match (a.is_buggy, chosen) {
@@ -193,42 +232,22 @@ fn node(viewer: &Viewer, e: &Event<Attempt>, submitted: Option<&str>) -> Result<
         _ => "node",
     };
     let code = String::from_utf8_lossy(&viewer.store().objects().get(&a.code_blake3)?).into_owned();
-    let mut out = format!(
-        "<div class=\"{class}\" id=\"step-{step}\" data-step=\"{step}\"><strong>step {step}</strong> · {stage} · metric {metric}{buggy}{chosen} · <a href=\"/event/{id}\">event</a>\n",
-        step = a.step,
-        stage = escape(&a.stage),
-        metric = number(a.metric),
-        buggy = if a.is_buggy {
-            " · <span class=\"bad\">buggy</span>"
-        } else {
-            ""
-        },
-        chosen = if chosen {
-            " · <span class=\"ok\">submitted</span>"
-        } else {
-            ""
-        },
-        id = e.id.to_hex(),
-    );
     let plan = cut(&a.plan);
-    let _ = write!(
-        out,
-        "<p class=\"plan\">{}</p>{}",
-        escape(plan.shown),
-        plan.note(Some(&a.response_blake3), "")
-    );
-    let _ = write!(
-        out,
-        "<details><summary>code ({} lines)</summary>{}</details>",
-        code.lines().count(),
-        listing(&code, &[], &a.code_blake3)
-    );
     let term_out = format!("ml2b show {} --raw term-out", e.id.to_hex());
-    let _ = write!(
-        out,
-        "<details><summary>output</summary>{}{}</details>",
-        pre_cut(&a.term_out, None, &term_out),
-        pre_cut(&a.analysis, Some(&a.response_blake3), "")
-    );
-    Ok(out + "</div>")
+    Ok(Node {
+        class,
+        step: a.step,
+        stage: a.stage.clone(),
+        metric: safe(number(a.metric)),
+        buggy: a.is_buggy,
+        chosen,
+        id: e.id.to_hex(),
+        plan: plan.shown.to_string(),
+        plan_note: safe(plan.note(Some(&a.response_blake3), "")?),
+        code_lines: code.lines().count(),
+        listing: safe(listing(&code, &[], &a.code_blake3)?),
+        term_out: safe(pre_cut(&a.term_out, None, &term_out)?),
+        analysis: safe(pre_cut(&a.analysis, Some(&a.response_blake3), "")?),
+        children,
+    })
 }

@@ -13,8 +13,6 @@
 //! anything else reads it: the view keeps results by column set, and a first reader of
 //! fewer columns would have it computed twice.
 
-use std::fmt::Write as _;
-
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::DataType;
 use axum::extract::{Query, State};
@@ -22,8 +20,11 @@ use axum::response::Html;
 use datafusion::dataframe::DataFrame;
 use datafusion::prelude::{col, lit};
 
-use super::grid::{self, Grid};
-use super::html::{Nav, escape, href, page as shell};
+use minijinja::context;
+
+use super::grid::{Empty, Grid, Head, HtmlGrid, Td};
+use super::html::{Nav, href, page as shell};
+use super::templates::{render, safe};
 use super::{ViewError, Viewer};
 
 /// The columns of `runs` a list can be filtered on, in the form's order.
@@ -258,14 +259,24 @@ pub(super) async fn page(
     let rows = rows(filtered.clone(), &q).await?;
     let matching = filtered.count().await?;
     let facets = facets(&viewer).await?;
-    let mut body = format!(
-        "<h1>Runs</h1>\n<p class=\"count\"><strong id=\"matching\">{matching}</strong> of {} runs</p>\n",
-        facets.total
-    );
-    body += &form(&viewer, facets, &q);
-    body += &table(&q, &rows);
-    body += &pager(&q, matching);
-    Ok(Html(shell("Runs", Nav::Runs, &body)))
+    let first = q.page * PAGE_ROWS;
+    let last = (first + PAGE_ROWS).min(matching);
+    let body = render(
+        "runs.html",
+        context! {
+            matching,
+            total => facets.total,
+            filters => form(&viewer, facets, &q),
+            sort => (q.sort != "model").then_some(q.sort),
+            desc => q.desc,
+            table => safe(table(&q, &rows)?),
+            first => (first + 1).min(last),
+            last,
+            previous => (q.page > 0).then(|| safe(q.link(q.sort, q.desc, q.page - 1))),
+            next => (last < matching).then(|| safe(q.link(q.sort, q.desc, q.page + 1))),
+        },
+    )?;
+    Ok(Html(shell("Runs", Nav::Runs, &body)?))
 }
 
 async fn filtered(viewer: &Viewer, q: &RunQuery) -> Result<DataFrame, ViewError> {
@@ -289,32 +300,26 @@ async fn rows(df: DataFrame, q: &RunQuery) -> Result<Grid, ViewError> {
     Grid::new(&schema, &batches, 4)
 }
 
-fn form(viewer: &Viewer, facets: &Facets, q: &RunQuery) -> String {
-    let mut out = String::from("<form class=\"filters\" method=\"get\" action=\"/\">\n");
-    for column in FILTERS {
-        let current = q.filter(column);
-        let _ = write!(
-            out,
-            "<label>{column}<select name=\"{column}\"><option value=\"\">any</option>"
-        );
-        for value in facets.values(column) {
-            let selected = if value == current { " selected" } else { "" };
-            let _ = write!(
-                out,
-                "<option value=\"{v}\"{selected}>{label}</option>",
-                v = escape(value),
-                label = escape(&option_label(viewer, column, value))
-            );
-        }
-        out += "</select></label>\n";
-    }
-    if q.sort != "model" {
-        let _ = write!(out, "<input type=\"hidden\" name=\"sort\" value=\"{}\">", q.sort);
-    }
-    if q.desc {
-        out += "<input type=\"hidden\" name=\"desc\" value=\"1\">";
-    }
-    out + "<button type=\"submit\">Filter</button> <a href=\"/\">clear</a>\n</form>\n"
+/// The form's filters: each column with its options, the current value selected.
+fn form(viewer: &Viewer, facets: &Facets, q: &RunQuery) -> Vec<minijinja::Value> {
+    FILTERS
+        .iter()
+        .map(|&column| {
+            let current = q.filter(column);
+            let options: Vec<_> = facets
+                .values(column)
+                .iter()
+                .map(|value| {
+                    context! {
+                        value,
+                        selected => value == current,
+                        label => option_label(viewer, column, value),
+                    }
+                })
+                .collect();
+            context! { column, options }
+        })
+        .collect()
 }
 
 /// A language's option names it too (`kk · Kazakh`).
@@ -325,44 +330,53 @@ fn option_label(viewer: &Viewer, column: &str, value: &str) -> String {
     }
 }
 
-fn table(q: &RunQuery, rows: &Grid) -> String {
-    let mut out = String::from("<table class=\"data runs\">\n<thead><tr>");
-    for (name, numeric) in rows.headers() {
-        out += &grid::header(&sort_header(q, name), numeric);
+fn table(q: &RunQuery, rows: &Grid) -> Result<String, ViewError> {
+    let runs: Vec<String> = (0..rows.len())
+        .map(|i| {
+            href(
+                &format!("/run/{}", rows.get(i, "generation_id").unwrap_or_default()),
+                &[],
+            )
+        })
+        .collect();
+    let body = (0..rows.len())
+        .map(|i| {
+            // A planned sample never generated has no run page.
+            let run = rows.get(i, "generation_id").is_some_and(|id| !id.is_empty());
+            rows.row(i)
+                .map(|(name, text, numeric)| match name {
+                    "generation_id" => Td::new(
+                        name,
+                        text.map(|t| &t[..t.len().min(12)]),
+                        false,
+                        run.then_some(runs[i].as_str()),
+                    ),
+                    _ => Td::new(name, text, numeric, None),
+                })
+                .collect()
+        })
+        .collect();
+    HtmlGrid {
+        class: "data runs",
+        row_class: Some("run"),
+        headers: rows
+            .headers()
+            .map(|(name, numeric)| sort_header(q, name, numeric))
+            .collect(),
+        rows: body,
+        empty: rows.is_empty().then_some(Empty {
+            colspan: COLUMNS.len(),
+            text: "No run matches.",
+        }),
     }
-    out += "</tr></thead>\n<tbody>\n";
-    for i in 0..rows.len() {
-        let id = rows.get(i, "generation_id").unwrap_or_default();
-        let run = format!("/run/{}", escape(id));
-        out += "<tr class=\"run\">";
-        for (name, text, numeric) in rows.row(i) {
-            out += &match name {
-                // A planned sample never generated has no run page.
-                "generation_id" => grid::cell(
-                    name,
-                    text.map(|t| &t[..t.len().min(12)]),
-                    false,
-                    (!id.is_empty()).then_some(run.as_str()),
-                ),
-                _ => grid::cell(name, text, numeric, None),
-            };
-        }
-        out += "</tr>\n";
-    }
-    if rows.is_empty() {
-        let _ = writeln!(
-            out,
-            "<tr><td colspan=\"{}\">No run matches.</td></tr>",
-            COLUMNS.len()
-        );
-    }
-    out + "</tbody>\n</table>\n"
+    .render()
 }
 
 /// A column's header: a link sorting by it (the other way when it is the current order).
-fn sort_header(q: &RunQuery, name: &str) -> String {
+fn sort_header<'a>(q: &RunQuery, name: &'a str, numeric: bool) -> Head<'a> {
+    let head = Head::new(name, numeric);
     if !SORTS.contains(&name) {
-        return escape(name);
+        return head;
     }
     let current = q.sort == name;
     let arrow = match (current, q.desc) {
@@ -370,34 +384,7 @@ fn sort_header(q: &RunQuery, name: &str) -> String {
         (true, true) => " ▼",
         _ => "",
     };
-    format!(
-        "<a href=\"{}\">{name}{arrow}</a>",
-        q.link(name, current && !q.desc, 0)
-    )
-}
-
-fn pager(q: &RunQuery, matching: usize) -> String {
-    let first = q.page * PAGE_ROWS;
-    let last = (first + PAGE_ROWS).min(matching);
-    let mut out = format!(
-        "<p class=\"pager\">rows {}–{last} of {matching} ",
-        (first + 1).min(last)
-    );
-    if q.page > 0 {
-        let _ = write!(
-            out,
-            "<a href=\"{}\">← previous</a>",
-            q.link(q.sort, q.desc, q.page - 1)
-        );
-    }
-    if last < matching {
-        let _ = write!(
-            out,
-            "<a href=\"{}\">next →</a>",
-            q.link(q.sort, q.desc, q.page + 1)
-        );
-    }
-    out + "</p>\n"
+    head.link(q.link(name, current && !q.desc, 0), arrow)
 }
 
 #[cfg(test)]

@@ -10,57 +10,36 @@
 //! to the whole object, and the findings on the lines left out are listed above the code
 //! with their line numbers.
 
-use std::fmt::Write as _;
+use minijinja::context;
 
+use super::ViewError;
 use super::highlight::highlight;
-use super::html::{cut, escape};
+use super::html::cut;
+use super::templates::{render, safe};
 use crate::record::Finding;
 use crate::store::Hash;
 
-/// The listing of `code` (the object `object`) with `findings` inline.
-pub(crate) fn listing(code: &str, findings: &[Finding], object: &Hash) -> String {
+/// The listing of `code` (the object `object`) with `findings` inline
+/// (`templates/listing.html`).
+pub(crate) fn listing(code: &str, findings: &[Finding], object: &Hash) -> Result<String, ViewError> {
     let cut = cut(code);
     let lines = highlight(cut.shown);
-    let mut out = String::new();
     let above: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.line == 0 || f.line > lines.len())
         .collect();
-    if !above.is_empty() {
-        out += "<ul class=\"findings\">";
-        for f in above {
-            let at = if f.line == 0 {
-                String::new()
-            } else {
-                format!("line {}, ", f.line)
-            };
-            let _ = write!(out, "<li class=\"finding\">{at}{}</li>", text(f));
-        }
-        out += "</ul>\n";
-    }
-    out += "<table class=\"code\">\n";
-    for (i, html) in lines.iter().enumerate() {
-        let n = i + 1;
-        let here: Vec<&Finding> = findings.iter().filter(|f| f.line == n).collect();
-        let flagged = if here.is_empty() { "" } else { " flagged" };
-        let _ = writeln!(
-            out,
-            "<tr class=\"line{flagged}\" id=\"L{n}\" data-line=\"{n}\"><td class=\"ln\"><a href=\"#L{n}\">{n}</a></td><td class=\"src\">{html}</td></tr>"
-        );
-        for f in here {
-            let _ = writeln!(
-                out,
-                "<tr class=\"finding\" data-line=\"{n}\" data-kind=\"{}\"><td class=\"ln\">⚠</td><td>{}</td></tr>",
-                escape(&f.kind),
-                text(f)
-            );
-        }
-    }
-    out + "</table>\n" + &cut.note(Some(object), "")
-}
-
-fn text(f: &Finding) -> String {
-    format!("<strong>{}</strong>: {}", escape(&f.kind), escape(&f.message))
+    let lines: Vec<_> = lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, html)| {
+            let n = i + 1;
+            let here: Vec<&Finding> = findings.iter().filter(|f| f.line == n).collect();
+            // The highlighter's lines are HTML it escaped itself.
+            context! { n, html => safe(html), findings => here }
+        })
+        .collect();
+    let note = safe(cut.note(Some(object), "")?);
+    Ok(render("listing.html", context! { above, lines, note })?)
 }
 
 #[cfg(test)]
@@ -78,7 +57,7 @@ mod tests {
     #[test]
     fn a_finding_follows_its_line() {
         let code = "import x\nscaler.fit(X_val)\nprint(1)\n";
-        let html = listing(code, &[finding(2), finding(0)], &Hash::of(code.as_bytes()));
+        let html = listing(code, &[finding(2), finding(0)], &Hash::of(code.as_bytes())).unwrap();
         let line2 = html.find("id=\"L2\"").unwrap();
         let note = html.find("<tr class=\"finding\" data-line=\"2\"").unwrap();
         let line3 = html.find("id=\"L3\"").unwrap();
@@ -96,7 +75,7 @@ mod tests {
     fn a_long_code_lists_its_first_lines_and_the_findings_past_them() {
         let code: String = (0..100_000).map(|i| format!("x{i} = {i}\n")).collect();
         let hash = Hash::of(code.as_bytes());
-        let html = listing(&code, &[finding(3), finding(50_000)], &hash);
+        let html = listing(&code, &[finding(3), finding(50_000)], &hash).unwrap();
         assert_eq!(
             html.matches("class=\"line").count(),
             super::super::html::SHOWN_LINES

@@ -4,14 +4,17 @@
 //! `/?model=M&format=F&competition=C&language=L`.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use axum::extract::{Query, State};
 use axum::response::Html;
 
+use minijinja::context;
+use serde::Serialize;
+
 use super::error::not_found;
-use super::html::{Nav, escape, href, page as shell};
+use super::html::{Nav, href, page as shell};
 use super::list::runs_link;
+use super::templates::{render as template, safe};
 use super::{ViewError, Viewer, tables};
 use crate::report::{Table, float_column, text_column};
 
@@ -44,10 +47,9 @@ pub(super) async fn page(
     }
     let table = tables::by_name(&viewer, "rp_matrix").await?;
     let series = series(&table)?;
-    let mut body = String::from("<h1>Task × language matrix of r</h1>\n");
     let Some(first) = series.first() else {
-        body += "<p>No run has been graded yet.</p>\n";
-        return Ok(Html(shell("Matrix", Nav::Matrix, &body)));
+        let body = template("matrix.html", context! { series })?;
+        return Ok(Html(shell("Matrix", Nav::Matrix, &body)?));
     };
     let chosen = (
         model.unwrap_or(&first.0).to_string(),
@@ -59,10 +61,9 @@ pub(super) async fn page(
             chosen.0, chosen.1
         )));
     }
-    body += &chooser(&series, &chosen);
     let grid = cells(&table, &chosen)?;
-    body += &render(&viewer.language_order(), &chosen, &grid);
-    Ok(Html(shell("Matrix", Nav::Matrix, &body)))
+    let body = render(&viewer.language_order(), &series, &chosen, &grid)?;
+    Ok(Html(shell("Matrix", Nav::Matrix, &body)?))
 }
 
 /// The (model, format) pairs, in the table's order.
@@ -99,64 +100,93 @@ fn cells<'a>(t: &'a Table, (model, format): &(String, String)) -> Result<Matrix<
     Ok(grid)
 }
 
-fn chooser(series: &[(String, String)], chosen: &(String, String)) -> String {
-    let mut out = String::from("<p class=\"series\">Series: ");
-    for (m, f) in series {
-        let name = escape(&format!("{m} ({f})"));
-        if (m, f) == (&chosen.0, &chosen.1) {
-            let _ = write!(out, "<strong>{name}</strong> ");
-        } else {
-            let link = href("/matrix", &[("model", m.as_str()), ("format", f.as_str())]);
-            let _ = write!(out, "<a href=\"{link}\">{name}</a> ");
-        }
-    }
-    out + "</p>\n"
+/// A series to choose: its name, and a link unless it is the one shown.
+#[derive(Serialize)]
+struct Choice {
+    name: String,
+    href: Option<minijinja::Value>,
 }
 
-fn render(order: &[String], (model, format): &(String, String), grid: &Matrix) -> String {
+fn chooser(series: &[(String, String)], chosen: &(String, String)) -> Vec<Choice> {
+    series
+        .iter()
+        .map(|(m, f)| Choice {
+            name: format!("{m} ({f})"),
+            href: ((m, f) != (&chosen.0, &chosen.1))
+                .then(|| safe(href("/matrix", &[("model", m.as_str()), ("format", f.as_str())]))),
+        })
+        .collect()
+}
+
+/// A cell as shown: its r, its shade (a hue, red at 0 to green at 1), its run counts and
+/// the link to its runs.
+#[derive(Serialize)]
+struct Shown {
+    text: String,
+    hue: Option<String>,
+    title: String,
+    href: minijinja::Value,
+}
+
+/// A row of the matrix: a competition and its cells by language (`None`: no cell).
+#[derive(Serialize)]
+struct Row<'a> {
+    competition: &'a str,
+    cells: Vec<Option<Shown>>,
+}
+
+fn render(
+    order: &[String],
+    series: &[(String, String)],
+    chosen: &(String, String),
+    grid: &Matrix,
+) -> Result<String, ViewError> {
+    let (model, format) = chosen;
     let languages: Vec<&String> = order
         .iter()
         .filter(|l| grid.values().any(|row| row.contains_key(l.as_str())))
         .collect();
-    let mut out = String::from("<table class=\"data matrix\">\n<thead><tr><th>competition</th>");
-    for l in &languages {
-        let _ = write!(out, "<th>{}</th>", escape(l));
-    }
-    out += "</tr></thead>\n<tbody>\n";
-    for (competition, row) in grid {
-        let _ = write!(out, "<tr><th>{}</th>", escape(competition));
-        for language in &languages {
-            out += &match row.get(language.as_str()) {
-                None => "<td class=\"null\">—</td>".to_string(),
-                Some(cell) => {
-                    let filters = [
-                        ("model", model.as_str()),
-                        ("format", format.as_str()),
-                        ("competition", *competition),
-                        ("language", language.as_str()),
-                    ];
-                    td(cell, &runs_link(&filters))
-                }
-            };
-        }
-        out += "</tr>\n";
-    }
-    out + "</tbody>\n</table>\n"
+    let rows: Vec<Row<'_>> = grid
+        .iter()
+        .map(|(competition, row)| Row {
+            competition,
+            cells: languages
+                .iter()
+                .map(|language| {
+                    row.get(language.as_str()).map(|cell| {
+                        let filters = [
+                            ("model", model.as_str()),
+                            ("format", format.as_str()),
+                            ("competition", *competition),
+                            ("language", language.as_str()),
+                        ];
+                        shown(cell, runs_link(&filters))
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(template(
+        "matrix.html",
+        context! { series => chooser(series, chosen), languages, rows },
+    )?)
 }
 
-fn td(cell: &Cell, link: &str) -> String {
+fn shown(cell: &Cell, link: String) -> Shown {
     let count = |v: Option<f64>| v.map_or("?".to_string(), |v| format!("{v}"));
     let title = format!("{} runs, {} passed", count(cell.runs), count(cell.passed));
-    let (text, style) = match cell.r {
-        Some(r) if r.is_finite() => {
-            // Red at 0 through yellow to green at 1 and above.
-            let hue = (r.clamp(0.0, 1.0) * 120.0).round();
-            (
-                format!("{r:.3}"),
-                format!(" style=\"background:hsl({hue},65%,82%)\""),
-            )
-        }
-        _ => ("—".to_string(), String::new()),
+    let (text, hue) = match cell.r {
+        // Red at 0 through yellow to green at 1 and above.
+        Some(r) if r.is_finite() => (
+            format!("{r:.3}"),
+            Some(format!("{}", (r.clamp(0.0, 1.0) * 120.0).round())),
+        ),
+        _ => ("—".to_string(), None),
     };
-    format!("<td class=\"cell num\"{style} title=\"{title}\"><a href=\"{link}\">{text}</a></td>")
+    Shown {
+        text,
+        hue,
+        title,
+        href: safe(link),
+    }
 }

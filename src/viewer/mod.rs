@@ -42,8 +42,9 @@
 //! - **Loopback by default.** The command binds 127.0.0.1 unless told otherwise; bound to
 //!   loopback, a request whose `Host` is not a loopback name is refused (421), so a web page
 //!   elsewhere cannot read the store through DNS rebinding.
-//! - **Escaped.** Every text from the store is HTML-escaped ([`html`]); responses forbid
-//!   scripts and outside resources (`Content-Security-Policy`).
+//! - **Escaped.** Every page is rendered from minijinja templates ([`templates`], the files
+//!   of `src/viewer/templates/`) that HTML-escape every text from the store ([`html`]);
+//!   responses forbid scripts and outside resources (`Content-Security-Policy`).
 
 mod error;
 mod event;
@@ -58,6 +59,7 @@ mod object;
 mod plots;
 mod run;
 mod tables;
+mod templates;
 
 use std::net::IpAddr;
 use std::sync::Arc;

@@ -12,14 +12,14 @@
 //! prefix naming an event of the run redirects to that URL, and one naming another event to
 //! `/event/<id>`.
 
-use std::fmt::Write as _;
-
 use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use minijinja::{Value, context};
 
-use super::event::{event_link, header, links, load};
-use super::html::{Nav, escape, fields, number, page as shell, pre, pre_cut};
+use super::event::{header, links, load};
+use super::html::{Nav, number, page as shell, pre, pre_cut};
 use super::listing::listing;
+use super::templates::{render as template, safe};
 use super::{ViewError, Viewer};
 use crate::events::serde_name;
 use crate::events::{Execution, Generation, Grade};
@@ -44,7 +44,7 @@ pub(super) async fn page(
         return Ok(Redirect::to(&format!("/run/{canonical}")).into_response());
     }
     let title = format!("Run {}", &canonical[..12]);
-    Ok(Html(shell(&title, Nav::Runs, &render(&viewer, &record, run))).into_response())
+    Ok(Html(shell(&title, Nav::Runs, &render(&viewer, &record, run)?)?).into_response())
 }
 
 /// The record of the generate event `id`, when `id` is a whole id of one: a run page's own
@@ -66,232 +66,131 @@ async fn generation(viewer: &Viewer, id: &str) -> Result<Option<Record>, ViewErr
     }
 }
 
-fn render(viewer: &Viewer, record: &Record, run: &Run) -> String {
+/// The run page's body (`templates/run.html`).
+fn render(viewer: &Viewer, record: &Record, run: &Run) -> Result<String, ViewError> {
     let g = &run.generation.body;
-    let language = viewer.language_name(&g.language).unwrap_or_default();
-    let mut out = format!(
-        "<h1>Run {}</h1>\n<p class=\"coords\">{} · {} · {} ({}) · {} · seed {}</p>\n",
-        &run.generation.event_id.to_hex()[..12],
-        escape(&run.entrant),
-        escape(&g.competition),
-        escape(&g.language),
-        escape(language),
-        g.format,
-        g.seed
-    );
-    out += &summary(run);
-    out += &prompt(run);
-    let n = run.findings.len();
-    let _ = writeln!(
-        out,
-        "<h2 id=\"code\">Code ({n} finding{})</h2>",
-        if n == 1 { "" } else { "s" }
-    );
-    out += &match &run.code {
-        Some(code) => listing(code, &run.findings, &g.code_blake3),
-        None => "<p class=\"null\">(no code)</p>\n".into(),
+    let code = match &run.code {
+        Some(code) => Some(safe(listing(code, &run.findings, &g.code_blake3)?)),
+        None => None,
     };
-    if let Some(response) = &run.response {
-        let _ = writeln!(
-            out,
-            "<details><summary>Response of the model</summary>{}</details>",
-            pre_cut(response, g.response_blake3.as_ref(), "")
-        );
-    }
-    if let Some(x) = &run.execution {
-        out += "<h2>Sandbox output</h2>\n";
-        let _ = writeln!(
-            out,
-            "<div class=\"side\"><div><h3>stdout (tail)</h3>{}</div><div><h3>stderr (tail)</h3>{}</div></div>",
-            pre(&x.body.stdout_tail),
-            pre(&x.body.stderr_tail)
-        );
-    }
-    out += &search(run, &record.event);
-    out += &format!("<h2>This event</h2>\n{}", header(&record.event));
-    out + &links(&record.links)
-}
-
-fn summary(run: &Run) -> String {
-    let g = &run.generation.body;
-    let mut pairs = vec![
-        (
-            "model",
-            format!(
-                "{} ({}, {} agent)",
-                escape(&run.entrant),
-                escape(&serde_name(&g.provider)),
-                escape(&serde_name(&g.agent))
-            ),
-        ),
-        (
-            "tokens",
-            format!(
+    let response = match &run.response {
+        Some(text) => Some(safe(pre_cut(text, g.response_blake3.as_ref(), "")?)),
+        None => None,
+    };
+    Ok(template(
+        "run.html",
+        context! {
+            generation => run.generation.event_id.to_hex(),
+            entrant => run.entrant,
+            competition => g.competition,
+            language => g.language,
+            language_name => viewer.language_name(&g.language).unwrap_or_default(),
+            format => g.format.to_string(),
+            seed => g.seed,
+            provider => serde_name(&g.provider),
+            agent => serde_name(&g.agent),
+            tokens => format!(
                 "{} in, {} out, ${:.4}, {} HTTP attempts",
                 g.input_tokens, g.output_tokens, g.cost_usd, g.attempts
             ),
-        ),
-        ("generation", event_link(&run.generation.event_id.to_hex())),
-    ];
-    if let Some(t) = &run.translation {
-        let verdict = if t.body.passed { "passed" } else { "failed" };
-        let text = format!(
-            "{verdict} (BLEU {}, AC1 {}, tier {}) {}",
-            number(t.body.bleu),
-            number(t.body.ac1),
-            escape(&t.body.tier),
-            event_link(&t.event_id.to_hex())
-        );
-        pairs.push(("translation", text));
-    }
-    pairs.extend(execution(run.execution.as_ref()));
-    pairs.extend(grade(run.grade.as_ref()));
-    format!("<h2>Summary</h2>\n{}", fields(pairs))
+            translation => run.translation.as_ref().map(|t| context! {
+                verdict => if t.body.passed { "passed" } else { "failed" },
+                bleu => safe(number(t.body.bleu)),
+                ac1 => safe(number(t.body.ac1)),
+                tier => t.body.tier,
+                id => t.event_id.to_hex(),
+            }),
+            execution => run.execution.as_ref().map(execution),
+            grade => run.grade.as_ref().map(grade),
+            prompt => prompt(run)?,
+            english => run.english_task.as_deref().map(pre).transpose()?.map(safe),
+            findings => run.findings.len(),
+            code,
+            response,
+            sandbox => sandbox(run.execution.as_ref())?,
+            attempts => attempts(run),
+            tree => tree(&record.event),
+            header => safe(header(&record.event)?),
+            links => safe(links(&record.links)?),
+        },
+    )?)
 }
 
-fn execution(x: Option<&Ided<Execution>>) -> Vec<(&'static str, String)> {
-    let Some(x) = x else {
-        return vec![("outcome", "not executed".into())];
-    };
+fn execution(x: &Ided<Execution>) -> Value {
     let b = &x.body;
-    let class = if b.outcome.to_string() == "ok" {
-        "ok"
-    } else {
-        "bad"
-    };
-    let detail = b
-        .detail
-        .as_deref()
-        .map_or(String::new(), |d| format!(": {}", escape(d)));
-    let mut out = vec![
-        (
-            "outcome",
-            format!(
-                "<span class=\"{class}\">{}</span>{detail} ({:.1} s, {} backend)",
-                b.outcome,
-                b.wall_seconds,
-                escape(&b.backend)
-            ),
-        ),
-        ("execution", event_link(&x.event_id.to_hex())),
-    ];
-    if b.leakage {
-        out.push((
-            "leakage",
-            "<span class=\"bad\">flagged by the static checks</span>".into(),
-        ));
+    let outcome = b.outcome.to_string();
+    context! {
+        class => if outcome == "ok" { "ok" } else { "bad" },
+        outcome,
+        detail => b.detail,
+        seconds => format!("{:.1}", b.wall_seconds),
+        backend => b.backend,
+        id => x.event_id.to_hex(),
+        leakage => b.leakage,
     }
-    out
 }
 
-fn grade(g: Option<&Ided<Grade>>) -> Vec<(&'static str, String)> {
-    let Some(g) = g else {
-        return vec![("grade", "not graded".into())];
-    };
+fn grade(g: &Ided<Grade>) -> Value {
     let b = &g.body;
-    let verdict = if b.valid {
-        "<span class=\"ok\">valid</span>".to_string()
+    context! {
+        score => safe(number(b.score)),
+        metric => b.metric,
+        direction => b.direction,
+        valid => b.valid,
+        reason => b.reason.as_deref().unwrap_or("—"),
+        note => b.reason.as_deref().filter(|_| b.valid),
+        r_p => safe(number(b.r_p)),
+        baseline => safe(number(b.baseline_score)),
+        r_p_automl => safe(number(b.r_p_automl)),
+        automl => safe(number(b.automl_score)),
+        medal => b.medal_summary(),
+        id => g.event_id.to_hex(),
+    }
+}
+
+/// The prompt's messages, each in a `<pre>` (no system message when it is empty).
+fn prompt(run: &Run) -> Result<Option<Value>, ViewError> {
+    let Some(p) = &run.prompt else {
+        return Ok(None);
+    };
+    let system = if p.system.is_empty() {
+        None
     } else {
-        format!(
-            "<span class=\"bad\">invalid</span>: {}",
-            escape(b.reason.as_deref().unwrap_or("—"))
-        )
+        Some(safe(pre(&p.system)?))
     };
-    let mut out = vec![(
-        "score",
-        format!(
-            "{} ({}, {}), {verdict}",
-            number(b.score),
-            escape(&b.metric),
-            escape(&b.direction)
-        ),
-    )];
-    if b.valid
-        && let Some(reason) = &b.reason
-    {
-        out.push(("note", escape(reason)));
-    }
-    out.push((
-        "r_p",
-        format!(
-            "{} against the reference solution (score {})",
-            number(b.r_p),
-            number(b.baseline_score)
-        ),
-    ));
-    out.push((
-        "r_p automl",
-        format!(
-            "{} against AutoGluon (score {})",
-            number(b.r_p_automl),
-            number(b.automl_score)
-        ),
-    ));
-    if let Some(medal) = b.medal_summary() {
-        out.push(("medal", escape(&medal)));
-    }
-    out.push(("grade", event_link(&g.event_id.to_hex())));
-    out
+    Ok(Some(context! { system, user => safe(pre(&p.user)?) }))
 }
 
-/// The prompt in its language beside the English task.
-fn prompt(run: &Run) -> String {
-    let g = &run.generation.body;
-    let lang = escape(&g.language);
-    let mut out = String::from("<h2>Prompt</h2>\n<div class=\"side\">");
-    let _ = write!(
-        out,
-        "<div class=\"prompt\" lang=\"{lang}\"><h3>Prompt ({lang})</h3>"
-    );
-    match &run.prompt {
-        Some(p) => {
-            if !p.system.is_empty() {
-                let _ = write!(out, "<h4>system</h4>{}", pre(&p.system));
+/// The sandbox's stdout and stderr tails, each in a `<pre>`.
+fn sandbox(x: Option<&Ided<Execution>>) -> Result<Option<Value>, ViewError> {
+    let Some(x) = x else {
+        return Ok(None);
+    };
+    Ok(Some(context! {
+        stdout => safe(pre(&x.body.stdout_tail)?),
+        stderr => safe(pre(&x.body.stderr_tail)?),
+    }))
+}
+
+/// The aide search the run came from, as a list of its attempts.
+fn attempts(run: &Run) -> Vec<Value> {
+    run.attempts
+        .iter()
+        .map(|a| {
+            context! {
+                step => a.step,
+                stage => a.stage,
+                buggy => a.is_buggy,
+                metric => safe(number(a.metric)),
+                best => a.is_best_so_far,
+                id => a.event_id.to_hex(),
             }
-            let _ = write!(out, "<h4>user</h4>{}", pre(&p.user));
-        }
-        None => out += "<p class=\"null\">(no prompt recorded)</p>",
-    }
-    out += "</div><div class=\"english\" lang=\"en\"><h3>English task</h3>";
-    out += &match &run.english_task {
-        Some(task) => pre(task),
-        None => {
-            "<p class=\"null\">(not shown: the benchmark root does not hold the text this run was asked)</p>"
-                .into()
-        }
-    };
-    out + "</div></div>\n"
+        })
+        .collect()
 }
 
-/// The aide search the run came from, as a list of its attempts. The search's key is the
-/// generate event's unit key, and a run page is always the generate event's record.
-fn search(run: &Run, event: &EventRow) -> String {
-    if run.attempts.is_empty() {
-        return String::new();
-    }
-    let mut out = format!("<h2>aide search ({} attempts)</h2>\n", run.attempts.len());
-    if event.log == Generation::STAGE {
-        let _ = writeln!(
-            out,
-            "<p><a href=\"/search/{}\">The search as a tree</a></p>",
-            event.unit_key.to_hex()
-        );
-    }
-    out += "<ul>\n";
-    for a in &run.attempts {
-        let best = if a.is_best_so_far { " (best so far)" } else { "" };
-        let metric = if a.is_buggy {
-            "buggy".to_string()
-        } else {
-            format!("metric {}", number(a.metric))
-        };
-        let _ = writeln!(
-            out,
-            "<li>step {} {}: {metric}{best} {}</li>",
-            a.step,
-            escape(&a.stage),
-            event_link(&a.event_id.to_hex())
-        );
-    }
-    out + "</ul>\n"
+/// The key of the search as a tree: the generate event's unit key, and a run page is
+/// always the generate event's record.
+fn tree(event: &EventRow) -> Option<String> {
+    (event.log == Generation::STAGE).then(|| event.unit_key.to_hex())
 }

@@ -6,36 +6,30 @@
 //! list filtered by the row's values of them; a value no run has (the `Avg.` language of
 //! the averages) is left out of the filter.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::response::Html;
 
 use super::error::not_found;
-use super::grid::{self, Grid};
-use super::html::{Nav, escape, page as shell, pre};
+use minijinja::context;
+
+use super::grid::{Grid, Head, HtmlGrid, Td};
+use super::html::{Nav, page as shell, pre};
 use super::list::{self, FILTERS, Facets};
+use super::templates::{render as template, safe};
 use super::{ViewError, Viewer};
 use crate::query::catalog::{self, TABLES};
 use crate::report::{Plot, Table, plots_of};
 
 /// `GET /tables`.
-pub(super) async fn index() -> Html<String> {
-    let mut body = String::from(
-        "<h1>Tables</h1>\n<p>The tables of <code>queries/</code>, computed over this store when first opened.</p>\n<ul>\n",
-    );
-    for q in &TABLES {
-        let _ = writeln!(
-            body,
-            "<li><a href=\"/tables/{name}\">{name}</a>: {title}</li>",
-            name = q.name,
-            title = escape(q.title)
-        );
-    }
-    body += "</ul>\n<p>Plots: <a href=\"/tables/rp_matrix\">heat maps and profiles</a> \
-             (rp_matrix), <a href=\"/tables/pass_rate_by_tier\">pass rate by tier</a>.</p>\n";
-    Html(shell("Tables", Nav::Tables, &body))
+pub(super) async fn index() -> Result<Html<String>, ViewError> {
+    let tables: Vec<_> = TABLES
+        .iter()
+        .map(|q| context! { name => q.name, title => q.title })
+        .collect();
+    let body = template("tables.html", context! { tables })?;
+    Ok(Html(shell("Tables", Nav::Tables, &body)?))
 }
 
 /// `GET /tables/<name>`.
@@ -46,25 +40,23 @@ pub(super) async fn page(
     let query = catalog::table(&name).ok_or_else(|| not_found(format!("queries/ has no table `{name}`")))?;
     let table = by_name(&viewer, query.name).await?;
     let facets = list::facets(&viewer).await?;
-    let mut body = format!("<h1>{}</h1>\n{}", escape(&table.title), pre(&table.description));
-    let _ = writeln!(
-        body,
-        "<details><summary>SQL (queries/{}.sql)</summary>{}</details>",
-        query.name,
-        pre(query.sql)
-    );
-    for plot in plots(&viewer, &table)? {
-        let _ = writeln!(
-            body,
-            "<h2>{}</h2>\n<img class=\"plot\" src=\"/plots/{}\" alt=\"{}\">",
-            escape(&plot.heading),
-            escape(&plot.file),
-            escape(&plot.heading)
-        );
-    }
-    let _ = writeln!(body, "<h2>{} rows</h2>", table.batch.num_rows());
-    body += &render(&Grid::of(&table.batch, 3)?, facets);
-    Ok(Html(shell(&table.title, Nav::Tables, &body)))
+    let plots: Vec<_> = plots(&viewer, &table)?
+        .into_iter()
+        .map(|p| context! { heading => p.heading, file => p.file })
+        .collect();
+    let body = template(
+        "table.html",
+        context! {
+            title => table.title,
+            description => safe(pre(&table.description)?),
+            name => query.name,
+            sql => safe(pre(query.sql)?),
+            plots,
+            rows => table.batch.num_rows(),
+            grid => safe(render(&Grid::of(&table.batch, 3)?, facets)?),
+        },
+    )?;
+    Ok(Html(shell(&table.title, Nav::Tables, &body)?))
 }
 
 /// The plots of `table`; none while it has no rows.
@@ -100,21 +92,26 @@ async fn compute(viewer: &Viewer, index: usize) -> Result<Arc<Table>, ViewError>
 }
 
 /// The table, every cell of a row linking to the row's runs where it names some.
-pub(crate) fn render(rows: &Grid, facets: &Facets) -> String {
-    let mut out = String::from("<table class=\"data\">\n<thead><tr>");
-    for (name, numeric) in rows.headers() {
-        out += &grid::header(&escape(name), numeric);
+pub(crate) fn render(rows: &Grid, facets: &Facets) -> Result<String, ViewError> {
+    let body = (0..rows.len())
+        .map(|i| {
+            let link = runs_of(rows, i, facets);
+            rows.row(i)
+                .map(|(name, text, numeric)| Td::new(name, text, numeric, link.as_deref()))
+                .collect()
+        })
+        .collect();
+    HtmlGrid {
+        class: "data",
+        row_class: None,
+        headers: rows
+            .headers()
+            .map(|(name, numeric)| Head::new(name, numeric))
+            .collect(),
+        rows: body,
+        empty: None,
     }
-    out += "</tr></thead>\n<tbody>\n";
-    for i in 0..rows.len() {
-        let link = runs_of(rows, i, facets);
-        out += "<tr>";
-        for (name, text, numeric) in rows.row(i) {
-            out += &grid::cell(name, text, numeric, link.as_deref());
-        }
-        out += "</tr>\n";
-    }
-    out + "</tbody>\n</table>\n"
+    .render()
 }
 
 /// The run list of row `i`'s filter columns, if it has any value some run has.
