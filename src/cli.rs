@@ -318,18 +318,10 @@ pub struct RunArgs {
     /// language (minutes, not hours, on 2 cores).
     #[arg(long)]
     pub full: bool,
-    /// Sandbox backend.
-    #[arg(long, value_enum, default_value_t = Backend::Local)]
-    pub backend: Backend,
-    /// Sandbox runs at once.
-    #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
-    pub jobs: usize,
-    /// Wall-clock limit per sandbox run, in seconds.
-    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
-    pub timeout: u64,
-    /// Address-space limit per sandbox run, in bytes (the prompt states it too).
-    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
-    pub memory: u64,
+    #[command(flatten)]
+    pub requests: RequestArgs,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
     // Where execute's units run (translate-validate, generate, grade and analyze run here).
@@ -343,6 +335,43 @@ pub struct RunArgs {
     /// the sandbox and its Python, the grading programs).
     #[arg(long)]
     pub skip_preflight: bool,
+}
+
+/// Where solutions run and under which limits: `ml2b run`, `stage generate` (the searching
+/// agents' attempts) and `stage execute` take the same flags. The prompt states the limits.
+#[derive(Clone, Debug, Args)]
+pub struct SandboxArgs {
+    /// Sandbox backend.
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    pub backend: Backend,
+    /// Sandbox runs at once (default: as many as the cores, and as fit at --memory each in
+    /// the memory available; ml2b says what it chose).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Wall-clock limit per sandbox run, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// Address-space limit per sandbox run, in bytes (the prompt states it too).
+    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
+    pub memory: u64,
+}
+
+/// A model's request limits, over its entry in manifests/models.toml; every stage and
+/// search asking the model shares them.
+#[derive(Clone, Debug, Default, Args)]
+pub struct RequestArgs {
+    /// Requests to the model in flight at once (default: its `max_in_flight`, else 32
+    /// for an HTTP API, 1 for the embedded model); lowered while the server answers 429.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_in_flight: Option<u32>,
+    /// Requests to the model started per minute at most (default: its
+    /// `requests_per_minute`, else no limit).
+    #[arg(long = "rpm", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub requests_per_minute: Option<u32>,
+    /// Tokens (prompt and answer) per minute at most (default: its `tokens_per_minute`,
+    /// else no limit).
+    #[arg(long = "tpm", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub tokens_per_minute: Option<u64>,
 }
 
 /// How LLM models turn a prompt into a submission.
@@ -523,20 +552,13 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
+    pub requests: RequestArgs,
+    #[command(flatten)]
     pub agent: AgentArgs,
-    /// aide: the sandbox its attempts run in.
-    #[arg(long, value_enum, default_value_t = Backend::Local)]
-    pub backend: Backend,
-    /// aide: wall-clock limit per attempt's run, in seconds.
-    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
-    pub timeout: u64,
-    /// The address-space limit per run, in bytes, that the prompt states (and the aide
-    /// agent's attempts run under); give execute the same.
-    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
-    pub memory: u64,
-    /// aide: attempts' runs at once, over all searches.
-    #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
-    pub jobs: usize,
+    /// The sandbox of the searching agents' attempts; its limits are the ones the prompt
+    /// states (give execute the same).
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -545,18 +567,8 @@ pub struct GenerateArgs {
 pub struct ExecuteArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// Runs at once.
-    #[arg(short = 'j', long = "jobs", default_value_t = 2, value_name = "N")]
-    pub jobs: usize,
-    /// Wall-clock limit per run, in seconds.
-    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
-    pub timeout: u64,
-    /// Address-space limit per run, in bytes.
-    #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
-    pub memory: u64,
-    /// Sandbox backend.
-    #[arg(long, value_enum, default_value_t = Backend::Local)]
-    pub backend: Backend,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     /// Run only code generated after the generate segment with this hash.
     #[arg(long, value_name = "HASH")]
     pub since: Option<String>,

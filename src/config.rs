@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::events::Format;
+use crate::providers::budget::LimitOverrides;
 use crate::sandbox::Limits;
 use crate::stages::Shard;
 use crate::stages::generate::{aide, react};
@@ -44,6 +45,8 @@ pub struct SandboxSettings {
     pub backend: BackendKind,
     pub limits: Limits,
     pub jobs: usize,
+    /// How `jobs` was chosen for this machine, when `-j` was not given (said once).
+    pub jobs_chosen: Option<String>,
 }
 
 /// Which competitions and languages a stage covers, of which benchmark.
@@ -86,6 +89,11 @@ pub struct GenerateSettings {
     pub request_timeout: Duration,
     /// Overrides the model's `max_tokens`.
     pub max_tokens: Option<u32>,
+    /// Override the model's request limits (`max_in_flight`, per minute).
+    pub requests: LimitOverrides,
+    /// Processes asking the model at once with these limits (a cluster plan's tasks
+    /// running together): each takes this share of them. 1 here.
+    pub request_shares: u32,
     /// Also pairs whose translation failed its gate.
     pub force: bool,
     pub agent: AgentSettings,
@@ -166,6 +174,8 @@ pub struct BenchmarkSettings {
     pub engine: EngineSettings,
     /// Check the environment before the first unit (`crate::preflight`).
     pub preflight: bool,
+    /// Override every model's request limits.
+    pub requests: LimitOverrides,
 }
 
 /// One model over a selection, in some formats.
@@ -187,8 +197,38 @@ impl SandboxSettings {
                 ..Limits::default()
             },
             jobs,
+            jobs_chosen: None,
         }
     }
+
+    /// Runs at once on this machine at `memory_bytes` each: as many as its cores, and as
+    /// fit in the memory available now (`MemAvailable`; the limit is on address space, which
+    /// a run's resident memory stays under, so this errs on the safe side), at least 1;
+    /// and a line saying so.
+    pub fn machine_jobs(memory_bytes: u64) -> (usize, String) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let available = mem_available();
+        let fit = available.map(|a| usize::try_from(a / memory_bytes.max(1)).unwrap_or(usize::MAX));
+        let jobs = fit.map_or(cores, |f| f.min(cores)).max(1);
+        let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+        let memory = match available {
+            Some(a) => format!("{:.1} GiB available", gib(a)),
+            None => "memory available unknown".into(),
+        };
+        let why = format!(
+            "-j {jobs}: {cores} cores, {memory}, {:.1} GiB per run (--jobs to choose)",
+            gib(memory_bytes)
+        );
+        (jobs, why)
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes (`None` where there is none).
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl Selection {
@@ -226,6 +266,8 @@ impl BenchmarkSettings {
             seeds: self.seeds,
             request_timeout: Duration::from_secs(600),
             max_tokens: None,
+            requests: self.requests,
+            request_shares: 1,
             force: false,
             agent: self.agent.clone(),
             sandbox: self.sandbox.clone(),

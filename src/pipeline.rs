@@ -36,6 +36,7 @@ use crate::events::{Execution, Generation, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
 use crate::manifest::{ManifestError, Model, Models};
 use crate::progress::Progress;
+use crate::providers::budget::{Budgets, RequestLimits};
 use crate::providers::http::is_floating_alias;
 use crate::providers::{Responder, client_config};
 use crate::sandbox::{Backend, SandboxError};
@@ -94,8 +95,8 @@ impl IsInputError for PipelineError {
     }
 }
 
-/// Units in flight at once, per stage (none of it changes results).
-const GENERATE_CONCURRENCY: usize = 4;
+/// Units in flight at once, per stage (none of it changes results). Generate's follow
+/// the model's request budget ([`Pipeline::generate`]).
 const GRADE_CONCURRENCY: usize = 2;
 
 /// Runs stages over one store.
@@ -105,6 +106,10 @@ pub struct Pipeline<'a> {
     /// The benchmarks the settings name, each loaded once (every setting of one command
     /// names the same root; a pipeline loads it on first use and every stage shares it).
     benchmarks: Mutex<Vec<(PathBuf, Arc<Benchmark>)>>,
+    /// Each model's request budget, shared by every stage of this pipeline that asks it.
+    budgets: Budgets,
+    /// How many sandbox runs at once the machine was found to hold has been said.
+    jobs_said: std::sync::Once,
 }
 
 impl<'a> Pipeline<'a> {
@@ -114,6 +119,8 @@ impl<'a> Pipeline<'a> {
             store,
             progress,
             benchmarks: Mutex::new(Vec::new()),
+            budgets: Budgets::default(),
+            jobs_said: std::sync::Once::new(),
         }
     }
 
@@ -148,14 +155,28 @@ impl<'a> Pipeline<'a> {
         Ok((summary, checks))
     }
 
-    /// generate with one model (on its shard, when a cluster worker's).
+    /// generate with one model (on its shard, when a cluster worker's). As many units run
+    /// at once as the model's budget lets requests be in flight (a searching agent's
+    /// searches also as many as `-j` runs their attempts: while some wait for answers,
+    /// others run code); the budget, not the unit count, bounds the requests. The summary
+    /// records what the budget did.
     pub fn generate(&self, s: &GenerateSettings) -> Result<RunSummary, PipelineError> {
+        let stage = self.generate_stage(s)?;
+        let budget = stage.responder.budget().clone();
+        let in_flight = budget.limits().max_in_flight;
+        let units = match s.agent.searches() {
+            true => in_flight + s.sandbox.jobs.max(1),
+            false => in_flight,
+        };
+        let asks = stage.model.provider.answers_requests();
         let options = RunOptions {
             shard: s.shard,
             stop: s.stop,
-            ..concurrency(GENERATE_CONCURRENCY)
+            ..concurrency(units)
         };
-        self.run(Arc::new(self.generate_stage(s)?), options)
+        let mut summary = self.run(Arc::new(stage), options)?;
+        summary.requests = asks.then(|| budget.report());
+        Ok(summary)
     }
 
     /// generate where `s.engine` says: here, or a searching agent's searches on Slurm
@@ -169,7 +190,15 @@ impl<'a> Pipeline<'a> {
                     &self.on_slurm(slurm),
                     Generation::STAGE,
                     units,
-                    |units, shards| Plan::generate(s, units, shards),
+                    |units, shards| {
+                        // The tasks that run at once share the model's limits.
+                        let shares = shards.min(slurm.max_running).max(1);
+                        let s = GenerateSettings {
+                            request_shares: shares,
+                            ..s.clone()
+                        };
+                        Plan::generate(&s, units, shards)
+                    },
                 );
                 Ok(Ran::Slurm(run.map_err(|e| cluster_error(Generation::STAGE, e))?))
             }
@@ -207,8 +236,11 @@ impl<'a> Pipeline<'a> {
 
     fn generate_stage(&self, s: &GenerateSettings) -> Result<Generate, PipelineError> {
         let model = self.model(s)?;
-        let responder = Responder::for_model(&model, client_config(&model, s.request_timeout))
-            .map_err(|e| InputError(e.to_string()))?;
+        let limits = self.request_limits(&model, s)?;
+        let budget = self.budgets.of(&model.name, limits);
+        let config = client_config(&model, s.request_timeout, limits);
+        let responder =
+            Responder::for_model(&model, config, budget).map_err(|e| InputError(e.to_string()))?;
         Ok(Generate {
             model,
             formats: s.formats.clone(),
@@ -242,6 +274,16 @@ impl<'a> Pipeline<'a> {
             ));
         }
         Ok(model)
+    }
+
+    /// The model's request limits: the flags', else its manifest entry's, else its
+    /// provider's defaults; this process's share of them.
+    fn request_limits(&self, model: &Model, s: &GenerateSettings) -> Result<RequestLimits, PipelineError> {
+        let limits = RequestLimits::of(model, s.requests).shared_by(s.request_shares);
+        match limits.invalid() {
+            Some(why) => Err(InputError(format!("model `{}`: {why}", model.name)).into()),
+            None => Ok(limits),
+        }
     }
 
     /// The AIDE agent the settings ask for, with its sandbox; `None` for one-shot.
@@ -383,8 +425,12 @@ impl<'a> Pipeline<'a> {
         Ok(summaries)
     }
 
-    /// How stored code runs under `s`: its backend, the managed Python, its limits.
+    /// How stored code runs under `s`: its backend, the managed Python, its limits. Says
+    /// once how many runs at once were chosen for this machine, when `-j` was not given.
     pub fn runner(&self, s: &SandboxSettings) -> Result<Runner, PipelineError> {
+        if let Some(why) = &s.jobs_chosen {
+            self.jobs_said.call_once(|| self.progress.info(why));
+        }
         Ok(Runner {
             python: self.python()?,
             backend: self.sandbox(s.backend)?,

@@ -17,6 +17,7 @@ pub use crate::config::{
 };
 use crate::events::Format;
 use crate::manifest::cluster::{self, ClusterManifest};
+use crate::providers::budget::LimitOverrides;
 use crate::sandbox::Limits;
 use crate::stages::generate::{aide, react};
 use crate::store::{Hash, Store, s3};
@@ -116,6 +117,37 @@ impl SandboxSettings {
     fn new(backend: cli::Backend, timeout_s: u64, memory_bytes: u64, jobs: usize) -> Self {
         Self::of(backend.into(), timeout_s, memory_bytes, jobs)
     }
+
+    /// The sandbox flags; without `-j`, as many runs as this machine holds
+    /// ([`SandboxSettings::machine_jobs`]).
+    fn resolve(args: &cli::SandboxArgs) -> Self {
+        let cli::SandboxArgs {
+            backend,
+            jobs,
+            timeout,
+            memory,
+        } = args;
+        match jobs {
+            Some(n) => Self::new(*backend, *timeout, *memory, *n as usize),
+            None => {
+                let (n, why) = Self::machine_jobs(*memory);
+                Self {
+                    jobs_chosen: Some(why),
+                    ..Self::new(*backend, *timeout, *memory, n)
+                }
+            }
+        }
+    }
+}
+impl cli::RequestArgs {
+    /// The limits given, over the models' own.
+    fn resolve(&self) -> LimitOverrides {
+        LimitOverrides {
+            max_in_flight: self.max_in_flight.map(|n| n as usize),
+            requests_per_minute: self.requests_per_minute,
+            tokens_per_minute: self.tokens_per_minute,
+        }
+    }
 }
 impl Selection {
     fn resolve(args: &cli::TranslateValidateArgs) -> Self {
@@ -195,11 +227,9 @@ impl GenerateSettings {
             request_timeout,
             max_tokens,
             force,
+            requests,
             agent,
-            backend,
-            timeout,
-            memory,
-            jobs,
+            sandbox,
             engine,
         } = args;
         let agent = AgentSettings::resolve(agent)?;
@@ -219,9 +249,11 @@ impl GenerateSettings {
             seeds: *seeds,
             request_timeout: Duration::from_secs(*request_timeout),
             max_tokens: *max_tokens,
+            requests: requests.resolve(),
+            request_shares: 1,
             force: *force,
             agent,
-            sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+            sandbox: SandboxSettings::resolve(sandbox),
             engine,
             shard: None,
             stop: None,
@@ -241,16 +273,13 @@ impl ExecuteSettings {
     pub fn resolve(args: &cli::ExecuteArgs) -> Result<Self, InputError> {
         let cli::ExecuteArgs {
             root,
-            jobs,
-            timeout,
-            memory,
-            backend,
+            sandbox,
             since,
             engine,
         } = args;
         Ok(Self {
             root: root.root.clone(),
-            sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+            sandbox: SandboxSettings::resolve(sandbox),
             since: parse_since(since.as_deref())?,
             engine: EngineSettings::resolve(engine, &root.root)?,
             shard: None,
@@ -432,10 +461,8 @@ impl RunSettings {
             seeds,
             formats,
             full,
-            backend,
-            jobs,
-            timeout,
-            memory,
+            requests,
+            sandbox,
             agent,
             engine,
             accept_incomplete,
@@ -463,9 +490,10 @@ impl RunSettings {
                 entries,
                 seeds: *seeds,
                 agent: AgentSettings::resolve(agent)?,
-                sandbox: SandboxSettings::new(*backend, *timeout, *memory, *jobs),
+                sandbox: SandboxSettings::resolve(sandbox),
                 engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b run")?,
                 preflight: !skip_preflight,
+                requests: requests.resolve(),
             },
             accept_incomplete: *accept_incomplete,
         })
@@ -526,6 +554,7 @@ impl BaselinesSettings {
                 sandbox: SandboxSettings::new(*backend, *timeout, Limits::default().memory_bytes, *jobs),
                 engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b baselines")?,
                 preflight: !skip_preflight,
+                requests: LimitOverrides::default(),
             },
         })
     }

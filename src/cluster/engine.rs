@@ -56,6 +56,7 @@ impl ClusterRun {
             commits: self.commits.clone(),
             failed: self.failed.clone(),
             interrupted: !self.waited,
+            ..RunSummary::default()
         }
     }
 }

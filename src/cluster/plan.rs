@@ -20,6 +20,7 @@ use crate::config::{
     AgentSettings, BackendKind, EngineSettings, ExecuteSettings, GenerateSettings, SandboxSettings, Selection,
 };
 use crate::events::Format;
+use crate::providers::budget::LimitOverrides;
 use crate::stages::Shard;
 use crate::store::{Hash, ObjectError, Store};
 
@@ -102,6 +103,24 @@ pub struct GeneratePlan {
     pub agent: AgentSettings,
     #[serde(flatten)]
     pub sandbox: SandboxPlan,
+    /// The request limits the submitter gave (left out when none, as plans before them).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub requests: LimitOverrides,
+    /// Tasks that ask the model at once, sharing its limits (absent in older plans: 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub request_shares: u32,
+}
+
+fn is_default(l: &LimitOverrides) -> bool {
+    *l == LimitOverrides::default()
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// What one shard of a plan runs: its stage's settings.
@@ -171,6 +190,8 @@ impl Plan {
             force: s.force,
             agent: s.agent.clone(),
             sandbox: SandboxPlan::of(&s.sandbox),
+            requests: s.requests,
+            request_shares: s.request_shares,
         });
         Self::new("generate", settings, units, shards)
     }
@@ -231,6 +252,8 @@ impl Plan {
                 seeds: g.seeds,
                 request_timeout: Duration::from_secs(g.request_timeout_seconds),
                 max_tokens: g.max_tokens,
+                requests: g.requests,
+                request_shares: g.request_shares,
                 force: g.force,
                 agent: g.agent.clone(),
                 sandbox: g.sandbox.settings(),
@@ -348,6 +371,11 @@ mod tests {
             seeds: 2,
             request_timeout: Duration::from_secs(30),
             max_tokens: Some(100),
+            requests: LimitOverrides {
+                max_in_flight: Some(8),
+                ..LimitOverrides::default()
+            },
+            request_shares: 4,
             force: true,
             agent: AgentSettings::Aide(crate::stages::generate::aide::Config::AIDE),
             sandbox: SandboxSettings::of(BackendKind::Local, 60, 1 << 30, 2),
@@ -369,5 +397,6 @@ mod tests {
         );
         assert_eq!(s.selection.languages, settings.selection.languages);
         assert_eq!(s.shard, Some(Shard { index: 0, count: 1 }));
+        assert_eq!((s.requests, s.request_shares), (settings.requests, 4));
     }
 }

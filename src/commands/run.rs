@@ -49,6 +49,9 @@ pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Resul
         settings
             .printer
             .info(format!("{}: {} new events", s.stage, s.appended()));
+        if let Some(r) = &s.requests {
+            settings.printer.info(super::stage::requests_line(r));
+        }
         for (label, error) in &s.failed {
             settings
                 .printer

@@ -103,6 +103,9 @@ fn summarize(
             summary.skipped,
             summary.appended()
         )?;
+        if let Some(r) = &summary.requests {
+            writeln!(settings.printer.stdout(), "  {}", requests_line(r))?;
+        }
         for (k, n) in counts.iter().flatten() {
             writeln!(settings.printer.stdout(), "  {k}: {n}")?;
         }
@@ -115,6 +118,28 @@ fn summarize(
     } else {
         ExitStatus::Failure
     })
+}
+
+/// What a model's request budget did, in a line: requests and 429s, the in-flight limit
+/// and how it moved, the time requests waited for it.
+pub(crate) fn requests_line(r: &crate::providers::budget::Report) -> String {
+    let mut line = format!(
+        "requests to `{}`: {} sent, {} answered 429; in flight at most {} (peak {}",
+        r.model, r.requests, r.throttled, r.max_in_flight, r.peak_in_flight
+    );
+    if r.lowest_limit < r.max_in_flight {
+        line += &format!(", lowered to {}, ending at {}", r.lowest_limit, r.final_limit);
+    }
+    line += &format!("); waited {:.1} s in all", r.waited_ms as f64 / 1000.0);
+    for (what, limit) in [
+        ("requests", r.requests_per_minute.map(u64::from)),
+        ("tokens", r.tokens_per_minute),
+    ] {
+        if let Some(n) = limit {
+            line += &format!("; {n} {what} a minute");
+        }
+    }
+    line
 }
 
 /// A cluster run: the plan and job, committed / planned units, failed units. Exit 1 when a

@@ -113,4 +113,10 @@ impl Provider {
     pub fn is_http(self) -> bool {
         matches!(self, Self::Openai | Self::Anthropic)
     }
+
+    /// Whether a model of this provider is asked anything (`reference` and `template`
+    /// write their code without a request).
+    pub fn answers_requests(self) -> bool {
+        !matches!(self, Self::Reference | Self::Template)
+    }
 }

@@ -15,8 +15,12 @@
 //! response body read; default 8 MiB, past it the answer is recorded as too large, with no
 //! code), and `tool_protocol` — how the react agent offers its tools:
 //! `openai` (OpenAI tool calling, the default of `openai` models) or `text` (Thought /
-//! Action / Action Input parsed from the reply, the default of the others). Invariants: names are unique; HTTP providers have an http(s) endpoint and
-//! a model id; prices are finite and not negative.
+//! Action / Action Input parsed from the reply, the default of the others), and the
+//! provider's request limits for the model: `max_in_flight` (requests at once),
+//! `requests_per_minute`, `tokens_per_minute` (defaults per provider kind, and how every
+//! stage of a run asking the model shares them: `crate::providers::budget`).
+//! Invariants: names are unique; HTTP providers have an http(s) endpoint and
+//! a model id; prices are finite and not negative; request limits are at least 1.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -75,6 +79,15 @@ pub struct Model {
     /// How the react agent offers its tools (default: [`Model::tool_protocol`]).
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "tool_protocol")]
     pub tool_protocol_override: Option<ToolProtocol>,
+    /// Requests in flight at once (default: the provider kind's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_in_flight: Option<usize>,
+    /// Requests started per minute (default: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_minute: Option<u32>,
+    /// Tokens (input and output) per minute (default: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_minute: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -169,6 +182,15 @@ fn check(path: &Path, models: &[Model]) -> Result<(), ManifestError> {
             }
             _ => {}
         }
+        for (field, zero) in [
+            ("max_in_flight", m.max_in_flight == Some(0)),
+            ("requests_per_minute", m.requests_per_minute == Some(0)),
+            ("tokens_per_minute", m.tokens_per_minute == Some(0)),
+        ] {
+            if zero {
+                return Err(bad(field, "must be at least 1".into()));
+            }
+        }
         if let Some(message) = protocol_mismatch(m) {
             return Err(bad("tool_protocol", message));
         }
@@ -202,6 +224,19 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/models.toml");
         let models = Models::load(&path).unwrap();
         assert_eq!(models.get("reference").unwrap().provider, Provider::Reference);
+    }
+
+    #[test]
+    fn a_request_limit_of_zero_is_refused_naming_its_field() {
+        let path = Path::new("models.toml");
+        for field in ["max_in_flight", "requests_per_minute", "tokens_per_minute"] {
+            let text = format!(
+                "[[model]]\nname = \"m\"\nprovider = \"openai\"\nendpoint = \"http://h\"\nmodel = \"x\"\n{field} = 0\n"
+            );
+            let file: File = crate::manifest::parse(path, &text).unwrap();
+            let err = check(path, &file.model).unwrap_err().to_string();
+            assert_eq!(err, format!("models.toml: model[0].{field}: must be at least 1"));
+        }
     }
 
     #[test]

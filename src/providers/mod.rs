@@ -14,6 +14,7 @@
 //! uses it, so a recorded response is one hash. Providers know nothing of the generate
 //! stage: they read no stage type, only the events of a store they replay.
 
+pub mod budget;
 pub mod http;
 pub mod local;
 pub mod replay;
@@ -23,6 +24,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use http::{Attempt, ChatRequest, ClientConfig, Completion, Message, ProviderError, cost_usd};
+
+use budget::{Budget, RequestLimits};
 
 use crate::events::Format;
 use crate::events::Provider;
@@ -85,12 +88,18 @@ pub struct Response {
     pub object: Hash,
 }
 
-/// The answering side of a model: none for `reference` and `template`.
+/// The answering side of a model (none for `reference` and `template`), and the model's
+/// request budget: HTTP clients take a permit per attempt, the others one per answer.
 #[derive(Clone)]
-pub struct Responder(Option<Arc<dyn ChatModel>>);
+pub struct Responder {
+    chat: Option<Arc<dyn ChatModel>>,
+    budget: Arc<Budget>,
+    /// The HTTP clients take their permits per attempt themselves.
+    per_attempt: bool,
+}
 
-/// HTTP settings of a model's client.
-pub fn client_config(model: &Model, timeout: Duration) -> ClientConfig {
+/// HTTP settings of a model's client, with the model's request limits.
+pub fn client_config(model: &Model, timeout: Duration, limits: RequestLimits) -> ClientConfig {
     ClientConfig {
         endpoint: model.endpoint.clone(),
         api_key_env: (!model.api_key_env.is_empty()).then(|| model.api_key_env.clone()),
@@ -98,31 +107,45 @@ pub fn client_config(model: &Model, timeout: Duration) -> ClientConfig {
         max_attempts: 6,
         base_backoff: Duration::from_secs(1),
         max_backoff: Duration::from_secs(60),
-        concurrency: 4,
+        limits,
         max_response_bytes: model.max_response_bytes.unwrap_or(http::MAX_RESPONSE_BYTES),
     }
 }
 
 impl Responder {
-    /// The responder of `model`.
-    pub fn for_model(model: &Model, config: ClientConfig) -> Result<Self, RespondError> {
+    /// The responder of `model`, drawing on `budget` (the model's, shared in the process).
+    pub fn for_model(model: &Model, config: ClientConfig, budget: Arc<Budget>) -> Result<Self, RespondError> {
         let setup = |e: &(dyn std::error::Error + 'static)| RespondError::Setup {
             model: model.name.clone(),
             reason: crate::error::chain(e),
         };
-        let chat: Arc<dyn ChatModel> = match model.provider {
-            Provider::Reference | Provider::Template => return Ok(Self(None)),
-            Provider::Openai => Arc::new(http::OpenAiClient::new(config).map_err(|e| setup(&e))?),
-            Provider::Anthropic => Arc::new(http::AnthropicClient::new(config).map_err(|e| setup(&e))?),
-            Provider::Replay => Arc::new(replay::Replay::open(model)?),
-            Provider::Local => Arc::new(local::Embedded::load(model).map_err(|e| setup(&*e))?),
+        let shared = Some(budget.clone());
+        let chat: Option<Arc<dyn ChatModel>> = match model.provider {
+            Provider::Reference | Provider::Template => None,
+            Provider::Openai => Some(Arc::new(
+                http::OpenAiClient::with_budget(config, shared).map_err(|e| setup(&e))?,
+            )),
+            Provider::Anthropic => Some(Arc::new(
+                http::AnthropicClient::with_budget(config, shared).map_err(|e| setup(&e))?,
+            )),
+            Provider::Replay => Some(Arc::new(replay::Replay::open(model)?)),
+            Provider::Local => Some(Arc::new(local::Embedded::load(model).map_err(|e| setup(&*e))?)),
         };
-        Ok(Self(Some(chat)))
+        Ok(Self {
+            chat,
+            budget,
+            per_attempt: model.provider.is_http(),
+        })
     }
 
     /// See [`ChatModel::identity`].
     pub fn identity(&self) -> String {
-        self.0.as_ref().map(|c| c.identity()).unwrap_or_default()
+        self.chat.as_ref().map(|c| c.identity()).unwrap_or_default()
+    }
+
+    /// The model's request budget.
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
     }
 
     /// Asks for `request` and stores the response in `store`.
@@ -132,8 +155,17 @@ impl Responder {
         sample: &Sample<'_>,
         request: &ChatRequest,
     ) -> Result<Response, RespondError> {
-        let chat = self.0.as_ref().ok_or(RespondError::NoRequests)?;
-        let completion = chat.complete(request, sample).await?;
+        let chat = self.chat.as_ref().ok_or(RespondError::NoRequests)?;
+        let completion = if !self.per_attempt {
+            let permit = self.budget.acquire(request.token_estimate()).await;
+            let answer = chat.complete(request, sample).await;
+            if let Ok(c) = &answer {
+                permit.answered((!c.usage_missing).then_some(c.input_tokens + c.output_tokens));
+            }
+            answer?
+        } else {
+            chat.complete(request, sample).await?
+        };
         let json = serde_json::to_vec(&completion).map_err(LogError::Json)?;
         let object = store.objects().put(&json)?;
         Ok(Response { completion, object })

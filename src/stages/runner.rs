@@ -86,6 +86,22 @@ pub struct RunSummary {
     /// The run was stopped (`RunOptions::stop`) before every unit ran.
     #[serde(default)]
     pub interrupted: bool,
+    /// generate: what the model's request budget did (its limits, how the in-flight limit
+    /// moved under 429s, requests and time waited); absent for a model asked nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<crate::providers::budget::Report>,
+    /// What the run spent on its own work rather than in units: planning, committing.
+    #[serde(default)]
+    pub overhead: Overhead,
+}
+
+/// Where a run's own time went, in milliseconds: planning (the log's view, the plan and
+/// its record), committing batches, and the whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Overhead {
+    pub plan_ms: u64,
+    pub commit_ms: u64,
+    pub wall_ms: u64,
 }
 
 impl RunSummary {
@@ -102,6 +118,7 @@ pub async fn run_stage<S: Stage>(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<RunSummary, StageError> {
+    let started = Instant::now();
     let log = StageLog::new(store, S::Body::STAGE)?;
     let view = log.view()?;
     let mut planned = dedupe(stage.plan(store)?);
@@ -114,6 +131,7 @@ pub async fn run_stage<S: Stage>(
         ..Default::default()
     };
     stage.record_plan(store, &planned)?;
+    summary.overhead.plan_ms = millis(started.elapsed());
     let todo: Vec<_> = planned.into_iter().filter(|p| !view.contains(&p.key)).collect();
     summary.skipped = summary.planned - todo.len() as u64;
     progress.begin(S::Body::STAGE, todo.len() as u64);
@@ -126,12 +144,30 @@ pub async fn run_stage<S: Stage>(
         since: None,
     };
     execute(stage, todo, options, progress, &mut batcher, &mut summary).await?;
-    if let Some(c) = batcher.flush()? {
+    flush(&mut batcher, progress, &mut summary)?;
+    progress.end();
+    summary.overhead.wall_ms = millis(started.elapsed());
+    Ok(summary)
+}
+
+/// Commits what waits, timing it.
+fn flush<B: EventBody>(
+    batcher: &mut Batcher<B>,
+    progress: &dyn Progress,
+    summary: &mut RunSummary,
+) -> Result<(), StageError> {
+    let started = Instant::now();
+    let committed = batcher.flush()?;
+    summary.overhead.commit_ms += millis(started.elapsed());
+    if let Some(c) = committed {
         progress.committed(&summary.stage, &c);
         summary.commits.push(c);
     }
-    progress.end();
-    Ok(summary)
+    Ok(())
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 fn dedupe<U>(planned: Vec<Planned<U>>) -> Vec<Planned<U>> {
@@ -251,11 +287,7 @@ fn commit_due<B: EventBody>(
     if !(timer_fired || batcher.pending.len() >= options.batch_events.max(1)) {
         return Ok(());
     }
-    if let Some(c) = batcher.flush()? {
-        progress.committed(&summary.stage, &c);
-        summary.commits.push(c);
-    }
-    Ok(())
+    flush(batcher, progress, summary)
 }
 
 async fn run_one<S: Stage>(stage: Arc<S>, p: Planned<S::Unit>) -> Finished<S::Body> {

@@ -187,6 +187,8 @@ pub fn redact(text: &str, dir: &Path) -> String {
             r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)",
             "[TIME]",
         ),
+        // What `-j` this machine was given (cores, memory available).
+        (r"-j \d+: \d+ cores, [^\n]* per run", "-j [N]: [this machine]"),
     ];
     for (re, with) in rules {
         s = regex::Regex::new(re).unwrap().replace_all(&s, with).into_owned();

@@ -41,5 +41,6 @@ mod slurm;
 mod stages;
 mod stats;
 mod status;
+mod throughput;
 mod viewer;
 mod worker;

@@ -20,12 +20,15 @@
 //! and an answer's `tool_use` blocks become [`Completion::tool_calls`], their `input`
 //! written as JSON text.
 
+use std::sync::Arc;
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::transport::{Auth, Parsed, Transport};
 use super::{ChatRequest, ClientConfig, Completion, FunctionCall, Message, ProviderError, ToolCall};
+use crate::providers::budget::Budget;
 
 const API_VERSION: &str = "2023-06-01";
 
@@ -36,9 +39,21 @@ pub struct AnthropicClient {
 }
 
 impl AnthropicClient {
+    /// A client with a request budget of its own (`config.limits`).
     pub fn new(config: ClientConfig) -> Result<Self, ProviderError> {
-        let transport = Transport::new(config, "v1/messages")?;
+        Self::with_budget(config, None)
+    }
+
+    /// A client drawing on `budget`, shared with the model's other clients (`None`: a
+    /// budget of its own).
+    pub fn with_budget(config: ClientConfig, budget: Option<Arc<Budget>>) -> Result<Self, ProviderError> {
+        let transport = Transport::new(config, "v1/messages", budget)?;
         Ok(Self { transport })
+    }
+
+    /// The request budget this client draws on.
+    pub fn budget(&self) -> &Arc<Budget> {
+        self.transport.budget()
     }
 
     /// One completion, retried as `retry.rs` says.
@@ -53,7 +68,9 @@ impl AnthropicClient {
             name: HeaderName::from_static("x-api-key"),
             prefix: "",
         };
-        self.transport.complete(headers, auth, body, parse).await
+        self.transport
+            .complete(headers, auth, body, parse, req.token_estimate())
+            .await
     }
 }
 

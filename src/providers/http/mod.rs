@@ -1,5 +1,5 @@
-//! The HTTP model providers: one chat completion per call, with retries, a per-client
-//! concurrency limit and a record of every attempt.
+//! The HTTP model providers: one chat completion per call, with retries, the model's
+//! request budget (`crate::providers::budget`) and a record of every attempt.
 //!
 //! Two wire protocols: [`OpenAiClient`] speaks the OpenAI chat-completions API (OpenAI,
 //! vLLM, Ollama, llama.cpp server, OpenRouter) and [`AnthropicClient`] the Anthropic
@@ -23,8 +23,10 @@
 //! - the API key is read from the environment at call time and lives only in the request
 //!   header (marked sensitive). No error, attempt record, log line or `Debug` output contains
 //!   it: error texts pass through a redaction of the key, since a server may echo it back;
-//! - at most `concurrency` requests of one client are in flight; the permit is held for
-//!   one attempt, not across backoff sleeps, so a waiting retry does not block others;
+//! - every attempt holds a permit of the model's [`Budget`](crate::providers::budget::Budget)
+//!   (requests in flight, per minute, tokens per minute; shared by every client of the model
+//!   in the process); the permit is held for one attempt, not across backoff sleeps, so a
+//!   waiting retry does not block others; a 429 lowers the budget's in-flight limit;
 //! - a body is read as it streams in and never past `max_response_bytes` (default
 //!   [`MAX_RESPONSE_BYTES`], `max_response_bytes` of the model's manifest entry): a 2xx
 //!   answer over the cap (by its `Content-Length`, or once that many bytes arrived) is the
@@ -39,6 +41,8 @@ mod openai;
 mod retry;
 mod transport;
 
+#[cfg(test)]
+mod limits_tests;
 #[cfg(test)]
 mod test_server;
 #[cfg(test)]
@@ -121,6 +125,15 @@ pub struct ChatRequest {
     pub tools: Vec<serde_json::Value>,
 }
 
+impl ChatRequest {
+    /// What the request counts against a tokens-per-minute limit before its answer says:
+    /// its messages' characters / 4 (rounded up) plus `max_tokens`, as providers reserve.
+    pub fn token_estimate(&self) -> u64 {
+        let chars: usize = self.messages.iter().map(|m| m.content.chars().count()).sum();
+        (chars as u64).div_ceil(4) + u64::from(self.max_tokens)
+    }
+}
+
 /// The default cap on a response body, in bytes: 8 MiB, some 2,000 times a 4,096-token
 /// answer.
 pub const MAX_RESPONSE_BYTES: u64 = 8 << 20;
@@ -143,8 +156,8 @@ pub struct ClientConfig {
     /// The backoff before attempt k+2 is drawn from `0..=min(max_backoff, base_backoff·2^k)`.
     pub base_backoff: Duration,
     pub max_backoff: Duration,
-    /// Requests of this client in flight at once (at least 1).
-    pub concurrency: usize,
+    /// The model's request limits, for a client with a budget of its own.
+    pub limits: crate::providers::budget::RequestLimits,
     /// The most bytes of a response body read (at least 1).
     pub max_response_bytes: u64,
 }

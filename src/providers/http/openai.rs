@@ -13,11 +13,14 @@
 //! kept as the JSON text the model wrote (a server that sends an object instead has it
 //! written back as text).
 
+use std::sync::Arc;
+
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::{Deserialize, Serialize};
 
 use super::transport::{Auth, Parsed, Transport};
 use super::{ChatRequest, ClientConfig, Completion, FunctionCall, Message, ProviderError, ToolCall};
+use crate::providers::budget::Budget;
 
 /// A client of one OpenAI-compatible server.
 #[derive(Debug)]
@@ -26,9 +29,21 @@ pub struct OpenAiClient {
 }
 
 impl OpenAiClient {
+    /// A client with a request budget of its own (`config.limits`).
     pub fn new(config: ClientConfig) -> Result<Self, ProviderError> {
-        let transport = Transport::new(config, "chat/completions")?;
+        Self::with_budget(config, None)
+    }
+
+    /// A client drawing on `budget`, shared with the model's other clients (`None`: a
+    /// budget of its own).
+    pub fn with_budget(config: ClientConfig, budget: Option<Arc<Budget>>) -> Result<Self, ProviderError> {
+        let transport = Transport::new(config, "chat/completions", budget)?;
         Ok(Self { transport })
+    }
+
+    /// The request budget this client draws on.
+    pub fn budget(&self) -> &Arc<Budget> {
+        self.transport.budget()
     }
 
     /// One completion, retried as `retry.rs` says.
@@ -47,7 +62,9 @@ impl OpenAiClient {
             name: AUTHORIZATION,
             prefix: "Bearer ",
         };
-        self.transport.complete(HeaderMap::new(), auth, body, parse).await
+        self.transport
+            .complete(HeaderMap::new(), auth, body, parse, req.token_estimate())
+            .await
     }
 }
 

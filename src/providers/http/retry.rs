@@ -76,7 +76,7 @@ mod tests {
             max_attempts: 3,
             base_backoff: Duration::from_millis(base_ms),
             max_backoff: Duration::from_millis(max_ms),
-            concurrency: 1,
+            limits: crate::providers::budget::RequestLimits::for_provider(crate::events::Provider::Openai),
             max_response_bytes: super::super::MAX_RESPONSE_BYTES,
         }
     }

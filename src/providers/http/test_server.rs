@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -24,6 +24,13 @@ pub(super) enum Reply {
     Truncated { declared: usize, body: String },
     /// Waits, then replies.
     Slow(Duration, Box<Reply>),
+    /// A server with room for `room` requests at once: a request beyond it is answered 429
+    /// at once (with `Retry-After: retry_after` when given), the others get `then`.
+    Room {
+        room: usize,
+        retry_after: Option<&'static str>,
+        then: Box<Reply>,
+    },
     /// `status` with a chunked body (no `Content-Length`): `head`, then `chunk` `count`
     /// times, then `tail`; stops early when the client hangs up.
     Stream {
@@ -75,6 +82,8 @@ struct State {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     received: Mutex<Vec<Received>>,
+    /// When each request arrived, and the status it was answered.
+    arrivals: Mutex<Vec<(Instant, u16)>>,
 }
 
 pub(super) struct Server {
@@ -111,21 +120,54 @@ impl Server {
     pub(super) fn received(&self) -> Vec<Received> {
         self.state.received.lock().unwrap().clone()
     }
+
+    /// When each request arrived and how it was answered, in arrival order.
+    pub(super) fn arrivals(&self) -> Vec<(Instant, u16)> {
+        let mut all = self.state.arrivals.lock().unwrap().clone();
+        all.sort();
+        all
+    }
 }
 
 async fn serve(mut stream: TcpStream, state: Arc<State>) {
     let Some(request) = read_request(&mut stream).await else {
         return;
     };
+    let arrived = Instant::now();
     let n = state.hits.fetch_add(1, Ordering::SeqCst);
     state.received.lock().unwrap().push(request);
     let now = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     state.max_in_flight.fetch_max(now, Ordering::SeqCst);
-    let reply = state.script[n.min(state.script.len() - 1)].clone();
+    let mut reply = state.script[n.min(state.script.len() - 1)].clone();
+    if let Reply::Room {
+        room,
+        retry_after,
+        then,
+    } = reply
+    {
+        reply = match (now > room, retry_after) {
+            (false, _) => *then,
+            (true, None) => Reply::json(429, TOO_MANY),
+            (true, Some(after)) => Reply::with_header(429, "retry-after", after, TOO_MANY),
+        };
+    }
+    let status = status_of(&reply);
+    state.arrivals.lock().unwrap().push((arrived, status));
     respond(&mut stream, reply).await;
     state.in_flight.fetch_sub(1, Ordering::SeqCst);
     let _ = stream.shutdown().await;
 }
+
+/// The status `reply` answers with.
+fn status_of(reply: &Reply) -> u16 {
+    match reply {
+        Reply::Send { status, .. } | Reply::Stream { status, .. } => *status,
+        Reply::Slow(_, inner) => status_of(inner),
+        Reply::Hang(_) | Reply::Truncated { .. } | Reply::Room { .. } => 200,
+    }
+}
+
+const TOO_MANY: &str = r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#;
 
 async fn read_request(stream: &mut TcpStream) -> Option<Received> {
     let mut buf = Vec::new();
@@ -209,7 +251,7 @@ async fn respond(stream: &mut TcpStream, mut reply: Reply) {
             let _ = stream.write_all(b"0\r\n\r\n").await;
             return;
         }
-        Reply::Slow(..) => unreachable!("unwrapped above"),
+        Reply::Slow(..) | Reply::Room { .. } => unreachable!("unwrapped above"),
     };
     let _ = stream.write_all(bytes.as_bytes()).await;
 }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::test_server::{Reply, Server};
 use super::*;
+use crate::providers::budget::RequestLimits;
 
 const OK: &str = r#"{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"print(42)"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}"#;
 
@@ -28,7 +29,11 @@ fn config(server: &Server, max_attempts: u32) -> ClientConfig {
         max_attempts,
         base_backoff: Duration::from_millis(5),
         max_backoff: Duration::from_millis(20),
-        concurrency: 4,
+        limits: RequestLimits {
+            max_in_flight: 4,
+            requests_per_minute: None,
+            tokens_per_minute: None,
+        },
         max_response_bytes: MAX_RESPONSE_BYTES,
     }
 }
@@ -331,7 +336,7 @@ async fn the_concurrency_limit_is_honoured() {
     let slow = Reply::Slow(Duration::from_millis(150), Box::new(Reply::json(200, OK)));
     let server = Server::start(vec![slow]).await;
     let mut cfg = config(&server, 1);
-    cfg.concurrency = 2;
+    cfg.limits.max_in_flight = 2;
     let client = Arc::new(OpenAiClient::new(cfg).unwrap());
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..6 {
@@ -382,14 +387,18 @@ async fn anthropic_separates_the_system_prompt_and_reads_usage() {
 
 #[test]
 fn bad_configs_are_refused() {
-    let cfg = |endpoint: &str, attempts, concurrency| ClientConfig {
+    let cfg = |endpoint: &str, attempts, max_in_flight| ClientConfig {
         endpoint: endpoint.into(),
         api_key_env: None,
         timeout: Duration::from_secs(1),
         max_attempts: attempts,
         base_backoff: Duration::from_millis(1),
         max_backoff: Duration::from_millis(1),
-        concurrency,
+        limits: RequestLimits {
+            max_in_flight,
+            requests_per_minute: None,
+            tokens_per_minute: None,
+        },
         max_response_bytes: 1 << 20,
     };
     assert!(OpenAiClient::new(cfg("http://127.0.0.1:9/v1", 1, 1)).is_ok());

@@ -1,5 +1,6 @@
-//! The HTTP side both protocols share: the reqwest client, the concurrency permits, the
-//! key, and the attempt loop that applies `retry.rs` and records every [`Attempt`].
+//! The HTTP side both protocols share: the reqwest client, the model's request budget
+//! ([`Budget`]: a permit per attempt), the key, and the attempt loop that applies
+//! `retry.rs` and records every [`Attempt`].
 //!
 //! A protocol hands over its URL path, extra headers, where the key goes, the serialised
 //! body and a parser for a 2xx body; a parser error counts as a malformed response and is
@@ -9,10 +10,11 @@ use std::error::Error as _;
 use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
-use tokio::sync::Semaphore;
+use std::sync::Arc;
 
 use super::retry::{self, Verdict};
 use super::{Attempt, ClientConfig, Completion, ERROR_BODY_BYTES, ProviderError};
+use crate::providers::budget::Budget;
 
 /// What a protocol's parser reads from a successful body.
 pub(super) struct Parsed {
@@ -62,19 +64,27 @@ const EXCERPT_CHARS: usize = 500;
 #[derive(Debug)]
 pub(super) struct Transport {
     http: reqwest::Client,
-    permits: Semaphore,
+    budget: Arc<Budget>,
     config: ClientConfig,
     url: String,
 }
 
 impl Transport {
-    /// Checks the configuration and builds the client for `{endpoint}/{path}`.
-    pub(super) fn new(config: ClientConfig, path: &str) -> Result<Self, ProviderError> {
+    /// Checks the configuration and builds the client for `{endpoint}/{path}`, drawing on
+    /// `budget` (`None`: a budget of its own, of `config.limits`).
+    pub(super) fn new(
+        config: ClientConfig,
+        path: &str,
+        budget: Option<Arc<Budget>>,
+    ) -> Result<Self, ProviderError> {
         let invalid = |message: String| ProviderError::InvalidConfig { message };
-        if config.max_attempts == 0 || config.concurrency == 0 || config.max_response_bytes == 0 {
+        if config.max_attempts == 0 || config.max_response_bytes == 0 {
             return Err(invalid(
-                "max_attempts, concurrency and max_response_bytes must be at least 1".into(),
+                "max_attempts and max_response_bytes must be at least 1".into(),
             ));
+        }
+        if let Some(why) = config.limits.invalid() {
+            return Err(invalid(why.into()));
         }
         let url = format!("{}/{path}", config.endpoint.trim_end_matches('/'));
         reqwest::Url::parse(&url).map_err(|e| invalid(format!("endpoint `{}`: {e}", config.endpoint)))?;
@@ -83,28 +93,30 @@ impl Transport {
             .user_agent(concat!("ml2b/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(ProviderError::Client)?;
-        let permits = Semaphore::new(config.concurrency);
+        let budget = budget.unwrap_or_else(|| Arc::new(Budget::new(&config.endpoint, config.limits)));
         Ok(Self {
             http,
-            permits,
+            budget,
             config,
             url,
         })
     }
 
     /// Sends `body` until it succeeds, fails fatally or runs out of attempts.
+    /// `tokens` is the request's estimate against a tokens-per-minute limit.
     pub(super) async fn complete(
         &self,
         headers: HeaderMap,
         auth: Auth,
         body: Vec<u8>,
         parse: Parser,
+        tokens: u64,
     ) -> Result<Completion, ProviderError> {
         let key = self.key()?;
         let headers = self.with_key(headers, auth, key.as_deref())?;
         let mut attempts = Vec::new();
         for number in 1..=self.config.max_attempts {
-            let (outcome, took) = self.attempt(&headers, &body, parse).await;
+            let (outcome, took) = self.attempt(&headers, &body, parse, tokens).await;
             let mut attempt = Attempt {
                 number,
                 duration_ms: millis(took),
@@ -195,16 +207,37 @@ impl Transport {
         }
     }
 
-    /// One attempt; the time excludes waiting for a permit.
-    async fn attempt(&self, headers: &HeaderMap, body: &[u8], parse: Parser) -> (Outcome, Duration) {
-        let _permit = self
-            .permits
-            .acquire()
-            .await
-            .expect("the semaphore is never closed");
+    /// One attempt, under a permit of the budget that its outcome updates (an answer's
+    /// usage, a 429's Retry-After); the time excludes waiting for the permit.
+    async fn attempt(
+        &self,
+        headers: &HeaderMap,
+        body: &[u8],
+        parse: Parser,
+        tokens: u64,
+    ) -> (Outcome, Duration) {
+        let permit = self.budget.acquire(tokens).await;
         let start = Instant::now();
         let outcome = self.send(headers, body, parse).await;
-        (outcome, start.elapsed())
+        let took = start.elapsed();
+        match &outcome {
+            Outcome::Success { parsed, .. } => {
+                let used = parsed.input_tokens + parsed.output_tokens;
+                permit.answered((!parsed.usage_missing).then_some(used));
+            }
+            Outcome::Retry {
+                status: Some(429),
+                retry_after,
+                ..
+            } => permit.throttled(*retry_after),
+            _ => drop(permit),
+        }
+        (outcome, took)
+    }
+
+    /// The budget this client draws on.
+    pub(super) fn budget(&self) -> &Arc<Budget> {
+        &self.budget
     }
 
     async fn send(&self, headers: &HeaderMap, body: &[u8], parse: Parser) -> Outcome {
