@@ -59,6 +59,9 @@ pub enum RespondError {
     /// The response could not be stored or a replayed one read.
     #[error(transparent)]
     Store(#[from] LogError),
+    /// Storing the response panicked.
+    #[error("storing the response failed")]
+    Panicked(#[source] tokio::task::JoinError),
 }
 
 impl From<crate::store::ObjectError> for RespondError {
@@ -167,7 +170,11 @@ impl Responder {
             chat.complete(request, sample).await?
         };
         let json = serde_json::to_vec(&completion).map_err(LogError::Json)?;
-        let object = store.objects().put(&json)?;
+        // The put syncs to disk: off the async workers, which serve the requests in flight.
+        let store = store.clone();
+        let object = tokio::task::spawn_blocking(move || store.objects().put(&json))
+            .await
+            .map_err(RespondError::Panicked)??;
         Ok(Response { completion, object })
     }
 }

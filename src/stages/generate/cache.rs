@@ -40,7 +40,7 @@ pub fn request_key(
 }
 
 /// The requests' cache folder (under `store/cache/`).
-const REQUESTS: &str = "requests";
+pub(crate) const REQUESTS: &str = "requests";
 
 /// An entry's key below the store's root.
 fn entry_key(kind: &str, key: &Hash) -> String {

@@ -328,7 +328,8 @@ impl Generate {
         body: &Generation,
         request: &provider::ChatRequest,
     ) -> Result<Response, StageError> {
-        if let Some(cached) = cache::lookup(&self.store, key)? {
+        let (store, k) = (self.store.clone(), *key);
+        if let Some(cached) = blocking(move || cache::lookup(&store, &k)).await? {
             return Ok(cached);
         }
         let response = self
@@ -336,9 +337,26 @@ impl Generate {
             .respond(&self.store, &sample(body), request)
             .await
             .map_err(|e| respond_error(body, e))?;
-        cache::record(&self.store, key, &response)?;
+        let (store, k, object) = (self.store.clone(), *key, response.object);
+        blocking(move || cache::record_object(&store, cache::REQUESTS, &k, &object)).await?;
         Ok(response)
     }
+
+    /// Stores `bytes` as an object, off the async workers (a put syncs to disk).
+    async fn put(&self, bytes: Vec<u8>) -> Result<crate::store::Hash, StageError> {
+        let store = self.store.clone();
+        blocking(move || Ok(store.objects().put(&bytes).map_err(LogError::from)?)).await
+    }
+}
+
+/// Runs `f`, which blocks (file writes synced to disk, S3 calls), on tokio's blocking
+/// threads, so that the async workers keep serving the requests in flight.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StageError> + Send + 'static,
+) -> Result<T, StageError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(StageError::Panicked)?
 }
 
 /// A unit keyed by (competition, language, model, format, seed, `what`): the code's hash for
@@ -538,13 +556,12 @@ impl Stage for Generate {
     }
 
     async fn run(&self, unit: Unit) -> Result<Generation, StageError> {
-        let objects = self.store.objects();
         match unit {
             Unit::Fixed { body, code, context } => {
                 if let Some(context) = context {
-                    objects.put(&context).map_err(LogError::from)?;
+                    self.put(context).await?;
                 }
-                objects.put(&code).map_err(LogError::from)?;
+                self.put(code).await?;
                 Ok(body)
             }
             Unit::Request {
@@ -553,15 +570,14 @@ impl Stage for Generate {
                 prompt,
                 required,
             } => {
-                objects.put(&prompt).map_err(LogError::from)?;
+                self.put(prompt).await?;
                 let key = body
                     .request_blake3
                     .ok_or(StageError::Invariant("a request unit without its key"))?;
                 let response = self.respond(&key, &body, &request).await?;
                 let found = extract::from_completion(&response.completion, required);
-                let code = objects.put(found.code.as_bytes()).map_err(LogError::from)?;
-                body.code_blake3 = code;
                 body.code_bytes = found.code.len() as u64;
+                body.code_blake3 = self.put(found.code.into_bytes()).await?;
                 body.response_blake3 = Some(response.object);
                 body.attempts = response.completion.attempts.len() as u32;
                 body.extraction = serde_json::to_string(&found.how).ok();
