@@ -438,7 +438,13 @@ impl Default for AgentArgs {
     }
 }
 
+// The sandbox flags of every run, with the baselines' own defaults: one run at a time
+// (AutoGluon trains on `num_cpus` cores per run), 30 minutes per run.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("jobs", |a| a.default_value("1").help("Sandbox runs at once (AutoGluon trains on its num_cpus cores per run)")),
+    mut_arg("timeout", |a| a.default_value("1800")),
+)]
 pub struct BaselinesArgs {
     #[command(flatten)]
     pub root: RootArgs,
@@ -456,15 +462,8 @@ pub struct BaselinesArgs {
     /// Runs per baseline; seeds 0..N (AutoGluon's seed is the sample's).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seeds: u32,
-    /// Sandbox backend.
-    #[arg(long, value_enum, default_value_t = Backend::Local)]
-    pub backend: Backend,
-    /// Sandbox runs at once.
-    #[arg(short = 'j', long = "jobs", default_value_t = 1, value_name = "N")]
-    pub jobs: usize,
-    /// Wall-clock limit per sandbox run, in seconds.
-    #[arg(long, default_value_t = 1800, value_name = "SECONDS")]
-    pub timeout: u64,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     // Where execute's units run (grade runs here).
     #[command(flatten)]
     pub engine: EngineArgs,

@@ -18,7 +18,6 @@ pub use crate::config::{
 use crate::events::Format;
 use crate::manifest::cluster::{self, ClusterManifest};
 use crate::providers::budget::LimitOverrides;
-use crate::sandbox::Limits;
 use crate::stages::generate::{aide, react};
 use crate::store::{Hash, Store, s3};
 use crate::terminal::message;
@@ -534,9 +533,7 @@ impl BaselinesSettings {
             competitions,
             models,
             seeds,
-            backend,
-            jobs,
-            timeout,
+            sandbox,
             engine,
             skip_preflight,
         } = args;
@@ -551,7 +548,7 @@ impl BaselinesSettings {
                 selection,
                 seeds: *seeds,
                 agent: AgentSettings::OneShot,
-                sandbox: SandboxSettings::new(*backend, *timeout, Limits::default().memory_bytes, *jobs),
+                sandbox: SandboxSettings::resolve(sandbox),
                 engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b baselines")?,
                 preflight: !skip_preflight,
                 requests: LimitOverrides::default(),
