@@ -86,7 +86,9 @@ impl RequestLimits {
             requests_per_minute: model.requests_per_minute,
             tokens_per_minute: model.tokens_per_minute,
         };
-        Self::for_provider(model.provider).overridden(&flags.or(entry))
+        Self::for_provider(model.provider)
+            .overridden(&entry)
+            .overridden(&flags)
     }
 
     /// Overrides these limits with whichever of `o`'s are set.
@@ -129,17 +131,6 @@ pub struct LimitOverrides {
     pub max_in_flight: Option<usize>,
     pub requests_per_minute: Option<u32>,
     pub tokens_per_minute: Option<u64>,
-}
-
-impl LimitOverrides {
-    /// `self`'s limits, else `under`'s.
-    pub fn or(self, under: LimitOverrides) -> Self {
-        Self {
-            max_in_flight: self.max_in_flight.or(under.max_in_flight),
-            requests_per_minute: self.requests_per_minute.or(under.requests_per_minute),
-            tokens_per_minute: self.tokens_per_minute.or(under.tokens_per_minute),
-        }
-    }
 }
 
 /// What a budget did: its limits, how its effective in-flight limit moved, and how its

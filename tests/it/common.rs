@@ -249,38 +249,11 @@ pub(crate) fn chat_server_on(
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let mut stream = stream.unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let (mut auth, mut length) = (String::new(), 0usize);
-            let mut request_line = String::new();
-            let _ = reader.read_line(&mut request_line);
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
-                    break;
-                }
-                let lower = line.to_ascii_lowercase();
-                if let Some(v) = lower.strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-                if lower.starts_with("authorization:") {
-                    auth = line["authorization:".len()..].trim().to_string();
-                }
-            }
-            if request_line.starts_with("GET ") {
+            let Some((auth, request)) = read_chat_request(&stream) else {
                 // The preflight's `GET {endpoint}/models`: not a chat request.
-                let list = "{\"object\": \"list\", \"data\": []}";
-                let _ = stream.write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{list}",
-                        list.len()
-                    )
-                    .as_bytes(),
-                );
+                write_reply(&mut stream, "200 OK", "{\"object\": \"list\", \"data\": []}");
                 continue;
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            };
             let n = {
                 let mut s = log.lock().unwrap();
                 s.requests.push((auth, request.clone()));
@@ -292,14 +265,48 @@ pub(crate) fn chat_server_on(
                 429 => "429 Too Many Requests\r\nRetry-After: 1".to_string(),
                 s => format!("{s} Error"),
             };
-            let reply = format!(
-                "HTTP/1.1 {head}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
-                b.len()
-            );
-            let _ = stream.write_all(reply.as_bytes());
+            write_reply(&mut stream, &head, &b);
         }
     });
     (port, seen)
+}
+
+/// Reads one request of a chat-completions client: its authorization header and JSON body;
+/// `None` for a GET (the preflight's model list).
+pub(crate) fn read_chat_request(stream: &std::net::TcpStream) -> Option<(String, serde_json::Value)> {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let (mut auth, mut length) = (String::new(), 0usize);
+    let mut request_line = String::new();
+    let _ = reader.read_line(&mut request_line);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap();
+        }
+        if lower.starts_with("authorization:") {
+            auth = line["authorization:".len()..].trim().to_string();
+        }
+    }
+    if request_line.starts_with("GET ") {
+        return None;
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    Some((auth, serde_json::from_slice(&body).unwrap()))
+}
+
+/// Answers `head` (the status line's code and reason, and any further header lines) with a
+/// JSON `body`, then closes.
+pub(crate) fn write_reply(stream: &mut std::net::TcpStream, head: &str, body: &str) {
+    let reply = format!(
+        "HTTP/1.1 {head}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(reply.as_bytes());
 }
 
 pub(crate) fn add_model(ws: &Workspace, port: u16) {

@@ -3,7 +3,6 @@
 //! run lowers its in-flight limit and still finishes every unit; two stages asking one
 //! model at once share its limit.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,7 +16,7 @@ use ml2b::pipeline::Pipeline;
 use ml2b::progress::NoProgress;
 use ml2b::providers::budget::LimitOverrides;
 
-use crate::common::{add_model, completion, ml2b};
+use crate::common::{add_model, completion, ml2b, read_chat_request, write_reply};
 use crate::competitions::{TOY_MODULAR, toy};
 
 /// What the server counted.
@@ -46,20 +45,9 @@ fn room_server(room: usize, latency: Duration) -> (u16, Arc<Counts>) {
 }
 
 fn serve(mut stream: std::net::TcpStream, room: usize, latency: Duration, counts: &Counts) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let (mut request_line, mut length) = (String::new(), 0usize);
-    let _ = reader.read_line(&mut request_line);
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap();
-        }
+    if read_chat_request(&stream).is_none() {
+        return write_reply(&mut stream, "200 OK", "{\"object\": \"list\", \"data\": []}");
     }
-    let mut body = vec![0; length];
-    let _ = reader.read_exact(&mut body);
     let now = counts.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     counts.peak.fetch_max(now, Ordering::SeqCst);
     let (status, text) = if now > room {
@@ -75,11 +63,7 @@ fn serve(mut stream: std::net::TcpStream, room: usize, latency: Duration, counts
         ("200 OK", completion(&content))
     };
     counts.in_flight.fetch_sub(1, Ordering::SeqCst);
-    let reply = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-        text.len()
-    );
-    let _ = stream.write_all(reply.as_bytes());
+    write_reply(&mut stream, status, &text);
 }
 
 #[test]

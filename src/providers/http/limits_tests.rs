@@ -66,6 +66,15 @@ fn slow(ms: u64) -> Reply {
     Reply::Slow(Duration::from_millis(ms), Box::new(Reply::json(200, ANSWER)))
 }
 
+/// A server with room for `room` requests at once, answering 429 beyond it.
+fn room(room: usize, retry_after: Option<&'static str>, ms: u64) -> Reply {
+    Reply::Room {
+        room,
+        retry_after,
+        then: Box::new(slow(ms)),
+    }
+}
+
 #[tokio::test]
 async fn requests_in_flight_never_pass_the_limit() {
     let server = Server::start(vec![slow(100)]).await;
@@ -126,12 +135,7 @@ async fn tokens_per_minute_are_paced_by_the_answers_usage() {
 
 #[tokio::test]
 async fn a_429_without_retry_after_halves_the_in_flight_limit_and_every_request_is_answered() {
-    let room = Reply::Room {
-        room: 4,
-        retry_after: None,
-        then: Box::new(slow(100)),
-    };
-    let server = Server::start(vec![room]).await;
+    let server = Server::start(vec![room(4, None, 100)]).await;
     let client = Arc::new(OpenAiClient::new(config(&server, limits(16))).unwrap());
     let budget = client.budget().clone();
     send_all(&[client], 40).await;
@@ -148,12 +152,7 @@ async fn a_429_without_retry_after_halves_the_in_flight_limit_and_every_request_
 
 #[tokio::test]
 async fn a_429_with_retry_after_pauses_every_start_for_that_long() {
-    let room = Reply::Room {
-        room: 2,
-        retry_after: Some("1"),
-        then: Box::new(slow(50)),
-    };
-    let server = Server::start(vec![room]).await;
+    let server = Server::start(vec![room(2, Some("1"), 50)]).await;
     let client = Arc::new(OpenAiClient::new(config(&server, limits(8))).unwrap());
     let budget = client.budget().clone();
     send_all(&[client], 10).await;
