@@ -13,6 +13,11 @@
 //! `ml2b query --store DIR` can time other SQL over the same events; `ML2B_BENCH_EXPLAIN=1`
 //! prints the `runs` view's plan with the time each operator took (EXPLAIN ANALYZE);
 //! `ML2B_BENCH_SQL=SQL` (or a file of it) times that one statement instead.
+//!
+//! Then it times what `ml2b show` and a page of `ml2b view` cost on that store: opening the
+//! records (their row index; on a store written without one, the first opening writes it),
+//! then, for events of each log, resolving a 10-digit prefix and loading the record. Goal:
+//! ≤ 100 ms each.
 
 // A test or bench binary prints what it measured, and its helpers are `pub` for its modules.
 #![allow(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
@@ -240,6 +245,46 @@ fn main() {
     }
     println!("slowest query, each alone: {worst:.3} s (goal ≤ 2 s)");
     views(&rt, &bench, &store);
+    records(&rt, &bench, &store);
+}
+
+/// What one record costs: opening the records, then for a few events of each log, the
+/// resolution of a prefix and the record (slowest of each).
+fn records(rt: &tokio::runtime::Runtime, bench: &Benchmark, store: &Store) {
+    let ctx = rt.block_on(ml2b::query::session(store)).unwrap();
+    let mut sample = Vec::new();
+    for log in ["planned", "generate", "execute", "grade"] {
+        let sql = format!("SELECT event_id FROM {log} ORDER BY event_id LIMIT 5 OFFSET 54321");
+        let (_, batches) = rt.block_on(ml2b::query::run(&ctx, &sql)).unwrap();
+        for b in &batches {
+            let ids = ml2b::log::event::hashes(b, "event_id").unwrap();
+            sample.extend(ids.into_iter().map(|id| (log, id)));
+        }
+    }
+    drop(ctx);
+    for round in ["first", "again"] {
+        let t = Instant::now();
+        let records = rt
+            .block_on(ml2b::record::Records::open(store.clone(), Some(bench.clone())))
+            .unwrap();
+        println!("records: open ({round}) {:>8.3} s", t.elapsed().as_secs_f64());
+        for log in ["planned", "generate", "execute", "grade"] {
+            let (mut resolve, mut load) = (0.0f64, 0.0f64);
+            for (_, id) in sample.iter().filter(|(l, _)| *l == log) {
+                let t = Instant::now();
+                let found = rt.block_on(records.resolve(&id.to_hex()[..10])).unwrap();
+                resolve = resolve.max(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                rt.block_on(records.load(&found)).unwrap();
+                load = load.max(t.elapsed().as_secs_f64());
+            }
+            println!(
+                "records: {log:<10} resolve {:>7.1} ms  load {:>7.1} ms  (slowest of 5; goal ≤ 100 ms)",
+                resolve * 1e3,
+                load * 1e3
+            );
+        }
+    }
 }
 
 /// Runs `sql` in `ctx` and prints its time and row count after `name` (and `how` it ran);

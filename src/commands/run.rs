@@ -64,7 +64,7 @@ pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Resul
             failed += s.failed.len();
         }
     }
-    let report = verify_store(&settings.store, &progress)?;
+    let report = verify_store(&settings.store, crate::events::lookup_columns, &progress)?;
     let heads: Vec<_> = report.stages.iter().map(|s| (s.stage.clone(), s.head)).collect();
     let hash = run_hash(&heads);
     let completeness = super::report::stored_completeness(settings)?;

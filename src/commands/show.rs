@@ -4,7 +4,9 @@
 //! With ID (an event id, unit key or unique hex prefix of one, from any log): the record of
 //! [`crate::record`] as text, as JSON with `--json`, or one artefact's bytes with `--raw`.
 //! Without ID: the latest runs (`--model`, `--language`, `--competition`, `--outcome`,
-//! `--limit`), one line each, newest first; `--json` gives the rows. Reads only.
+//! `--limit`), one line each, newest first; `--json` gives the rows. Reads only: a record is
+//! index lookups and the rows they find ([`crate::record`]; the one thing written is the row
+//! index of segments no index file covers yet, a cache), the list SQL over the logs.
 //!
 //! What a model or a run wrote reaches the terminal with its control characters shown,
 //! not sent ([`visible`]): the record's text, the rows, and `--raw` when stdout is a

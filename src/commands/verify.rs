@@ -3,7 +3,9 @@
 //! every translate-validate event of the current texts, every analyze event of the current log heads from the logs and the manifests, and
 //! require the same event ids bit for bit.
 //!
-//! Checks too that everything an event names still exists (`crate::log::references`).
+//! Checks too that everything an event names still exists (`crate::log::references`), and
+//! rebuilds each sound log's row index (`crate::log::rows`), naming any index file it
+//! removed (a cache: not a problem).
 //! Prints one line per problem on stdout, its cause included, and exits 1 when there is any.
 //! A store path that does not exist, or is not a folder, is an input error (exit 2): there
 //! is nothing to verify, which must not read as a store that verified. An existing empty
@@ -21,7 +23,7 @@ use crate::settings::{GlobalSettings, Printer, VerifySettings};
 pub(super) fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow::Result<ExitStatus> {
     require_store(&settings.store)?;
     let reporter = ProgressBars::new(&settings.printer);
-    let report = verify_store(&settings.store, &reporter)?;
+    let report = verify_store(&settings.store, crate::events::lookup_columns, &reporter)?;
     let rerun = if args.rerun && report.ok() {
         Some(rerun(settings, args)?)
     } else {
@@ -31,7 +33,7 @@ pub(super) fn verify(settings: &GlobalSettings, args: &VerifySettings) -> anyhow
     if settings.printer.json {
         settings.printer.json(&serde_json::json!({
             "ok": report.ok() && rerun_differs == 0, "stages": report.stages, "objects": report.objects,
-            "problems": report.problems,
+            "problems": report.problems, "index": report.index.iter().map(|(stage, c)| (stage.clone(), serde_json::json!(c))).collect::<serde_json::Map<_, _>>(),
             "rerun": rerun.as_ref().map(|stages| stages.iter().map(|(stage, n, d)| (stage.to_string(), serde_json::json!({
                 "events": n, "differ": d.iter().map(|(id, why)| serde_json::json!({"id": id, "reason": why})).collect::<Vec<_>>()
             }))).collect::<serde_json::Map<_, _>>()),
@@ -87,6 +89,15 @@ fn print_report(report: &Report, printer: &Printer) -> std::io::Result<()> {
         )?;
     }
     writeln!(printer.stdout(), "objects: {} checked", report.objects)?;
+    for (stage, checked) in &report.index {
+        for path in &checked.removed {
+            writeln!(
+                printer.stdout(),
+                "index: {stage}: removed {} (stale or damaged; rebuilt from the log)",
+                path.display()
+            )?;
+        }
+    }
     if report.ok() {
         writeln!(printer.stdout(), "ok")?;
     }

@@ -34,4 +34,5 @@ pub struct Execution {
 impl EventBody for Execution {
     const STAGE: &'static str = "execute";
     const SCHEMA_VERSION: u32 = 2;
+    const LOOKUP: &'static [&'static str] = &["competition", "format", "code_blake3"];
 }

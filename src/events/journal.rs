@@ -60,4 +60,5 @@ pub struct Attempt {
 impl EventBody for Attempt {
     const STAGE: &'static str = "journal";
     const SCHEMA_VERSION: u32 = 1;
+    const LOOKUP: &'static [&'static str] = &["search"];
 }

@@ -75,6 +75,8 @@ use crate::log::{EventBody, LogError};
 pub struct Log {
     pub stage: &'static str,
     pub schema_version: u32,
+    /// The columns another log's event finds this log's events by ([`EventBody::LOOKUP`]).
+    pub lookup: &'static [&'static str],
     schema: fn() -> Result<Schema, LogError>,
 }
 
@@ -83,6 +85,7 @@ impl Log {
         Self {
             stage: B::STAGE,
             schema_version: B::SCHEMA_VERSION,
+            lookup: B::LOOKUP,
             schema: schema::<B>,
         }
     }
@@ -105,6 +108,15 @@ pub const LOGS: [Log; 9] = [
     Log::of::<Analysis>(),
     Log::of::<Fault>(),
 ];
+
+/// The lookup columns of the log named `stage` (none for a log the pipeline does not
+/// know): what its row index keys by besides ids ([`crate::log::rows`]).
+pub fn lookup_columns(stage: &str) -> &'static [&'static str] {
+    match LOGS.iter().find(|l| l.stage == stage) {
+        Some(log) => log.lookup,
+        None => &[],
+    }
+}
 
 /// The logs the paper's tables read (`analyze` records their heads).
 pub const TABLE_INPUTS: [&str; 4] = [

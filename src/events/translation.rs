@@ -45,4 +45,5 @@ pub struct TranslationCheck {
 impl EventBody for TranslationCheck {
     const STAGE: &'static str = "translate_validate";
     const SCHEMA_VERSION: u32 = 1;
+    const LOOKUP: &'static [&'static str] = &["competition", "language"];
 }

@@ -48,6 +48,10 @@ pub trait EventBody: Serialize + DeserializeOwned + Clone + Send + Sync + 'stati
     const STAGE: &'static str;
     /// Schema version of the body.
     const SCHEMA_VERSION: u32;
+    /// The columns whose values, together, another log's event finds this one by (an
+    /// execution by the competition, format and code of the generation it ran): the row
+    /// index keeps one entry per event for them ([`crate::log::rows`]).
+    const LOOKUP: &'static [&'static str] = &[];
 }
 
 /// When, where and how long: kept out of every hash.
@@ -285,7 +289,8 @@ pub fn hashes(batch: &RecordBatch, name: &str) -> Result<Vec<Hash>, LogError> {
         .collect()
 }
 
-fn upstream(batch: &RecordBatch) -> Result<Vec<Vec<Hash>>, LogError> {
+/// Parses the `upstream` column: each row's list of hashes.
+pub(crate) fn upstream(batch: &RecordBatch) -> Result<Vec<Vec<Hash>>, LogError> {
     let lists: &ListArray = column(batch, "upstream")?;
     let err = || LogError::Column("upstream".to_string());
     (0..lists.len())
@@ -298,6 +303,12 @@ fn upstream(batch: &RecordBatch) -> Result<Vec<Vec<Hash>>, LogError> {
                 .collect()
         })
         .collect()
+}
+
+/// The `created_at` column: microseconds since the epoch, UTC.
+pub(crate) fn created_micros(batch: &RecordBatch) -> Result<&[i64], LogError> {
+    let times: &TimestampMicrosecondArray = column(batch, "created_at")?;
+    Ok(times.values())
 }
 
 fn provenance(batch: &RecordBatch) -> Result<Vec<Provenance>, LogError> {

@@ -13,12 +13,17 @@
 //! - a unit key is committed at most once per log, even with concurrent writers;
 //! - the state of a stage is the fold "latest event per unit key wins"
 //!   ([`fold::State`]); reading the log in pieces folds to the same state.
+//!
+//! Beside the logs, `store/index/<stage>/` holds what is derived from them to read them
+//! fast, each file checked before use and rebuilt when it fails: the committed unit keys
+//! ([`index`], for planning) and where each event is ([`rows`], for reading one event).
 
 pub mod event;
 pub mod fold;
 pub mod index;
 mod problem;
 pub mod references;
+pub mod rows;
 pub mod segment;
 pub mod stage_log;
 pub mod verify;

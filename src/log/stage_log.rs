@@ -30,6 +30,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use arrow::array::RecordBatch;
 use bytes::Bytes;
 use chrono::Utc;
 
@@ -153,7 +154,7 @@ fn publish(link: LinkFn, object: &Path, hash: &Hash, target: &Path) -> io::Resul
 }
 
 /// Whether two paths name one file (device and inode).
-fn same_file(a: &Path, b: &Path) -> io::Result<bool> {
+pub(super) fn same_file(a: &Path, b: &Path) -> io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
     let (a, b) = (fs::metadata(a)?, fs::metadata(b)?);
     Ok(a.dev() == b.dev() && a.ino() == b.ino())
@@ -200,6 +201,16 @@ impl StageLog {
     /// The same log, publishing with `link` (a test's lost acknowledgement).
     pub fn with_link(self, link: LinkFn) -> Self {
         Self { link, ..self }
+    }
+
+    /// The store the log is in.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Whether the log is in an S3 store (which keeps no derived index).
+    pub fn is_s3(&self) -> bool {
+        self.store.is_s3()
     }
 
     /// The stage's name.
@@ -555,8 +566,9 @@ impl StageLog {
             if events.is_empty() {
                 return Ok(None);
             }
-            if let Some(hash) = self.try_publish(&view.head, &events, config)? {
+            if let Some((hash, batch)) = self.try_publish(&view.head, &events, config)? {
                 let version = view.head.next;
+                super::rows::committed(self, version, hash, &batch, B::LOOKUP);
                 view.head = Head {
                     next: version + 1,
                     hash: Some(hash),
@@ -574,13 +586,14 @@ impl StageLog {
         }
     }
 
-    /// One publish attempt; `None` when the version was taken.
+    /// One publish attempt: the segment's hash and rows, or `None` when the version was
+    /// taken.
     fn try_publish<B: EventBody>(
         &self,
         head: &Head,
         events: &[Event<B>],
         config: Option<Hash>,
-    ) -> Result<Option<Hash>, LogError> {
+    ) -> Result<Option<(Hash, RecordBatch)>, LogError> {
         let meta = SegmentMeta {
             stage: self.stage.clone(),
             stage_version: B::SCHEMA_VERSION,
@@ -593,11 +606,12 @@ impl StageLog {
             events: events.len() as u64,
             slurm: SlurmTask::from_env(),
         };
-        let bytes = segment::encode(&event::to_batch(events)?, &meta)?;
+        let batch = event::to_batch(events)?;
+        let bytes = segment::encode(&batch, &meta)?;
         let hash = self.store.objects().put(&bytes)?;
         if let Some(s3) = self.store.s3() {
             return match s3.create(&self.key(head.next), Bytes::from(bytes))? {
-                Created::Ours => Ok(Some(hash)),
+                Created::Ours => Ok(Some((hash, batch))),
                 Created::Taken => Ok(None),
             };
         }
@@ -606,7 +620,7 @@ impl StageLog {
         match publish(self.link, &object, &hash, &target).map_err(|e| LogError::io(&target, e))? {
             Published::Ours => {
                 sync_dir(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
-                Ok(Some(hash))
+                Ok(Some((hash, batch)))
             }
             Published::Taken => Ok(None),
         }

@@ -9,7 +9,12 @@
 //! last segments and a deleted object. A problem's message keeps its cause (`Permission
 //! denied`, …): a file that cannot be read is not reported as damaged without saying why.
 //!
+//! Verification also checks each log's row index ([`rows`]) against the entries its
+//! segments give, removes the files that fail and leaves one file covering the whole log: a
+//! damaged index is a cache to rebuild, reported apart from the problems.
+//!
 //! [`references`]: super::references
+//! [`rows`]: super::rows
 
 use std::collections::HashSet;
 
@@ -17,6 +22,7 @@ use arrow::array::RecordBatch;
 
 pub use super::problem::Problem;
 use super::references::References;
+use super::rows::{self, Entry};
 use super::stage_log::{SegmentRef, StageLog, segment_name};
 use super::{LogError, event, stages};
 use crate::progress::Progress;
@@ -37,7 +43,12 @@ pub struct Report {
     pub stages: Vec<StageSummary>,
     pub objects: u64,
     pub problems: Vec<Problem>,
+    /// Each sound log's row index as checked (and rebuilt).
+    pub index: Vec<(String, rows::Checked)>,
 }
+
+/// The lookup columns of a stage's events ([`super::EventBody::LOOKUP`]), by stage name.
+pub type Lookups = fn(&str) -> &'static [&'static str];
 
 impl Report {
     /// Whether nothing was found wrong.
@@ -47,13 +58,22 @@ impl Report {
 }
 
 /// Verifies every stage log and every object of `store`.
-pub fn verify_store(store: &Store, progress: &dyn Progress) -> Result<Report, LogError> {
+pub fn verify_store(store: &Store, lookups: Lookups, progress: &dyn Progress) -> Result<Report, LogError> {
     let mut problems = Vec::new();
     let mut summaries = Vec::new();
     let mut references = References::default();
+    let mut index = Vec::new();
     for stage in stages(store)? {
         let log = StageLog::new(store, &stage)?;
-        summaries.push(verify_log(&log, &mut references, &mut problems, progress)?);
+        let before = problems.len();
+        let (summary, entries) = verify_log(&log, lookups(&stage), &mut references, &mut problems, progress)?;
+        if problems.len() == before {
+            match rows::check(&log, &entries) {
+                Ok(checked) => index.push((stage.clone(), checked)),
+                Err(e) => problems.push(Problem::of(log.dir().to_path_buf(), &e)),
+            }
+        }
+        summaries.push(summary);
     }
     let objects = verify_objects(store, &mut problems, progress);
     progress.begin("verify references", 0);
@@ -63,30 +83,37 @@ pub fn verify_store(store: &Store, progress: &dyn Progress) -> Result<Report, Lo
         stages: summaries,
         objects,
         problems,
+        index,
     })
 }
 
+/// Verifies one log; returns its summary and each segment's row index entries.
 fn verify_log(
     log: &StageLog,
+    lookup: &'static [&'static str],
     references: &mut References,
     problems: &mut Vec<Problem>,
     progress: &dyn Progress,
-) -> Result<StageSummary, LogError> {
+) -> Result<(StageSummary, Vec<Vec<Entry>>), LogError> {
     let refs = log.list_raw()?;
     progress.begin(&format!("verify {}", log.stage()), refs.len() as u64);
     report_gaps(log, &refs, problems);
-    let mut walk = ChainWalk::default();
+    let mut walk = ChainWalk {
+        lookup,
+        ..ChainWalk::default()
+    };
     for r in &refs {
         walk.visit(log, r, references, problems);
         progress.advance(1);
     }
     progress.end();
-    Ok(StageSummary {
+    let summary = StageSummary {
         stage: log.stage().to_string(),
         segments: refs.len() as u64,
         events: walk.events,
         head: walk.prev,
-    })
+    };
+    Ok((summary, walk.entries))
 }
 
 fn report_gaps(log: &StageLog, refs: &[SegmentRef], problems: &mut Vec<Problem>) {
@@ -107,6 +134,9 @@ struct ChainWalk {
     prev_version: Option<u64>,
     events: u64,
     units: HashSet<Hash>,
+    lookup: &'static [&'static str],
+    /// Each segment's row index entries.
+    entries: Vec<Vec<Entry>>,
 }
 
 impl ChainWalk {
@@ -160,6 +190,9 @@ impl ChainWalk {
                 }
             }
         }
+        let entries = rows::of_batches(&batches, r.version, self.lookup)
+            .map_err(|e| LogError::damaged(&r.path, e.to_string()))?;
+        self.entries.push(entries);
         self.events += rows;
         Ok((seg.hash, batches))
     }

@@ -1,13 +1,10 @@
-//! Reading one event and what it names (see the module docs of [`super`]).
+//! Reading one event and what it names (see the module docs of [`super`]): each relation is
+//! a lookup in the row index of the log it names ([`super::logs`]), never a scan.
 
 use arrow::array::RecordBatch;
-use datafusion::common::TableReference;
-use datafusion::error::DataFusionError;
-use datafusion::functions_nested::expr_fn::{array_element, array_has};
-use datafusion::logical_expr::SortExpr;
-use datafusion::prelude::{DataFrame, Expr, SessionContext, col, lit};
 use serde_json::{Map, Value};
 
+use super::logs::{Found as Located, Logs, newest_first, oldest_first};
 use super::{
     AttemptRef, Detail, EventRow, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step, Table,
     Texts,
@@ -15,6 +12,7 @@ use super::{
 use crate::competition::Benchmark;
 use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslationCheck};
 use crate::log::event::{COMMON_COLUMNS, from_batch};
+use crate::log::rows::{Kind, lookup_key};
 use crate::log::{Event, EventBody};
 use crate::store::{Hash, Store};
 
@@ -22,37 +20,35 @@ use crate::store::{Hash, Store};
 const TABLE_ROWS: usize = 50;
 /// Events listed as downstream of one event.
 const DOWNSTREAM: usize = 50;
+/// Attempts of one search listed.
+const ATTEMPTS: usize = 100_000;
 
 /// What a record is read with.
 pub(super) struct Reader<'a> {
-    pub ctx: &'a SessionContext,
+    pub logs: &'a Logs,
     pub store: &'a Store,
     pub bench: Option<&'a Benchmark>,
-    /// Every log of the session.
-    pub logs: &'a [String],
     /// What the event names and the store lacks (a missing or damaged object).
     pub problems: std::sync::Mutex<Vec<String>>,
 }
 
 /// The record of the event `found` names.
-pub(super) async fn load(
-    ctx: &SessionContext,
+pub(super) fn load(
+    logs: &Logs,
     store: &Store,
     bench: Option<&Benchmark>,
-    logs: &[String],
     found: &Found,
 ) -> Result<Record, RecordError> {
     let r = Reader {
-        ctx,
+        logs,
         store,
         bench,
-        logs,
         problems: std::sync::Mutex::default(),
     };
-    let (event, batches) = r.row(&found.log, &found.event_id).await?;
-    let detail = r.detail(&event, &batches).await?;
-    let mut links = r.upstream(&event).await?;
-    links.extend(r.downstream(&event).await?);
+    let (event, batches) = r.row(&found.log, &found.event_id)?;
+    let detail = r.detail(&event, &batches)?;
+    let mut links = r.upstream(&event)?;
+    links.extend(r.downstream(&event)?);
     for link in related(&detail) {
         if !links.iter().any(|l| l.event_id == link.event_id) && link.event_id != event.event_id {
             links.push(link);
@@ -68,72 +64,62 @@ pub(super) async fn load(
 }
 
 impl Reader<'_> {
-    /// The event's row (common columns and body fields), and its batches to decode.
-    async fn row(&self, log: &str, id: &Hash) -> Result<(EventRow, Vec<RecordBatch>), RecordError> {
-        let df = self.log(log).await;
-        let batches = self.collect(df.and_then(|df| df.filter(is(id)))).await?;
-        let rows = json_rows(&batches)?;
-        let row = rows
+    /// The event's row (common columns and body fields), and its batch to decode.
+    fn row(&self, log: &str, id: &Hash) -> Result<(EventRow, Vec<RecordBatch>), RecordError> {
+        let mut found = self.located(log, Kind::Event, id)?;
+        newest_first(&mut found);
+        let first = found.first().ok_or_else(|| RecordError::NotFound(id.to_hex()))?;
+        let batch = self.logs.row(first)?;
+        let row = json_rows(std::slice::from_ref(&batch))?
             .into_iter()
             .next()
             .ok_or_else(|| RecordError::NotFound(id.to_hex()))?;
-        Ok((event_row(log, row)?, batches))
+        Ok((event_row(log, row)?, vec![batch]))
     }
 
-    /// The table of the log named `log` (a name, never parsed as SQL).
-    async fn log(&self, log: &str) -> Result<DataFrame, DataFusionError> {
-        self.ctx.table(TableReference::bare(log)).await
+    /// The entries of `kind` for `key` in the log named `log`.
+    fn located<'l>(&self, log: &'l str, kind: Kind, key: &Hash) -> Result<Vec<Located<'l>>, RecordError> {
+        let entries = self.logs.find(log, kind, key)?;
+        Ok(entries.into_iter().map(|entry| Located { log, entry }).collect())
     }
 
-    async fn collect(&self, df: Result<DataFrame, DataFusionError>) -> Result<Vec<RecordBatch>, RecordError> {
-        Ok(crate::query::run_frame(df).await?.1)
-    }
-
-    /// The latest event of `B`'s log matching `filter`.
-    async fn latest<B: EventBody>(&self, filter: Expr) -> Result<Option<Event<B>>, RecordError> {
-        Ok(self
-            .typed::<B>(filter, vec![desc("created_at"), desc("event_id")], 1)
-            .await?
-            .pop())
-    }
-
-    async fn typed<B: EventBody>(
-        &self,
-        filter: Expr,
-        order: Vec<SortExpr>,
-        limit: usize,
-    ) -> Result<Vec<Event<B>>, RecordError> {
-        let df = self.log(B::STAGE).await;
-        let df = df.and_then(|df| df.filter(filter)?.sort(order)?.limit(0, Some(limit)));
-        let mut out = Vec::new();
-        for b in self.collect(df).await? {
-            out.extend(from_batch::<B>(&b)?);
+    /// The latest event of `B`'s log with `key` as `kind`.
+    fn latest<B: EventBody>(&self, kind: Kind, key: &Hash) -> Result<Option<Event<B>>, RecordError> {
+        let mut found = self.located(B::STAGE, kind, key)?;
+        newest_first(&mut found);
+        match found.first() {
+            Some(f) => Ok(self.typed::<B>(f)?.into_iter().next()),
+            None => Ok(None),
         }
-        Ok(out)
     }
 
-    async fn event<B: EventBody>(&self, id: &Hash) -> Result<Option<Event<B>>, RecordError> {
-        self.latest::<B>(is(id)).await
+    /// The event at `found`, decoded as `B`.
+    fn typed<B: EventBody>(&self, found: &Located) -> Result<Vec<Event<B>>, RecordError> {
+        Ok(from_batch::<B>(&self.logs.row(found)?)?)
+    }
+
+    fn event<B: EventBody>(&self, id: &Hash) -> Result<Option<Event<B>>, RecordError> {
+        self.latest::<B>(Kind::Event, id)
     }
 
     /// What the record knows beyond the fields (`batches`: the event's row); a log's event
     /// that does not decode as today's type (an unknown stage's) is shown by its fields alone.
-    async fn detail(&self, event: &EventRow, batches: &[RecordBatch]) -> Result<Detail, RecordError> {
+    fn detail(&self, event: &EventRow, batches: &[RecordBatch]) -> Result<Detail, RecordError> {
         let detail = match event.log.as_str() {
             Generation::STAGE => match decoded::<Generation>(batches) {
-                Some(g) => Some(Detail::Run(Box::new(self.run(g, None, None).await?))),
+                Some(g) => Some(Detail::Run(Box::new(self.run(g, None, None)?))),
                 None => None,
             },
             Execution::STAGE => match decoded::<Execution>(batches) {
-                Some(x) => self.run_of_execution(x, None).await?,
+                Some(x) => self.run_of_execution(x, None)?,
                 None => None,
             },
             Grade::STAGE => match decoded::<Grade>(batches) {
-                Some(g) => self.run_of_grade(g).await?,
+                Some(g) => self.run_of_grade(g)?,
                 None => None,
             },
             Attempt::STAGE => match decoded::<Attempt>(batches) {
-                Some(a) => Some(Detail::Attempt(Box::new(self.step(a).await?))),
+                Some(a) => Some(Detail::Attempt(Box::new(self.step(a)?))),
                 None => None,
             },
             Analysis::STAGE => decoded::<Analysis>(batches)
@@ -148,18 +134,18 @@ impl Reader<'_> {
         Ok(detail.unwrap_or(Detail::Event))
     }
 
-    async fn run_of_grade(&self, g: Event<Grade>) -> Result<Option<Detail>, RecordError> {
+    fn run_of_grade(&self, g: Event<Grade>) -> Result<Option<Detail>, RecordError> {
         let Some(xid) = g.upstream.first() else {
             return Ok(None);
         };
         let grade = ided(g.clone());
-        match self.event::<Execution>(xid).await? {
-            Some(x) => self.run_of_execution(x, Some(grade)).await,
+        match self.event::<Execution>(xid)? {
+            Some(x) => self.run_of_execution(x, Some(grade)),
             None => Ok(None),
         }
     }
 
-    async fn run_of_execution(
+    fn run_of_execution(
         &self,
         x: Event<Execution>,
         grade: Option<Ided<Grade>>,
@@ -167,15 +153,15 @@ impl Reader<'_> {
         let Some(gid) = x.upstream.first() else {
             return Ok(None);
         };
-        let Some(g) = self.event::<Generation>(gid).await? else {
+        let Some(g) = self.event::<Generation>(gid)? else {
             return Ok(None);
         };
-        let run = self.run(g, Some(ided(x)), grade).await?;
+        let run = self.run(g, Some(ided(x)), grade)?;
         Ok(Some(Detail::Run(Box::new(run))))
     }
 
     /// The run of generation `g`; `execution` and `grade` when the record is of them.
-    async fn run(
+    fn run(
         &self,
         g: Event<Generation>,
         execution: Option<Ided<Execution>>,
@@ -184,11 +170,11 @@ impl Reader<'_> {
         let body = &g.body;
         let execution = match execution {
             Some(x) => Some(x),
-            None => self.execution_of(body).await?.map(ided),
+            None => self.execution_of(body)?.map(ided),
         };
         let grade = match (grade, &execution) {
             (Some(grade), _) => Some(grade),
-            (None, Some(x)) => self.grade_of(&x.event_id).await?.map(ided),
+            (None, Some(x)) => self.grade_of(&x.event_id)?.map(ided),
             (None, None) => None,
         };
         let code = self.text_object(Some(body.code_blake3))?;
@@ -196,10 +182,10 @@ impl Reader<'_> {
             Some(x) => parse_findings(&x.body.findings)?,
             None => live_findings(code.as_deref(), body.format),
         };
-        let translation = self.translation_of(body).await?;
+        let translation = self.translation_of(body)?;
         let english_task = self.english_task(&body.competition, translation.as_ref());
         let attempts = match body.agent {
-            crate::events::Agent::Aide => self.attempts(&g.unit_key).await?,
+            crate::events::Agent::Aide => self.attempts(&g.unit_key)?,
             _ => Vec::new(),
         };
         Ok(Run {
@@ -217,31 +203,33 @@ impl Reader<'_> {
         })
     }
 
-    async fn execution_of(&self, g: &Generation) -> Result<Option<Event<Execution>>, RecordError> {
-        let filter = col("competition")
-            .eq(lit(g.competition.as_str()))
-            .and(col("format").eq(lit(g.format.to_string())))
-            .and(col("code_blake3").eq(hex(&g.code_blake3)));
-        self.latest::<Execution>(filter).await
+    /// The execution of `g`'s code: by the execute log's lookup columns
+    /// ([`Execution::LOOKUP`]: competition, format, code).
+    fn execution_of(&self, g: &Generation) -> Result<Option<Event<Execution>>, RecordError> {
+        let key = lookup_key(&[&g.competition, &g.format.to_string(), &g.code_blake3.to_hex()]);
+        self.latest::<Execution>(Kind::Lookup, &key)
     }
 
-    async fn grade_of(&self, execution: &Hash) -> Result<Option<Event<Grade>>, RecordError> {
-        let filter = array_element(col("upstream"), lit(1i64)).eq(hex(execution));
-        self.latest::<Grade>(filter).await
+    /// The grade whose first upstream event is `execution`.
+    fn grade_of(&self, execution: &Hash) -> Result<Option<Event<Grade>>, RecordError> {
+        self.latest::<Grade>(Kind::Upstream, execution)
     }
 
-    async fn translation_of(&self, g: &Generation) -> Result<Option<Event<TranslationCheck>>, RecordError> {
-        let filter = col("competition")
-            .eq(lit(g.competition.as_str()))
-            .and(col("language").eq(lit(g.language.as_str())));
-        self.latest::<TranslationCheck>(filter).await
+    /// The check of `g`'s task text ([`TranslationCheck::LOOKUP`]: competition, language).
+    fn translation_of(&self, g: &Generation) -> Result<Option<Event<TranslationCheck>>, RecordError> {
+        let key = lookup_key(&[&g.competition, &g.language]);
+        self.latest::<TranslationCheck>(Kind::Lookup, &key)
     }
 
-    async fn attempts(&self, search: &Hash) -> Result<Vec<AttemptRef>, RecordError> {
-        let filter = col("search").eq(hex(search));
-        let events = self
-            .typed::<Attempt>(filter, vec![asc("step"), asc("created_at")], 100_000)
-            .await?;
+    /// The attempts of the search `search` ([`Attempt::LOOKUP`]), by step, then time.
+    fn attempts(&self, search: &Hash) -> Result<Vec<AttemptRef>, RecordError> {
+        let key = lookup_key(&[&search.to_hex()]);
+        let mut events = Vec::new();
+        for found in self.located(Attempt::STAGE, Kind::Lookup, &key)? {
+            events.extend(self.typed::<Attempt>(&found)?);
+        }
+        events.sort_by_key(|e| (e.body.step, e.provenance.created_at));
+        events.truncate(ATTEMPTS);
         Ok(events.into_iter().map(attempt_ref).collect())
     }
 
@@ -252,9 +240,8 @@ impl Reader<'_> {
         file_text(&c.task_path("en"), expected)
     }
 
-    async fn step(&self, a: Event<Attempt>) -> Result<Step, RecordError> {
-        let filter = col("unit_key").eq(hex(&a.body.search));
-        let run = self.latest::<Generation>(filter).await?.map(|g| g.id);
+    fn step(&self, a: Event<Attempt>) -> Result<Step, RecordError> {
+        let run = self.latest::<Generation>(Kind::Unit, &a.body.search)?.map(|g| g.id);
         Ok(Step {
             prompt: self.prompt(Some(a.body.prompt_blake3))?,
             response: self.response(Some(a.body.response_blake3))?,
@@ -343,86 +330,43 @@ impl Reader<'_> {
     }
 
     /// The events this one consumed, with their logs.
-    async fn upstream(&self, event: &EventRow) -> Result<Vec<Link>, RecordError> {
-        if event.upstream.is_empty() {
-            return Ok(Vec::new());
+    fn upstream(&self, event: &EventRow) -> Result<Vec<Link>, RecordError> {
+        let mut found = Vec::new();
+        for id in &event.upstream {
+            found.extend(self.logs.find_all(Kind::Event, id)?);
         }
-        let ids: Vec<Expr> = event.upstream.iter().map(hex).collect();
-        let filter = col("event_id").in_list(ids, false);
-        let mut links = self.links("upstream", filter, event.upstream.len() * 2).await?;
+        let mut links = self.links("upstream", found, event.upstream.len() * 2)?;
         links.sort_by_key(|l| event.upstream.iter().position(|h| *h == l.event_id));
         Ok(links)
     }
 
     /// The events that consumed this one.
-    async fn downstream(&self, event: &EventRow) -> Result<Vec<Link>, RecordError> {
-        let filter = array_has(col("upstream"), hex(&event.event_id));
-        self.links("downstream", filter, DOWNSTREAM).await
+    fn downstream(&self, event: &EventRow) -> Result<Vec<Link>, RecordError> {
+        let mut found = self.logs.find_all(Kind::Upstream, &event.event_id)?;
+        found.extend(self.logs.find_all(Kind::LaterUpstream, &event.event_id)?);
+        found.sort_by_key(|f| (f.log, f.entry.place()));
+        found.dedup_by(|a, b| a.log == b.log && a.entry.place() == b.entry.place());
+        self.links("downstream", found, DOWNSTREAM)
     }
 
-    /// Events of any log matching `filter`, as links labelled by log.
-    async fn links(&self, relation: &str, filter: Expr, limit: usize) -> Result<Vec<Link>, RecordError> {
-        if self.logs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let df = self.labelled(&filter).await.and_then(|df| {
-            df.sort(vec![asc("created_at"), asc("event_id")])?
-                .limit(0, Some(limit))?
-                .select_columns(&["log", "event_id", "label"])
-        });
-        let rows = json_rows(&self.collect(df).await?)?;
-        rows.into_iter()
-            .map(|row| {
+    /// The oldest `limit` events of `found`, as links labelled by log.
+    fn links(&self, relation: &str, mut found: Vec<Located>, limit: usize) -> Result<Vec<Link>, RecordError> {
+        oldest_first(&mut found);
+        found.truncate(limit);
+        found
+            .iter()
+            .map(|f| {
+                let row = self.logs.row(f)?;
+                let id = crate::log::event::hashes(&row, "event_id")?;
                 Ok(Link {
                     relation: relation.to_string(),
-                    log: string_field(&row, "log")?,
-                    event_id: hash_field(&row, "event_id")?,
-                    label: string_field(&row, "label").unwrap_or_default(),
+                    log: f.log.to_string(),
+                    event_id: *id.first().ok_or_else(|| json_error("an empty row".into()))?,
+                    label: label(f.log, &row),
                 })
             })
             .collect()
     }
-
-    /// Every log's events matching `filter` (`log`, `event_id`, `label`, `created_at`), one
-    /// after the other (the session has at least one log).
-    async fn labelled(&self, filter: &Expr) -> Result<DataFrame, DataFusionError> {
-        let mut all: Option<DataFrame> = None;
-        for log in self.logs {
-            let df = self.log(log).await?;
-            let label = df.parse_sql_expr(label_sql(log))?;
-            let df = df.filter(filter.clone())?.select(vec![
-                lit(log.as_str()).alias("log"),
-                col("event_id"),
-                label.alias("label"),
-                col("created_at"),
-            ])?;
-            all = Some(match all {
-                Some(all) => all.union(df)?,
-                None => df,
-            });
-        }
-        all.ok_or_else(|| DataFusionError::Plan("no log to read".into()))
-    }
-}
-
-/// A hash as the hex text the logs hold it as.
-fn hex(h: &Hash) -> Expr {
-    lit(h.to_hex())
-}
-
-/// The event whose id is `id`.
-fn is(id: &Hash) -> Expr {
-    col("event_id").eq(hex(id))
-}
-
-/// Ascending, nulls last (SQL's `ORDER BY c`).
-fn asc(column: &str) -> SortExpr {
-    col(column).sort(true, false)
-}
-
-/// Descending, nulls first (SQL's `ORDER BY c DESC`).
-fn desc(column: &str) -> SortExpr {
-    col(column).sort(false, true)
 }
 
 /// The event of `batches` as today's body type; none when it does not decode as one (an
@@ -497,22 +441,43 @@ fn file_text(path: &std::path::Path, expected: Option<Hash>) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// A SQL expression naming an event of `log` in a few words.
-fn label_sql(log: &str) -> &'static str {
+/// An event of `log` in a few words (what the SQL `concat` of its columns gives: a null
+/// column is empty text, numbers are cast as SQL casts them).
+fn label(log: &str, row: &RecordBatch) -> String {
+    let t = |name: &str| text(row, name);
+    let yes = |name: &str| t(name) == "true";
     match log {
-        Generation::STAGE => {
-            "concat(model, ' ', competition, '/', language, '/', format, ' seed ', CAST(seed AS VARCHAR))"
-        }
-        Execution::STAGE => "concat(competition, '/', format, ' ', outcome)",
-        Grade::STAGE => {
-            "concat(competition, ' ', CASE WHEN valid THEN concat('valid, score ', CAST(score AS VARCHAR)) ELSE 'invalid' END)"
-        }
-        Attempt::STAGE => "concat('step ', CAST(step AS VARCHAR), ' ', stage)",
-        Analysis::STAGE => "name",
+        Generation::STAGE => format!(
+            "{} {}/{}/{} seed {}",
+            t("model"),
+            t("competition"),
+            t("language"),
+            t("format"),
+            t("seed")
+        ),
+        Execution::STAGE => format!("{}/{} {}", t("competition"), t("format"), t("outcome")),
+        Grade::STAGE if yes("valid") => format!("{} valid, score {}", t("competition"), t("score")),
+        Grade::STAGE => format!("{} invalid", t("competition")),
+        Attempt::STAGE => format!("step {} {}", t("step"), t("stage")),
+        Analysis::STAGE => t("name"),
         TranslationCheck::STAGE => {
-            "concat(competition, '/', language, CASE WHEN passed THEN ' passed' ELSE ' failed' END)"
+            let verdict = if yes("passed") { "passed" } else { "failed" };
+            format!("{}/{} {verdict}", t("competition"), t("language"))
         }
-        _ => "''",
+        _ => String::new(),
+    }
+}
+
+/// The first value of a column as text ("" when null or absent), cast as SQL's `CAST(… AS
+/// VARCHAR)` casts it.
+fn text(row: &RecordBatch, name: &str) -> String {
+    use arrow::array::{Array, AsArray};
+    let Some(col) = row.column_by_name(name) else {
+        return String::new();
+    };
+    match arrow::compute::cast(col, &arrow::datatypes::DataType::Utf8) {
+        Ok(c) if !c.is_empty() && !c.is_null(0) => c.as_string::<i32>().value(0).to_string(),
+        _ => String::new(),
     }
 }
 

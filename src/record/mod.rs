@@ -3,9 +3,10 @@
 //!
 //! An event is named by its id, its unit key, or a unique hex prefix of either, in any log
 //! ([`resolve()`]). [`load`] reads the event and what it names, following the relations
-//! between the logs (queries over the session's tables, built with DataFusion's expression
-//! API so that an id or a name is a value, never SQL text; where several events match, the
-//! latest by `created_at`, then `event_id`, as the views decide):
+//! between the logs: each a lookup in the row index of the log it names
+//! ([`crate::log::rows`], through [`logs`]) and a read of the rows found, so a record costs
+//! the same on a store of ten runs or of a million (where several events match, the latest
+//! by `created_at`, then `event_id`, as the views decide):
 //!
 //! ```text
 //! translate_validate ── (competition, language) ──► generate
@@ -21,19 +22,26 @@
 //! it. The record of an execute or grade event carries the run of the generate event it
 //! came from.
 //!
-//! Invariant: reading only. Nothing here commits an event or puts an object; every object
-//! is verified against its hash when read ([`crate::store::Objects::get`]). A benchmark root
+//! Invariant: reading only. Nothing here commits an event or puts an object (opening the
+//! records writes the row index files of segments none covers yet: a derived cache); every
+//! segment a row is read from is checked as every read checks it, and every object is
+//! verified against its hash when read ([`crate::store::Objects::get`]). The logs are listed
+//! once, when the records are opened: later commits are not seen. The SQL session (the
+//! logs as tables, the views) is opened on first use, for the run list; `ml2b verify`
+//! checks the whole store. A benchmark root
 //! is optional: without it the English task and the task texts of a check are not shown
 //! (the store holds their hashes, the root their text).
 
 mod list;
 mod load;
+mod logs;
 mod raw;
 mod resolve;
 mod text;
 
 use datafusion::prelude::SessionContext;
 use serde::Serialize;
+use tokio::sync::OnceCell;
 use serde_json::{Map, Value};
 
 use crate::competition::Benchmark;
@@ -42,41 +50,47 @@ use crate::log::LogError;
 use crate::query::QueryError;
 use crate::store::{Hash, ObjectError, Store};
 
-/// A store opened for reading records: one SQL session over its logs (and, with a
-/// benchmark, its tables and views), kept for every lookup.
+/// A store opened for reading records: each log's row index, kept for every lookup, and
+/// the SQL session once it is first asked for.
 pub struct Records {
-    ctx: SessionContext,
+    logs: logs::Logs,
+    ctx: OnceCell<SessionContext>,
     store: Store,
     bench: Option<Benchmark>,
-    /// Every log of the session: the pipeline's and any other stage folder's.
-    logs: Vec<String>,
 }
 
 impl Records {
-    /// Opens `store` (checking every segment, as every reader does).
+    /// Opens `store`: lists every log (the pipeline's and any other stage folder's) and
+    /// opens its row index.
     pub async fn open(store: Store, bench: Option<Benchmark>) -> Result<Self, RecordError> {
-        let ctx = crate::query::Session {
-            bench: bench.as_ref(),
-        }
-        .open(&store)
-        .await?;
-        let mut logs = crate::log::stages(&store)?;
+        let mut names = crate::log::stages(&store)?;
         for log in crate::events::LOGS {
-            if !logs.iter().any(|l| l == log.stage) {
-                logs.push(log.stage.to_string());
+            if !names.iter().any(|l| l == log.stage) {
+                names.push(log.stage.to_string());
             }
         }
+        let opened = store.clone();
+        let logs = tokio::task::spawn_blocking(move || logs::Logs::open(&opened, &names))
+            .await
+            .map_err(|e| RecordError::Malformed {
+                what: "the row index".into(),
+                reason: e.to_string(),
+            })??;
         Ok(Self {
-            ctx,
+            logs,
+            ctx: OnceCell::new(),
             store,
             bench,
-            logs,
         })
     }
 
-    /// The session: every log a table, and with a benchmark its tables and views.
-    pub fn session(&self) -> &SessionContext {
-        &self.ctx
+    /// The session: every log a table, and with a benchmark its tables and views (opened
+    /// on first use, checking every segment as every query does).
+    pub async fn session(&self) -> Result<&SessionContext, RecordError> {
+        let session = crate::query::Session {
+            bench: self.bench.as_ref(),
+        };
+        Ok(self.ctx.get_or_try_init(|| session.open(&self.store)).await?)
     }
 
     pub fn store(&self) -> &Store {
@@ -89,12 +103,12 @@ impl Records {
 
     /// The one event `wanted` (an id, unit key or hex prefix of one) names.
     pub async fn resolve(&self, wanted: &str) -> Result<Found, RecordError> {
-        resolve::resolve(&self.ctx, &self.logs, wanted).await
+        resolve::resolve(&self.logs, wanted)
     }
 
     /// The record of a resolved event.
     pub async fn load(&self, found: &Found) -> Result<Record, RecordError> {
-        load::load(&self.ctx, &self.store, self.bench.as_ref(), &self.logs, found).await
+        load::load(&self.logs, &self.store, self.bench.as_ref(), found)
     }
 
     /// The record `wanted` names.
@@ -107,7 +121,7 @@ impl Records {
         if self.bench.is_none() {
             return Err(RecordError::NoBenchmark);
         }
-        list::latest_runs(&self.ctx, filters).await
+        list::latest_runs(self.session().await?, filters).await
     }
 
     /// The bytes of one artefact of `record`.

@@ -1,20 +1,17 @@
 //! An id, unit key or hex prefix of one, to the one event it names.
 //!
-//! Every log of the session is searched (the pipeline's and any other stage's folder). A
+//! Every log is searched (the pipeline's and any other stage's folder) through its row
+//! index, whose entries are ordered by key, so a prefix is a range of each. A
 //! prefix names one event when every event matching it is that event, or when all of
 //! them share the unit key it matched: a unit key with several events (a forced re-run, a
 //! regrade) names the latest, as the fold does. Otherwise it is ambiguous, and the error
 //! lists the latest candidates.
 
-use arrow::array::{AsArray, RecordBatch};
-use datafusion::common::TableReference;
-use datafusion::error::DataFusionError;
-use datafusion::functions_aggregate::count::count_all_window;
-use datafusion::logical_expr::when;
-use datafusion::prelude::{DataFrame, SessionContext, col, lit, starts_with};
 use serde::Serialize;
 
 use super::RecordError;
+use super::logs::{Found as Located, Logs, newest_first};
+use crate::log::rows::Kind;
 use crate::store::Hash;
 use crate::terminal::Column;
 
@@ -69,108 +66,57 @@ pub struct Found {
     pub superseded: Vec<Hash>,
 }
 
-/// The one event `wanted` names in the logs of `ctx` (see the module docs).
-pub(super) async fn resolve(
-    ctx: &SessionContext,
-    logs: &[String],
-    wanted: &str,
-) -> Result<Found, RecordError> {
+/// The one event `wanted` names in `logs` (see the module docs).
+pub(super) fn resolve(logs: &Logs, wanted: &str) -> Result<Found, RecordError> {
     let prefix = wanted.trim().to_ascii_lowercase();
     if !is_id_prefix(&prefix) {
         return Err(RecordError::NotHex(wanted.to_string()));
     }
-    let (count, candidates) = matches(ctx, logs, &prefix).await?;
+    let (count, candidates) = matches(logs, &prefix)?;
     decide(&prefix, count, candidates)
 }
 
-/// How many events match, and the latest of them (newest first, at most SHOWN + 1 per
-/// unit key is enough to decide; the total is counted apart).
-async fn matches(
-    ctx: &SessionContext,
-    logs: &[String],
-    prefix: &str,
-) -> Result<(usize, Vec<Candidate>), RecordError> {
-    if logs.is_empty() {
-        return Ok((0, Vec::new()));
-    }
-    let latest = matching(ctx, logs, prefix).await.and_then(|df| {
-        df.select(vec![
-            col("log"),
-            col("event_id"),
-            col("unit_key"),
-            col("matched"),
-            count_all_window().alias("total"),
-            col("created_at"),
-        ])?
-        .sort(vec![
-            col("created_at").sort(false, true),
-            col("event_id").sort(false, true),
-        ])?
-        .limit(0, Some(SHOWN * 4))
-    });
-    let (_, batches) = crate::query::run_frame(latest).await?;
-    let mut total = 0;
-    let mut out = Vec::new();
-    for b in &batches {
-        total = total.max(read_candidates(b, &mut out)?);
-    }
-    Ok((total, out))
+/// How many events match, and the latest of them (newest first; at most SHOWN + 1 per unit
+/// key is enough to decide): index lookups, and a row read for each candidate returned.
+fn matches(logs: &Logs, prefix: &str) -> Result<(usize, Vec<Candidate>), RecordError> {
+    let (lo, hi) = bounds(prefix);
+    let mut found = logs.prefix(&lo, &hi)?;
+    // One per event: a match of its id wins over a match of its unit key.
+    found.sort_by_key(|f| (f.log, f.entry.place(), f.entry.kind));
+    found.dedup_by(|later, kept| later.log == kept.log && later.entry.place() == kept.entry.place());
+    let total = found.len();
+    newest_first(&mut found);
+    found.truncate(SHOWN * 4);
+    let candidates = found.iter().map(|f| candidate(logs, f)).collect::<Result<_, _>>()?;
+    Ok((total, candidates))
 }
 
-/// Every log's events whose id or unit key starts with `prefix` (`log`, `event_id`,
-/// `unit_key`, `created_at`, and which of the two `matched`), one log after the other.
-async fn matching(ctx: &SessionContext, logs: &[String], prefix: &str) -> Result<DataFrame, DataFusionError> {
-    let mut all: Option<DataFrame> = None;
-    for log in logs {
-        let by_id = starts_with(col("event_id"), lit(prefix));
-        let df = ctx
-            .table(TableReference::bare(log.as_str()))
-            .await?
-            .filter(by_id.clone().or(starts_with(col("unit_key"), lit(prefix))))?
-            .select(vec![
-                lit(log.as_str()).alias("log"),
-                col("event_id"),
-                col("unit_key"),
-                col("created_at"),
-                when(by_id, lit("event_id"))
-                    .otherwise(lit("unit_key"))?
-                    .alias("matched"),
-            ])?;
-        all = Some(match all {
-            Some(all) => all.union(df)?,
-            None => df,
-        });
-    }
-    all.ok_or_else(|| DataFusionError::Plan("no log to search".into()))
+/// The keys (inclusive) a hex prefix spans: the prefix followed by all `0`s, and by all `f`s.
+fn bounds(prefix: &str) -> ([u8; 32], [u8; 32]) {
+    let pad = |digit: char| -> [u8; 32] {
+        let hex: String = prefix.chars().chain(std::iter::repeat(digit)).take(64).collect();
+        hex.parse::<Hash>().map(|h| h.0).unwrap_or([0; 32])
+    };
+    (pad('0'), pad('f'))
 }
 
-fn read_candidates(b: &RecordBatch, out: &mut Vec<Candidate>) -> Result<usize, RecordError> {
-    let text = |name: &str, i: usize| -> Result<String, RecordError> {
-        let col = b.column_by_name(name).ok_or_else(|| malformed(name))?;
-        let col =
-            arrow::compute::cast(col, &arrow::datatypes::DataType::Utf8).map_err(|_| malformed(name))?;
-        Ok(col.as_string::<i32>().value(i).to_string())
+/// The candidate an index entry names, its id and unit key read from its row.
+fn candidate(logs: &Logs, f: &Located) -> Result<Candidate, RecordError> {
+    let row = logs.row(f)?;
+    let first = |name: &str| -> Result<Hash, RecordError> {
+        let hashes = crate::log::event::hashes(&row, name)?;
+        hashes.first().copied().ok_or_else(|| malformed(name))
     };
-    let hash = |name: &str, i: usize| -> Result<Hash, RecordError> {
-        text(name, i)?.parse().map_err(|_| malformed(name))
-    };
-    let mut total = 0;
-    for i in 0..b.num_rows() {
-        let totals = b.column_by_name("total").ok_or_else(|| malformed("total"))?;
-        let totals = totals.as_primitive::<arrow::datatypes::Int64Type>();
-        total = totals.value(i) as usize;
-        out.push(Candidate {
-            log: text("log", i)?,
-            event_id: hash("event_id", i)?,
-            unit_key: hash("unit_key", i)?,
-            matched: if text("matched", i)? == "event_id" {
-                "event_id"
-            } else {
-                "unit_key"
-            },
-        });
-    }
-    Ok(total)
+    Ok(Candidate {
+        log: f.log.to_string(),
+        event_id: first("event_id")?,
+        unit_key: first("unit_key")?,
+        matched: if f.entry.kind == Kind::Event {
+            "event_id"
+        } else {
+            "unit_key"
+        },
+    })
 }
 
 fn malformed(column: &str) -> RecordError {

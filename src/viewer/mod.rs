@@ -1,8 +1,10 @@
 //! `ml2b view`: a local, read-only web viewer of a store.
 //!
 //! One DataFusion session is opened over the store when the viewer starts (the logs as
-//! tables, the manifests and the views of `queries/views/`, as `ml2b query` sees them) and
-//! every page is SQL on it, rendered as HTML on the server: no script runs in the page.
+//! tables, the manifests and the views of `queries/views/`, as `ml2b query` sees them): the
+//! lists, the matrix and the tables are SQL on it. A run's or an event's page reads its record
+//! through the logs' row index ([`crate::record`]), at the same cost on any size of store.
+//! Every page is rendered as HTML on the server: no script runs in the page.
 //! The session lists the committed segments once, so the viewer shows the store as it was
 //! when it started (restart it to see later events); what it computes from that snapshot
 //! (the `runs` view, the filter choices, the tables of `queries/`) is kept for its lifetime,
@@ -89,6 +91,8 @@ pub struct Viewer {
 
 struct Inner {
     records: Records,
+    /// The records' SQL session, opened with the viewer.
+    ctx: SessionContext,
     /// The manifest's languages (code, English name), in its order.
     languages: Vec<(String, String)>,
     /// Set once the `runs` view is computed for the viewer's columns ([`list::warm`]).
@@ -109,9 +113,11 @@ impl Viewer {
             .map(|l| (l.code.clone(), l.name.clone()))
             .collect();
         let records = Records::open(store, Some(bench)).await?;
+        let ctx = records.session().await?.clone();
         Ok(Self {
             inner: Arc::new(Inner {
                 records,
+                ctx,
                 languages,
                 warm: OnceCell::new(),
                 facets: OnceCell::new(),
@@ -125,7 +131,7 @@ impl Viewer {
     }
 
     fn ctx(&self) -> &SessionContext {
-        self.inner.records.session()
+        &self.inner.ctx
     }
 
     fn store(&self) -> &Store {

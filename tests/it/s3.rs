@@ -67,7 +67,7 @@ fn echo_event(n: u64) -> Event<Echo> {
 }
 
 fn verified(store: &Store) -> Report {
-    let report = verify_store(store, &NoProgress).unwrap();
+    let report = verify_store(store, ml2b::events::lookup_columns, &NoProgress).unwrap();
     assert!(report.ok(), "{:#?}", report.problems);
     report
 }
@@ -173,7 +173,7 @@ fn a_flipped_byte_on_s3_is_named_by_verify_and_refused_by_reads() {
     server.flip_byte(&segment, 200);
     server.flip_byte(&object, 3);
 
-    let report = verify_store(&store, &NoProgress).unwrap();
+    let report = verify_store(&store, ml2b::events::lookup_columns, &NoProgress).unwrap();
     for damaged in [&segment, &object] {
         let problem = report.problems.iter().find(|p| &p.path == damaged);
         let problem =

@@ -310,3 +310,62 @@ fn what_a_model_or_a_run_wrote_reaches_the_terminal_shown_not_obeyed() {
     assert!(tty.contains(&format!("print('{shown}')")), "{tty:?}");
     assert!(!tty.contains('\x1b'), "{tty:?}");
 }
+
+/// The row index files of the fixture's store.
+fn row_index_files(f: &Fixture) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let index = f.ws.dir.path().join("store/index");
+    for stage in std::fs::read_dir(&index).into_iter().flatten() {
+        let rows = stage.unwrap().path().join("rows");
+        for file in std::fs::read_dir(&rows).into_iter().flatten() {
+            out.push(file.unwrap().path());
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_record_reads_the_same_past_a_damaged_or_missing_index() {
+    let f = fixture();
+    let id = f.run(THE_RUN).to_hex();
+    let record = || {
+        let out =
+            f.ws.ml2b()
+                .args(["--json", "show", &id, "--root", ROOT])
+                .output()
+                .unwrap();
+        stdout(&out)
+    };
+    let before = record();
+    let files = row_index_files(&f);
+    assert!(files.len() >= 5, "a file per committed segment: {files:?}");
+    // Every file damaged in its last entry: each lookup reads its segments instead.
+    for file in &files {
+        let mut bytes = std::fs::read(file).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x5a;
+        std::fs::write(file, bytes).unwrap();
+    }
+    assert_eq!(record(), before);
+    // No index at all (a store written before it existed): the reader writes it again.
+    std::fs::remove_dir_all(f.ws.dir.path().join("store/index")).unwrap();
+    assert_eq!(record(), before);
+    assert_eq!(row_index_files(&f).len(), files.len());
+
+    // `verify` names the file it removed, rebuilds the index, and the store verifies.
+    let damaged = &row_index_files(&f)[0];
+    let mut bytes = std::fs::read(damaged).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    std::fs::write(damaged, bytes).unwrap();
+    let out = f.ws.ml2b().arg("verify").output().unwrap();
+    let text = stdout(&out);
+    let name = damaged.file_name().unwrap().to_string_lossy();
+    let line = text.lines().find(|l| l.starts_with("index: ") && l.contains(name.as_ref()));
+    assert!(
+        line.is_some_and(|l| l.ends_with("(stale or damaged; rebuilt from the log)")),
+        "{text}"
+    );
+    assert_eq!(record(), before);
+}
