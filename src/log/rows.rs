@@ -19,7 +19,8 @@
 //! `first..next`, the last of which has hash `head` (integers little-endian):
 //! ```text
 //! "ml2b-rows/1\n" | first: u64 | next: u64 | head: [u8; 32] | count: u64 | blocks: u64
-//! | blake3 of each block: blocks × [u8; 32] | blake3 of all the above: [u8; 32]
+//! | blake3 of each block: blocks × [u8; 32] | each block's first key and kind: blocks × [u8; 33]
+//! | blake3 of all the above: [u8; 32]
 //! | count entries, sorted by (key, kind, version, row), in blocks of 1024, each 56 bytes:
 //!   key: [u8; 32] | created_at: i64 | id prefix: [u8; 8] | version: u32 | kind << 29 | row: u32
 //! ```
@@ -31,7 +32,8 @@
 //! Invariant: an index is a cache, checked before use and never trusted blindly. Opening a
 //! file checks its header checksum and its head against the log (segment `next - 1` is the
 //! object `head` names: the same file, or the same hash, whose parents fix every earlier
-//! segment); a lookup checks each block's checksum the first time it reads it. A file that
+//! segment); a lookup finds its block by the first keys of the header (a binary search)
+//! and checks that block's checksum the first time it reads it. A file that
 //! fails is removed and the segments it covered are read instead, so deleting the folder
 //! only costs one read of the log; a reader that finds segments no file covers writes their
 //! files. An S3 store keeps no index files: a reader reads every segment's key columns.
@@ -56,6 +58,8 @@ pub const ROWS_DIR: &str = "rows";
 
 const MAGIC: &[u8; 12] = b"ml2b-rows/1\n";
 const FIXED: usize = 12 + 8 + 8 + 32 + 8 + 8;
+/// A block's first key and kind.
+const FENCE: usize = 33;
 const ENTRY: usize = 56;
 const BLOCK: usize = 1024;
 const FANOUT: u64 = 8;
@@ -125,7 +129,11 @@ impl Entry {
     }
 
     fn decode(b: &[u8]) -> Option<Self> {
-        let u32_at = |i: usize| b.get(i..i + 4).and_then(|s| s.try_into().ok()).map(u32::from_le_bytes);
+        let u32_at = |i: usize| {
+            b.get(i..i + 4)
+                .and_then(|s| s.try_into().ok())
+                .map(u32::from_le_bytes)
+        };
         let packed = u32_at(52)?;
         Some(Self {
             key: Hash(b.get(..32)?.try_into().ok()?),
@@ -177,7 +185,14 @@ pub fn entries(
         out.push(entry(*id, Kind::Event));
         out.push(entry(units[i], Kind::Unit));
         for (n, up) in upstream[i].iter().enumerate() {
-            out.push(entry(*up, if n == 0 { Kind::Upstream } else { Kind::LaterUpstream }));
+            out.push(entry(
+                *up,
+                if n == 0 {
+                    Kind::Upstream
+                } else {
+                    Kind::LaterUpstream
+                },
+            ));
         }
         if let Some(key) = lookup_of(&lookups, i) {
             out.push(entry(key, Kind::Lookup));
@@ -187,7 +202,10 @@ pub fn entries(
 }
 
 /// The lookup columns as text; none when the segment lacks one (an earlier schema).
-fn lookup_columns(batch: &RecordBatch, lookup: &[&str]) -> Result<Option<Vec<arrow::array::ArrayRef>>, LogError> {
+fn lookup_columns(
+    batch: &RecordBatch,
+    lookup: &[&str],
+) -> Result<Option<Vec<arrow::array::ArrayRef>>, LogError> {
     if lookup.is_empty() {
         return Ok(None);
     }
@@ -218,12 +236,11 @@ fn segment_entries(log: &StageLog, r: &SegmentRef, lookup: &[&str]) -> Result<(V
     let seg = log.read(r)?;
     let columns = ["event_id", "unit_key", "upstream", "created_at"];
     let wanted: Vec<&str> = columns.iter().chain(lookup).copied().collect();
-    let mut out = Vec::new();
-    let mut row = 0u32;
-    for batch in seg.batches(Some(&wanted)).map_err(|m| LogError::damaged(&r.path, m))? {
-        out.extend(entries(&batch, r.version, row, lookup).map_err(|e| LogError::damaged(&r.path, e.to_string()))?);
-        row += batch.num_rows() as u32;
-    }
+    let batches = seg
+        .batches(Some(&wanted))
+        .map_err(|m| LogError::damaged(&r.path, m))?;
+    let out =
+        of_batches(&batches, r.version, lookup).map_err(|e| LogError::damaged(&r.path, e.to_string()))?;
     Ok((out, seg.hash))
 }
 
@@ -257,14 +274,23 @@ impl RowFile {
         // SAFETY: index files are written once to a temporary name and renamed into place,
         // never modified; every block is checked against its checksum before it is used.
         let map = unsafe { Mmap::map(&file) }.ok()?;
-        let u64_at = |i: usize| map.get(i..i + 8).and_then(|s| s.try_into().ok()).map(u64::from_le_bytes);
+        let u64_at = |i: usize| {
+            map.get(i..i + 8)
+                .and_then(|s| s.try_into().ok())
+                .map(u64::from_le_bytes)
+        };
         if map.get(..12)? != MAGIC {
             return None;
         }
         let (first, next) = (u64_at(12)?, u64_at(20)?);
         let head = Hash(map.get(28..60)?.try_into().ok()?);
-        let (count, blocks) = (usize::try_from(u64_at(60)?).ok()?, usize::try_from(u64_at(68)?).ok()?);
-        let start = FIXED.checked_add(blocks.checked_mul(32)?)?.checked_add(32)?;
+        let (count, blocks) = (
+            usize::try_from(u64_at(60)?).ok()?,
+            usize::try_from(u64_at(68)?).ok()?,
+        );
+        let start = FIXED
+            .checked_add(blocks.checked_mul(32 + FENCE)?)?
+            .checked_add(32)?;
         if blocks != count.div_ceil(BLOCK) || map.len() != start.checked_add(count.checked_mul(ENTRY)?)? {
             return None;
         }
@@ -304,9 +330,29 @@ impl RowFile {
         Entry::decode(&self.map[at..at + ENTRY]).ok_or(Damaged)
     }
 
-    /// The first index whose (key, kind) is not below `(key, kind)`.
+    /// Block `b`'s first key and kind (from the checked header).
+    fn fence(&self, b: usize) -> (&[u8], u8) {
+        let at = FIXED + 32 * self.checked.len() + FENCE * b;
+        (&self.map[at..at + 32], self.map[at + 32])
+    }
+
+    /// The first index whose (key, kind) is not below `(key, kind)`: the header's first keys
+    /// name the block, one block is searched.
     fn lower_bound(&self, key: &[u8; 32], kind: u8) -> Result<usize, Damaged> {
-        let (mut lo, mut hi) = (0, self.count);
+        let (mut lo, mut hi) = (0, self.checked.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.fence(mid) < (&key[..], kind) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // Blocks `..lo` start below the target: the answer is in block `lo - 1`, or starts `lo`.
+        let Some(block) = lo.checked_sub(1) else {
+            return Ok(0);
+        };
+        let (mut lo, mut hi) = (block * BLOCK, (lo * BLOCK).min(self.count));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             let e = self.entry(mid)?;
@@ -377,7 +423,11 @@ pub struct Rows {
 impl Rows {
     /// The index of `refs` (the log's segments as the reader listed them), writing the
     /// files of segments none covers (best effort).
-    pub fn open(log: &StageLog, refs: Vec<SegmentRef>, lookup: &'static [&'static str]) -> Result<Self, LogError> {
+    pub fn open(
+        log: &StageLog,
+        refs: Vec<SegmentRef>,
+        lookup: &'static [&'static str],
+    ) -> Result<Self, LogError> {
         let upto = refs.len() as u64;
         let mut parts = Vec::new();
         let mut wrote = false;
@@ -471,7 +521,11 @@ impl Rows {
 
 /// The folder of `log`'s row index files.
 fn dir(log: &StageLog) -> PathBuf {
-    log.store().root().join(INDEX_DIR).join(log.stage()).join(ROWS_DIR)
+    log.store()
+        .root()
+        .join(INDEX_DIR)
+        .join(log.stage())
+        .join(ROWS_DIR)
 }
 
 /// The files in `log`'s index folder, by their names' ranges.
@@ -545,8 +599,9 @@ pub(crate) fn committed(log: &StageLog, version: u64, hash: Hash, batch: &Record
         return;
     }
     let dir = dir(log);
-    let written = entries(batch, version, 0, lookup)
-        .and_then(|mut found| write(&dir, version, version + 1, hash, &mut found).map_err(|e| LogError::io(&dir, e)));
+    let written = entries(batch, version, 0, lookup).and_then(|mut found| {
+        write(&dir, version, version + 1, hash, &mut found).map_err(|e| LogError::io(&dir, e))
+    });
     match written {
         Ok(_) => compact(log, version + 1),
         Err(e) => tracing::debug!("no row index for segment {version} of {}: {e}", log.stage()),
@@ -563,7 +618,7 @@ fn write(dir: &Path, first: u64, next: u64, head: Hash, found: &mut [Entry]) -> 
     for e in found.iter() {
         e.encode(&mut body);
     }
-    let mut header = Vec::with_capacity(FIXED + 32 * found.len().div_ceil(BLOCK) + 32);
+    let mut header = Vec::with_capacity(FIXED + (32 + FENCE) * found.len().div_ceil(BLOCK) + 32);
     header.extend_from_slice(MAGIC);
     for n in [first, next] {
         header.extend_from_slice(&n.to_le_bytes());
@@ -573,6 +628,10 @@ fn write(dir: &Path, first: u64, next: u64, head: Hash, found: &mut [Entry]) -> 
     header.extend_from_slice(&(found.len().div_ceil(BLOCK) as u64).to_le_bytes());
     for block in body.chunks(BLOCK * ENTRY) {
         header.extend_from_slice(blake3::hash(block).as_bytes());
+    }
+    for block in found.chunks(BLOCK) {
+        header.extend_from_slice(&block[0].key.0);
+        header.push(block[0].kind as u8);
     }
     let sum = blake3::hash(&header);
     header.extend_from_slice(sum.as_bytes());
@@ -597,9 +656,9 @@ fn compact(log: &StageLog, upto: u64) {
     let dir = dir(log);
     for _ in 0..256 {
         let tiles = tile(log, upto);
-        let run = tiles
-            .windows(FANOUT as usize)
-            .find(|w| w.iter().all(|f| tier(f) == tier(&w[0])) && w.windows(2).all(|p| p[0].next == p[1].first));
+        let run = tiles.windows(FANOUT as usize).find(|w| {
+            w.iter().all(|f| tier(f) == tier(&w[0])) && w.windows(2).all(|p| p[0].next == p[1].first)
+        });
         let Some(run) = run else {
             prune(log, &tiles);
             return;
@@ -684,7 +743,7 @@ pub fn check(log: &StageLog, segments: &[Vec<Entry>]) -> io::Result<Checked> {
     Ok(out)
 }
 
-/// The entries of the segment `r` as verification reads them (its whole batches).
+/// The entries of segment `version`, whose rows are `batches` in order.
 pub fn of_batches(batches: &[RecordBatch], version: u64, lookup: &[&str]) -> Result<Vec<Entry>, LogError> {
     let mut out = Vec::new();
     let mut row = 0u32;
@@ -763,9 +822,15 @@ mod tests {
         let rows = open(&log);
         let third = &events[2];
         assert_eq!(places(rows.find(Kind::Event, &third.id).unwrap()), vec![(1, 0)]);
-        assert_eq!(places(rows.find(Kind::Unit, &third.unit_key).unwrap()), vec![(1, 0)]);
+        assert_eq!(
+            places(rows.find(Kind::Unit, &third.unit_key).unwrap()),
+            vec![(1, 0)]
+        );
         let first_up = Hash::of(&1u64.to_le_bytes());
-        assert_eq!(places(rows.find(Kind::Upstream, &first_up).unwrap()), vec![(1, 0)]);
+        assert_eq!(
+            places(rows.find(Kind::Upstream, &first_up).unwrap()),
+            vec![(1, 0)]
+        );
         let shared = Hash::of(b"shared");
         assert_eq!(
             places(rows.find(Kind::LaterUpstream, &shared).unwrap()),
@@ -774,7 +839,10 @@ mod tests {
         assert!(rows.find(Kind::Upstream, &shared).unwrap().is_empty());
         // name = p{n % 3}: p1 is events 1 and 4.
         let p1 = lookup_key(&["p1"]);
-        assert_eq!(places(rows.find(Kind::Lookup, &p1).unwrap()), vec![(0, 1), (2, 0)]);
+        assert_eq!(
+            places(rows.find(Kind::Lookup, &p1).unwrap()),
+            vec![(0, 1), (2, 0)]
+        );
         let e = rows.find(Kind::Event, &third.id).unwrap()[0];
         assert_eq!(e.created_at, third.provenance.created_at.timestamp_micros());
         assert_eq!(e.id_prefix, third.id.0[..8]);
@@ -793,7 +861,10 @@ mod tests {
             s.parse::<Hash>().unwrap().0
         };
         let found = rows.prefix(&pad('0'), &pad('f')).unwrap();
-        assert!(found.iter().any(|f| f.kind == Kind::Event && f.key == e.id), "{found:?}");
+        assert!(
+            found.iter().any(|f| f.kind == Kind::Event && f.key == e.id),
+            "{found:?}"
+        );
         assert!(found.iter().all(|f| f.key.to_hex().starts_with(&hex[..5])));
         let everything = rows.prefix(&[0; 32], &[0xff; 32]).unwrap();
         assert_eq!(everything.len(), 2 * events.len(), "an id and a unit key each");
@@ -826,7 +897,10 @@ mod tests {
         let (log, events) = log_of(&store, 9);
         fs::remove_dir_all(super::dir(&log)).unwrap();
         let rows = open(&log);
-        assert_eq!(places(rows.find(Kind::Event, &events[17].id).unwrap()), vec![(8, 1)]);
+        assert_eq!(
+            places(rows.find(Kind::Event, &events[17].id).unwrap()),
+            vec![(8, 1)]
+        );
         drop(rows);
         assert_eq!(names(&log).len(), 2, "{:?}", names(&log));
         // Damage an entry of the merged file: its block fails, the segments are read instead.
@@ -859,9 +933,15 @@ mod tests {
         }];
         write(&super::dir(&log), 0, 1, Hash::of(b"another segment"), &mut wrong).unwrap();
         let rows = open(&log);
-        assert_eq!(places(rows.find(Kind::Event, &events[1].id).unwrap()), vec![(0, 1)]);
+        assert_eq!(
+            places(rows.find(Kind::Event, &events[1].id).unwrap()),
+            vec![(0, 1)]
+        );
         assert!(rows.find(Kind::Event, &Hash::of(b"not here")).unwrap().is_empty());
-        assert!(RowFile::open(&path).is_some_and(|f| heads(&log, 1, &f.head)), "rewritten");
+        assert!(
+            RowFile::open(&path).is_some_and(|f| heads(&log, 1, &f.head)),
+            "rewritten"
+        );
     }
 
     #[test]
@@ -886,6 +966,40 @@ mod tests {
         assert_eq!(names(&log), vec![format!("{:020}-{:020}.rows", 0, 10)]);
         let again = check(&log, &segments).unwrap();
         assert_eq!((again.sound, again.removed.len(), again.rebuilt), (1, 0, false));
+    }
+
+    #[test]
+    fn a_file_of_many_blocks_finds_what_memory_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        // 5,000 entries over 2,000 keys: runs of one key cross block boundaries.
+        let mut all: Vec<Entry> = (0..5_000u32)
+            .map(|i| Entry {
+                key: Hash::of(&(i % 2_000).to_le_bytes()),
+                kind: [Kind::Event, Kind::Unit, Kind::Lookup][(i % 3) as usize],
+                created_at: i64::from(i),
+                id_prefix: [0; 8],
+                version: u64::from(i / 7),
+                row: i,
+            })
+            .collect();
+        let path = write(dir.path(), 0, 1, Hash::of(b"head"), &mut all).unwrap();
+        let file = RowFile::open(&path).unwrap();
+        assert_eq!(file.checked.len(), 5);
+        for i in (0..2_100u32).step_by(7) {
+            let key = Hash::of(&i.to_le_bytes()).0;
+            for kind in [Kind::Event, Kind::Unit, Kind::Lookup] {
+                let (mut in_file, mut in_memory) = (Vec::new(), Vec::new());
+                file.range((key, kind as u8), (key, kind as u8), &mut in_file)
+                    .unwrap();
+                range_of(&all, (key, kind as u8), (key, kind as u8), &mut in_memory);
+                assert_eq!(in_file, in_memory, "key {i}, {kind:?}");
+            }
+        }
+        let (mut everything, mut memory) = (Vec::new(), Vec::new());
+        file.range(([0; 32], 0), ([0xff; 32], 0xff), &mut everything)
+            .unwrap();
+        range_of(&all, ([0; 32], 0), ([0xff; 32], 0xff), &mut memory);
+        assert_eq!((everything.len(), everything == memory), (5_000, true));
     }
 
     #[test]

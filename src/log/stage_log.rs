@@ -60,6 +60,9 @@ pub struct Head {
 /// Folder of the derived key indexes, beside `log/`.
 pub const INDEX_DIR: &str = "index";
 
+/// Segments from this size on are memory-mapped when read.
+const MAP_FROM: u64 = 4 << 20;
+
 /// Keys read past the newest index before a new index is written.
 const REINDEX_MIN: usize = 50_000;
 
@@ -263,14 +266,23 @@ impl StageLog {
         Ok(names)
     }
 
-    /// A segment's bytes, unchecked.
+    /// A segment's bytes, unchecked: a large file is memory-mapped rather than copied (a
+    /// segment is never modified in place: it is published once under its name).
     fn bytes(&self, r: &SegmentRef) -> Result<Bytes, LogError> {
-        match self.store.s3() {
-            Some(s3) => Ok(s3.get_required(&self.key(r.version))?),
-            None => fs::read(&r.path)
-                .map(Bytes::from)
-                .map_err(|e| LogError::io(&r.path, e)),
+        if let Some(s3) = self.store.s3() {
+            return Ok(s3.get_required(&self.key(r.version))?);
         }
+        let io = |e| LogError::io(&r.path, e);
+        let file = fs::File::open(&r.path).map_err(io)?;
+        if file.metadata().map_err(io)?.len() < MAP_FROM {
+            let mut bytes = Vec::new();
+            io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
+            return Ok(Bytes::from(bytes));
+        }
+        // SAFETY: a published segment is a hard link to an object, written once and never
+        // modified; its hash is checked after this read, so a change is refused, not used.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        Ok(Bytes::from_owner(map))
     }
 
     /// Committed segments in version order; a missing version is an error.

@@ -241,7 +241,9 @@ impl Reader<'_> {
     }
 
     fn step(&self, a: Event<Attempt>) -> Result<Step, RecordError> {
-        let run = self.latest::<Generation>(Kind::Unit, &a.body.search)?.map(|g| g.id);
+        let run = self
+            .latest::<Generation>(Kind::Unit, &a.body.search)?
+            .map(|g| g.id);
         Ok(Step {
             prompt: self.prompt(Some(a.body.prompt_blake3))?,
             response: self.response(Some(a.body.response_blake3))?,

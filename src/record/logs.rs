@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow::array::{ArrayRef, RecordBatch, new_null_array};
 use arrow::datatypes::{Field, Schema, SchemaRef};
-use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+};
 use parquet::file::metadata::PageIndexPolicy;
 
 use super::RecordError;
@@ -119,11 +121,12 @@ impl Logs {
         if let Some((_, _, seg)) = kept.iter().find(|(li, v, _)| *li == i && *v == version) {
             return Ok(seg.clone());
         }
-        let r = l
-            .rows
-            .refs()
-            .get(version as usize)
-            .ok_or_else(|| LogError::damaged(l.log.dir(), format!("the index names segment {version}, which the log lacks")))?;
+        let r = l.rows.refs().get(version as usize).ok_or_else(|| {
+            LogError::damaged(
+                l.log.dir(),
+                format!("the index names segment {version}, which the log lacks"),
+            )
+        })?;
         let (seg, _) = l.log.read_with_meta(r)?;
         let seg = Arc::new(seg);
         if kept.len() == KEPT {
@@ -138,7 +141,11 @@ impl Logs {
         if let Some(s) = l.schema.get() {
             return Ok(s.clone());
         }
-        let last = l.rows.refs().last().ok_or_else(|| RecordError::NotFound(l.name.clone()))?;
+        let last = l
+            .rows
+            .refs()
+            .last()
+            .ok_or_else(|| RecordError::NotFound(l.name.clone()))?;
         let written = segment_schema(&l.log, last)?;
         let current = crate::events::LOGS.iter().find(|log| log.stage == l.name);
         let current = current.map(|c| c.schema()).transpose()?;

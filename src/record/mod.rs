@@ -41,8 +41,8 @@ mod text;
 
 use datafusion::prelude::SessionContext;
 use serde::Serialize;
-use tokio::sync::OnceCell;
 use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
 
 use crate::competition::Benchmark;
 use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslationCheck};

@@ -87,7 +87,10 @@ fn matches(logs: &Logs, prefix: &str) -> Result<(usize, Vec<Candidate>), RecordE
     let total = found.len();
     newest_first(&mut found);
     found.truncate(SHOWN * 4);
-    let candidates = found.iter().map(|f| candidate(logs, f)).collect::<Result<_, _>>()?;
+    let candidates = found
+        .iter()
+        .map(|f| candidate(logs, f))
+        .collect::<Result<_, _>>()?;
     Ok((total, candidates))
 }
 

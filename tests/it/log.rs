@@ -416,7 +416,9 @@ fn planning_reads_only_past_the_key_index() {
             return Vec::new();
         };
         let paths = read.map(|e| e.unwrap().path());
-        paths.filter(|p| p.extension().is_some_and(|x| x == "keys")).collect()
+        paths
+            .filter(|p| p.extension().is_some_and(|x| x == "keys"))
+            .collect()
     };
     assert!(key_files().is_empty());
     let view = log.view().unwrap();

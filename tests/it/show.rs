@@ -362,7 +362,9 @@ fn a_record_reads_the_same_past_a_damaged_or_missing_index() {
     let out = f.ws.ml2b().arg("verify").output().unwrap();
     let text = stdout(&out);
     let name = damaged.file_name().unwrap().to_string_lossy();
-    let line = text.lines().find(|l| l.starts_with("index: ") && l.contains(name.as_ref()));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("index: ") && l.contains(name.as_ref()));
     assert!(
         line.is_some_and(|l| l.ends_with("(stale or damaged; rebuilt from the log)")),
         "{text}"
