@@ -186,6 +186,19 @@ fn writer_properties(meta: &SegmentMeta) -> WriterProperties {
         .build()
 }
 
+/// Parses `{v:020}.parquet`.
+pub fn parse_segment_name(name: &str) -> Option<u64> {
+    let digits = name.strip_suffix(".parquet")?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// The file name of version `v`.
+pub fn segment_name(v: u64) -> String {
+    format!("{v:020}.parquet")
+}
+
 /// Encodes a batch as segment bytes.
 pub fn encode(batch: &RecordBatch, meta: &SegmentMeta) -> Result<Vec<u8>, LogError> {
     let mut buf = Vec::with_capacity(4096 + batch.get_array_memory_size() / 2);

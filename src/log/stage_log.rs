@@ -37,9 +37,9 @@ use chrono::Utc;
 use super::LogError;
 use super::event::{self, Event, EventBody, host_name};
 use super::index::{self, KeyIndex};
-use super::segment::{self, SegmentBytes, SegmentMeta, SlurmTask};
+use super::segment::{self, SegmentBytes, SegmentMeta, SlurmTask, parse_segment_name, segment_name};
 use crate::store::s3::Created;
-use crate::store::{Hash, LOG_DIR, Store, hash_file, sync_dir};
+use crate::store::{Hash, LOG_DIR, Store, hash_file, same_file, sync_dir};
 
 /// A committed segment's place in its log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,13 +156,6 @@ fn publish(link: LinkFn, object: &Path, hash: &Hash, target: &Path) -> io::Resul
     }
 }
 
-/// Whether two paths name one file (device and inode).
-pub(super) fn same_file(a: &Path, b: &Path) -> io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let (a, b) = (fs::metadata(a)?, fs::metadata(b)?);
-    Ok(a.dev() == b.dev() && a.ino() == b.ino())
-}
-
 /// Checks a stage name: `[a-z0-9_]+`.
 pub fn check_stage_name(stage: &str) -> Result<(), LogError> {
     let ok = !stage.is_empty()
@@ -174,19 +167,6 @@ pub fn check_stage_name(stage: &str) -> Result<(), LogError> {
     } else {
         Err(LogError::StageName(stage.to_string()))
     }
-}
-
-/// Parses `{v:020}.parquet`.
-pub fn parse_segment_name(name: &str) -> Option<u64> {
-    let digits = name.strip_suffix(".parquet")?;
-    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| digits.parse().ok())
-        .flatten()
-}
-
-/// The file name of version `v`.
-pub fn segment_name(v: u64) -> String {
-    format!("{v:020}.parquet")
 }
 
 impl StageLog {
@@ -505,6 +485,17 @@ impl StageLog {
         self.store.root().join(INDEX_DIR).join(&self.stage)
     }
 
+    /// Where the log's row index lives and what it is checked against.
+    pub fn rows_site(&self) -> super::rows::Site<'_> {
+        super::rows::Site {
+            stage: &self.stage,
+            dir: self.index_dir().join(super::rows::ROWS_DIR),
+            log: self.dir.clone(),
+            objects: self.store.objects(),
+            s3: self.store.is_s3(),
+        }
+    }
+
     /// The newest index that matches this log, if any.
     fn load_index(&self) -> Result<Option<KeyIndex>, LogError> {
         let refs = self.list()?;
@@ -580,7 +571,7 @@ impl StageLog {
             }
             if let Some((hash, batch)) = self.try_publish(&view.head, &events, config)? {
                 let version = view.head.next;
-                super::rows::committed(self, version, hash, &batch, B::LOOKUP);
+                super::rows::committed(&self.rows_site(), version, hash, &batch, B::LOOKUP);
                 view.head = Head {
                     next: version + 1,
                     hash: Some(hash),

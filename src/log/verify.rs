@@ -23,7 +23,8 @@ use arrow::array::RecordBatch;
 pub use super::problem::Problem;
 use super::references::References;
 use super::rows::{self, Entry};
-use super::stage_log::{SegmentRef, StageLog, segment_name};
+use super::segment::segment_name;
+use super::stage_log::{SegmentRef, StageLog};
 use super::{LogError, event, stages};
 use crate::progress::Progress;
 use crate::store::{Hash, Store};
@@ -68,7 +69,7 @@ pub fn verify_store(store: &Store, lookups: Lookups, progress: &dyn Progress) ->
         let before = problems.len();
         let (summary, entries) = verify_log(&log, lookups(&stage), &mut references, &mut problems, progress)?;
         if problems.len() == before {
-            match rows::check(&log, &entries) {
+            match rows::check(&log.rows_site(), &entries) {
                 Ok(checked) => index.push((stage.clone(), checked)),
                 Err(e) => problems.push(Problem::of(log.dir().to_path_buf(), &e)),
             }

@@ -19,7 +19,8 @@ use parquet::arrow::arrow_reader::{
 use parquet::file::metadata::PageIndexPolicy;
 
 use super::RecordError;
-use crate::log::rows::{Entry, Kind, Rows};
+use crate::log::rows::reader::Rows;
+use crate::log::rows::{Entry, Kind};
 use crate::log::segment::SegmentBytes;
 use crate::log::{LogError, StageLog};
 use crate::store::{Hash, Store};
@@ -212,7 +213,7 @@ fn widen(batch: &RecordBatch, schema: &Schema) -> Result<RecordBatch, arrow::err
 
 /// The entries newest first ("the latest by `created_at`, then event id").
 pub(super) fn newest_first(found: &mut [Found]) {
-    found.sort_by(|a, b| b.entry.age().cmp(&a.entry.age()));
+    found.sort_by_key(|f| std::cmp::Reverse(f.entry.age()));
 }
 
 /// The entries oldest first.

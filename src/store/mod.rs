@@ -33,7 +33,7 @@ use std::sync::Arc;
 pub(crate) use hash::HashingWriter;
 pub use hash::{Hash, KEY_ENCODING, KeyHasher, ParseHashError, traced};
 pub use objects::{LocalFile, ObjectError, Objects, Stray, write_atomic};
-pub(crate) use objects::{hash_file, sync_dir};
+pub(crate) use objects::{hash_file, same_file, sync_dir};
 pub use s3::{S3Bucket, S3Error};
 
 /// The blake3 of a file, as lowercase hex.

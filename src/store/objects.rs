@@ -347,6 +347,13 @@ fn check(expected: &Hash, actual: Hash, path: &Path) -> Result<(), ObjectError> 
     })
 }
 
+/// Whether two paths name one file (device and inode).
+pub(crate) fn same_file(a: &Path, b: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (a, b) = (fs::metadata(a)?, fs::metadata(b)?);
+    Ok(a.dev() == b.dev() && a.ino() == b.ino())
+}
+
 /// Hashes a file's content (memory-mapped, multi-threaded for large files).
 pub(crate) fn hash_file(path: &Path) -> io::Result<Hash> {
     let mut hasher = blake3::Hasher::new();

@@ -38,20 +38,25 @@
 //! only costs one read of the log; a reader that finds segments no file covers writes their
 //! files. An S3 store keeps no index files: a reader reads every segment's key columns.
 //! `ml2b verify` checks every file against the segments and rebuilds the index.
+//!
+//! This file holds the format, the writes (a commit's, a merge's, verification's) and the
+//! checks, on a log's [`Site`] (its folders and objects); [`reader`] is the index as a reader
+//! of the log sees it.
 
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::DataType;
 use memmap2::Mmap;
 
-use super::stage_log::{INDEX_DIR, SegmentRef, StageLog, same_file, segment_name};
+pub mod reader;
+
+use super::segment::segment_name;
 use super::{LogError, event};
-use crate::store::{Hash, KeyHasher, hash_file};
+use crate::store::{Hash, KeyHasher, Objects, hash_file, same_file};
 
 /// The folder of a log's row index, below `store/index/<stage>/`.
 pub const ROWS_DIR: &str = "rows";
@@ -231,19 +236,6 @@ fn lookup_of(columns: &Option<Vec<arrow::array::ArrayRef>>, i: usize) -> Option<
     Some(lookup_key(&values))
 }
 
-/// The entries of one segment (read and checked as every read is), and its hash.
-fn segment_entries(log: &StageLog, r: &SegmentRef, lookup: &[&str]) -> Result<(Vec<Entry>, Hash), LogError> {
-    let seg = log.read(r)?;
-    let columns = ["event_id", "unit_key", "upstream", "created_at"];
-    let wanted: Vec<&str> = columns.iter().chain(lookup).copied().collect();
-    let batches = seg
-        .batches(Some(&wanted))
-        .map_err(|m| LogError::damaged(&r.path, m))?;
-    let out =
-        of_batches(&batches, r.version, lookup).map_err(|e| LogError::damaged(&r.path, e.to_string()))?;
-    Ok((out, seg.hash))
-}
-
 /// A block's check: not yet made, passed, failed.
 const UNCHECKED: u8 = 0;
 const PASSED: u8 = 1;
@@ -401,136 +393,22 @@ fn range_of(sorted: &[Entry], lo: ([u8; 32], u8), hi: ([u8; 32], u8), out: &mut 
     );
 }
 
-/// A run of segments a reader finds entries of: an index file, or their entries read into
-/// memory (no file covers them, or the file failed a check).
-#[derive(Debug)]
-struct Part {
-    first: u64,
-    next: u64,
-    file: Option<RowFile>,
-    memory: OnceLock<Vec<Entry>>,
+/// Where a log's row index lives and what it is checked against (a log's
+/// `StageLog::rows_site`).
+pub struct Site<'a> {
+    pub stage: &'a str,
+    /// `store/index/<stage>/rows`.
+    pub dir: PathBuf,
+    /// The log's folder.
+    pub log: PathBuf,
+    pub objects: &'a Objects,
+    /// An S3 store, which keeps no index files.
+    pub s3: bool,
 }
 
-/// The row index of one log as a reader sees it: every segment of its snapshot covered.
-#[derive(Debug)]
-pub struct Rows {
-    log: StageLog,
-    refs: Vec<SegmentRef>,
-    lookup: &'static [&'static str],
-    parts: Vec<Part>,
-}
-
-impl Rows {
-    /// The index of `refs` (the log's segments as the reader listed them), writing the
-    /// files of segments none covers (best effort).
-    pub fn open(
-        log: &StageLog,
-        refs: Vec<SegmentRef>,
-        lookup: &'static [&'static str],
-    ) -> Result<Self, LogError> {
-        let upto = refs.len() as u64;
-        let mut parts = Vec::new();
-        let mut wrote = false;
-        let tiles = if log.is_s3() { Vec::new() } else { tile(log, upto) };
-        let mut tiles = tiles.into_iter().peekable();
-        let mut at = 0;
-        while at < upto {
-            if let Some(file) = tiles.next_if(|f| f.first == at) {
-                at = file.next;
-                parts.push(Part {
-                    first: file.first,
-                    next: file.next,
-                    file: Some(file),
-                    memory: OnceLock::new(),
-                });
-                continue;
-            }
-            let r = &refs[at as usize];
-            let (mut found, head) = segment_entries(log, r, lookup)?;
-            if !log.is_s3() {
-                wrote |= write(&dir(log), at, at + 1, head, &mut found).is_ok();
-            }
-            found.sort_unstable_by_key(Entry::order);
-            parts.push(Part {
-                first: at,
-                next: at + 1,
-                file: None,
-                memory: OnceLock::from(found),
-            });
-            at += 1;
-        }
-        if wrote {
-            compact(log, upto);
-        }
-        Ok(Self {
-            log: log.clone(),
-            refs,
-            lookup,
-            parts,
-        })
-    }
-
-    /// The segments of the snapshot.
-    pub fn refs(&self) -> &[SegmentRef] {
-        &self.refs
-    }
-
-    /// The entries of `kind` for `key`.
-    pub fn find(&self, kind: Kind, key: &Hash) -> Result<Vec<Entry>, LogError> {
-        self.range((key.0, kind as u8), (key.0, kind as u8))
-    }
-
-    /// The `Event` and `Unit` entries whose key lies in `lo..=hi` (a hex prefix's range).
-    pub fn prefix(&self, lo: &[u8; 32], hi: &[u8; 32]) -> Result<Vec<Entry>, LogError> {
-        let mut out = self.range((*lo, Kind::Event as u8), (*hi, Kind::Unit as u8))?;
-        out.retain(|e| matches!(e.kind, Kind::Event | Kind::Unit));
-        Ok(out)
-    }
-
-    fn range(&self, lo: ([u8; 32], u8), hi: ([u8; 32], u8)) -> Result<Vec<Entry>, LogError> {
-        let mut out = Vec::new();
-        for part in &self.parts {
-            if let Some(file) = part.file.as_ref().filter(|_| part.memory.get().is_none()) {
-                let before = out.len();
-                match file.range(lo, hi, &mut out) {
-                    Ok(()) => continue,
-                    Err(Damaged) => {
-                        file.discard();
-                        out.truncate(before);
-                    }
-                }
-            }
-            range_of(self.memory(part)?, lo, hi, &mut out);
-        }
-        Ok(out)
-    }
-
-    /// A part's entries read from its segments (once).
-    fn memory<'a>(&self, part: &'a Part) -> Result<&'a [Entry], LogError> {
-        if let Some(found) = part.memory.get() {
-            return Ok(found);
-        }
-        let mut found = Vec::new();
-        for r in &self.refs[part.first as usize..part.next as usize] {
-            found.extend(segment_entries(&self.log, r, self.lookup)?.0);
-        }
-        found.sort_unstable_by_key(Entry::order);
-        Ok(part.memory.get_or_init(|| found))
-    }
-}
-
-/// The folder of `log`'s row index files.
-fn dir(log: &StageLog) -> PathBuf {
-    log.store()
-        .root()
-        .join(INDEX_DIR)
-        .join(log.stage())
-        .join(ROWS_DIR)
-}
-
-/// The files in `log`'s index folder, by their names' ranges.
-fn listed(log: &StageLog) -> Vec<(u64, u64, PathBuf)> {
-    let Ok(read) = fs::read_dir(dir(log)) else {
+/// The files in the index folder, by their names' ranges.
+fn listed(site: &Site) -> Vec<(u64, u64, PathBuf)> {
+    let Ok(read) = fs::read_dir(&site.dir) else {
         return Vec::new();
     };
     let mut out: Vec<(u64, u64, PathBuf)> = read
@@ -545,26 +423,26 @@ fn listed(log: &StageLog) -> Vec<(u64, u64, PathBuf)> {
     out
 }
 
-/// Whether a file's head is segment `next - 1` of `log`: the same file as the object it
+/// Whether a file's head is segment `next - 1` of the log: the same file as the object it
 /// names, or the same bytes.
-fn heads(log: &StageLog, next: u64, head: &Hash) -> bool {
-    let segment = log.dir().join(segment_name(next - 1));
-    let object = log.store().objects().path(head);
+fn heads(site: &Site, next: u64, head: &Hash) -> bool {
+    let segment = site.log.join(segment_name(next - 1));
+    let object = site.objects.path(head);
     same_file(&segment, &object).unwrap_or(false) || hash_file(&segment).is_ok_and(|h| h == *head)
 }
 
 /// The valid files that cover segments `0..` of `log` one after the other, as far as they
 /// go below `upto` (each the widest that starts where the previous ends), skipping what
 /// none covers.
-fn tile(log: &StageLog, upto: u64) -> Vec<RowFile> {
-    let listed = listed(log);
+fn tile(site: &Site, upto: u64) -> Vec<RowFile> {
+    let listed = listed(site);
     let mut out = Vec::new();
     let mut at = 0;
     while at < upto {
         let mut chosen = None;
         for (first, next, path) in listed.iter().filter(|(f, n, _)| *f == at && *n <= upto) {
             match RowFile::open(path) {
-                Some(f) if (f.first, f.next) == (*first, *next) && heads(log, f.next, &f.head) => {
+                Some(f) if (f.first, f.next) == (*first, *next) && heads(site, f.next, &f.head) => {
                     chosen = Some(f);
                     break;
                 }
@@ -594,17 +472,16 @@ fn tile(log: &StageLog, upto: u64) -> Vec<RowFile> {
 
 /// After a commit of `batch` as segment `version` with hash `hash`: writes its index file
 /// and merges (best effort, logged: the index is a cache).
-pub(crate) fn committed(log: &StageLog, version: u64, hash: Hash, batch: &RecordBatch, lookup: &[&str]) {
-    if log.is_s3() {
+pub(crate) fn committed(site: &Site, version: u64, hash: Hash, batch: &RecordBatch, lookup: &[&str]) {
+    if site.s3 {
         return;
     }
-    let dir = dir(log);
     let written = entries(batch, version, 0, lookup).and_then(|mut found| {
-        write(&dir, version, version + 1, hash, &mut found).map_err(|e| LogError::io(&dir, e))
+        write(&site.dir, version, version + 1, hash, &mut found).map_err(|e| LogError::io(&site.dir, e))
     });
     match written {
-        Ok(_) => compact(log, version + 1),
-        Err(e) => tracing::debug!("no row index for segment {version} of {}: {e}", log.stage()),
+        Ok(_) => compact(site, version + 1),
+        Err(e) => tracing::debug!("no row index for segment {version} of {}: {e}", site.stage),
     }
 }
 
@@ -652,15 +529,14 @@ fn tier(file: &RowFile) -> u32 {
 /// Merges every run of [`FANOUT`] consecutive files of one tier below `upto`, and removes
 /// the files the merged ones cover (best effort; each merge leaves one file fewer, and a
 /// log of 2⁶⁴ segments has fewer than 8 × 22 files, so 256 rounds end it).
-fn compact(log: &StageLog, upto: u64) {
-    let dir = dir(log);
+fn compact(site: &Site, upto: u64) {
     for _ in 0..256 {
-        let tiles = tile(log, upto);
+        let tiles = tile(site, upto);
         let run = tiles.windows(FANOUT as usize).find(|w| {
             w.iter().all(|f| tier(f) == tier(&w[0])) && w.windows(2).all(|p| p[0].next == p[1].first)
         });
         let Some(run) = run else {
-            prune(log, &tiles);
+            prune(site, &tiles);
             return;
         };
         let mut found = Vec::new();
@@ -674,16 +550,16 @@ fn compact(log: &StageLog, upto: u64) {
             }
         }
         let last = &run[run.len() - 1];
-        if let Err(e) = write(&dir, run[0].first, last.next, last.head, &mut found) {
-            tracing::debug!("cannot merge the row index in {}: {e}", dir.display());
+        if let Err(e) = write(&site.dir, run[0].first, last.next, last.head, &mut found) {
+            tracing::debug!("cannot merge the row index in {}: {e}", site.dir.display());
             return;
         }
     }
 }
 
 /// Removes the files inside a range a tile covers, but not the tiles.
-fn prune(log: &StageLog, tiles: &[RowFile]) {
-    for (first, next, path) in listed(log) {
+fn prune(site: &Site, tiles: &[RowFile]) {
+    for (first, next, path) in listed(site) {
         let inside = tiles
             .iter()
             .any(|t| t.first <= first && next <= t.next && (t.first, t.next) != (first, next));
@@ -707,9 +583,9 @@ pub struct Checked {
 /// Checks every index file of `log` against `segments` (each segment's entries, in version
 /// order, from a full read of the log), removes the ones that fail, and leaves one file
 /// covering the whole log.
-pub fn check(log: &StageLog, segments: &[Vec<Entry>]) -> io::Result<Checked> {
+pub fn check(site: &Site, segments: &[Vec<Entry>]) -> io::Result<Checked> {
     let mut out = Checked::default();
-    if log.is_s3() {
+    if site.s3 {
         return Ok(out);
     }
     let upto = segments.len() as u64;
@@ -719,10 +595,10 @@ pub fn check(log: &StageLog, segments: &[Vec<Entry>]) -> io::Result<Checked> {
         all
     };
     let mut whole = false;
-    for (first, next, path) in listed(log) {
+    for (first, next, path) in listed(site) {
         let sound = next <= upto
             && RowFile::open(&path)
-                .filter(|f| (f.first, f.next) == (first, next) && heads(log, next, &f.head))
+                .filter(|f| (f.first, f.next) == (first, next) && heads(site, next, &f.head))
                 .and_then(|f| f.all().ok())
                 .is_some_and(|found| found == expected(first, next));
         if sound {
@@ -734,12 +610,12 @@ pub fn check(log: &StageLog, segments: &[Vec<Entry>]) -> io::Result<Checked> {
         }
     }
     if !whole && upto > 0 {
-        let head = hash_file(&log.dir().join(segment_name(upto - 1)))?;
-        write(&dir(log), 0, upto, head, &mut expected(0, upto))?;
+        let head = hash_file(&site.log.join(segment_name(upto - 1)))?;
+        write(&site.dir, 0, upto, head, &mut expected(0, upto))?;
         out.rebuilt = true;
     }
-    let tiles = tile(log, upto);
-    prune(log, &tiles);
+    let tiles = tile(site, upto);
+    prune(site, &tiles);
     Ok(out)
 }
 
@@ -756,8 +632,9 @@ pub fn of_batches(batches: &[RecordBatch], version: u64, lookup: &[&str]) -> Res
 
 #[cfg(test)]
 mod tests {
+    use super::reader::Rows;
     use super::*;
-    use crate::log::{Event, EventBody, Provenance, unit_key};
+    use crate::log::{Event, EventBody, Provenance, StageLog, unit_key};
     use crate::store::Store;
 
     #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -800,7 +677,7 @@ mod tests {
     }
 
     fn names(log: &StageLog) -> Vec<String> {
-        let mut names: Vec<String> = listed(log)
+        let mut names: Vec<String> = listed(&log.rows_site())
             .into_iter()
             .map(|(_, _, p)| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
@@ -895,7 +772,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path());
         let (log, events) = log_of(&store, 9);
-        fs::remove_dir_all(super::dir(&log)).unwrap();
+        fs::remove_dir_all(log.rows_site().dir).unwrap();
         let rows = open(&log);
         assert_eq!(
             places(rows.find(Kind::Event, &events[17].id).unwrap()),
@@ -904,7 +781,7 @@ mod tests {
         drop(rows);
         assert_eq!(names(&log).len(), 2, "{:?}", names(&log));
         // Damage an entry of the merged file: its block fails, the segments are read instead.
-        let merged = super::dir(&log).join(format!("{:020}-{:020}.rows", 0, 8));
+        let merged = log.rows_site().dir.join(format!("{:020}-{:020}.rows", 0, 8));
         let mut bytes = fs::read(&merged).unwrap();
         let last = bytes.len() - 1;
         bytes[last] ^= 0xff;
@@ -922,7 +799,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path());
         let (log, events) = log_of(&store, 1);
-        let path = super::dir(&log).join(format!("{:020}-{:020}.rows", 0, 1));
+        let path = log.rows_site().dir.join(format!("{:020}-{:020}.rows", 0, 1));
         let mut wrong = vec![Entry {
             key: Hash::of(b"not here"),
             kind: Kind::Event,
@@ -931,7 +808,14 @@ mod tests {
             version: 0,
             row: 0,
         }];
-        write(&super::dir(&log), 0, 1, Hash::of(b"another segment"), &mut wrong).unwrap();
+        write(
+            &log.rows_site().dir,
+            0,
+            1,
+            Hash::of(b"another segment"),
+            &mut wrong,
+        )
+        .unwrap();
         let rows = open(&log);
         assert_eq!(
             places(rows.find(Kind::Event, &events[1].id).unwrap()),
@@ -939,7 +823,7 @@ mod tests {
         );
         assert!(rows.find(Kind::Event, &Hash::of(b"not here")).unwrap().is_empty());
         assert!(
-            RowFile::open(&path).is_some_and(|f| heads(&log, 1, &f.head)),
+            RowFile::open(&path).is_some_and(|f| heads(&log.rows_site(), 1, &f.head)),
             "rewritten"
         );
     }
@@ -953,18 +837,18 @@ mod tests {
             .list()
             .unwrap()
             .iter()
-            .map(|r| segment_entries(&log, r, Probe::LOOKUP).unwrap().0)
+            .map(|r| reader::segment_entries(&log, r, Probe::LOOKUP).unwrap().0)
             .collect();
         // A file with the right head but an entry too few.
         let mut short: Vec<Entry> = segments[9].clone();
         short.pop();
         let head = log.check(&log.list().unwrap()[9]).unwrap();
-        let wrong = write(&super::dir(&log), 9, 10, head, &mut short).unwrap();
-        let checked = check(&log, &segments).unwrap();
+        let wrong = write(&log.rows_site().dir, 9, 10, head, &mut short).unwrap();
+        let checked = check(&log.rows_site(), &segments).unwrap();
         assert_eq!(checked.removed, vec![wrong]);
         assert!(checked.rebuilt);
         assert_eq!(names(&log), vec![format!("{:020}-{:020}.rows", 0, 10)]);
-        let again = check(&log, &segments).unwrap();
+        let again = check(&log.rows_site(), &segments).unwrap();
         assert_eq!((again.sound, again.removed.len(), again.rebuilt), (1, 0, false));
     }
 
