@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::RecordError;
 use super::logs::{Found as Located, Logs, newest_first};
-use crate::log::rows::Kind;
+use crate::log::rows::{Kind, prefix_range};
 use crate::store::Hash;
 use crate::terminal::Column;
 
@@ -79,7 +79,7 @@ pub(super) fn resolve(logs: &Logs, wanted: &str) -> Result<Found, RecordError> {
 /// How many events match, and the latest of them (newest first; at most SHOWN + 1 per unit
 /// key is enough to decide): index lookups, and a row read for each candidate returned.
 fn matches(logs: &Logs, prefix: &str) -> Result<(usize, Vec<Candidate>), RecordError> {
-    let (lo, hi) = bounds(prefix);
+    let (lo, hi) = prefix_range(prefix).ok_or_else(|| RecordError::NotHex(prefix.to_string()))?;
     let mut found = logs.prefix(&lo, &hi)?;
     // One per event: a match of its id wins over a match of its unit key.
     found.sort_by_key(|f| (f.log, f.entry.place(), f.entry.kind));
@@ -92,15 +92,6 @@ fn matches(logs: &Logs, prefix: &str) -> Result<(usize, Vec<Candidate>), RecordE
         .map(|f| candidate(logs, f))
         .collect::<Result<_, _>>()?;
     Ok((total, candidates))
-}
-
-/// The keys (inclusive) a hex prefix spans: the prefix followed by all `0`s, and by all `f`s.
-fn bounds(prefix: &str) -> ([u8; 32], [u8; 32]) {
-    let pad = |digit: char| -> [u8; 32] {
-        let hex: String = prefix.chars().chain(std::iter::repeat(digit)).take(64).collect();
-        hex.parse::<Hash>().map(|h| h.0).unwrap_or([0; 32])
-    };
-    (pad('0'), pad('f'))
 }
 
 /// The candidate an index entry names, its id and unit key read from its row.

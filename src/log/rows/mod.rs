@@ -151,6 +151,19 @@ impl Entry {
     }
 }
 
+/// The keys (inclusive) a hex prefix of an id or unit key spans: the prefix followed by
+/// all `0`s, and by all `f`s (`None` unless it is 1 to 64 hex digits).
+pub fn prefix_range(prefix: &str) -> Option<([u8; 32], [u8; 32])> {
+    if prefix.is_empty() || prefix.len() > 64 {
+        return None;
+    }
+    let pad = |digit: char| -> Option<[u8; 32]> {
+        let hex: String = prefix.chars().chain(std::iter::repeat(digit)).take(64).collect();
+        hex.parse::<Hash>().ok().map(|h| h.0)
+    };
+    Some((pad('0')?, pad('f')?))
+}
+
 /// The key of a lookup: the values of the lookup columns, as text, in their order.
 pub fn lookup_key(values: &[&str]) -> Hash {
     let mut k = KeyHasher::new("ml2b-rows/lookup");
@@ -672,6 +685,13 @@ mod tests {
         (log, all)
     }
 
+    /// A log of `segments` segments in a store of its own (kept while the folder lives).
+    fn logged(segments: u64) -> (tempfile::TempDir, StageLog, Vec<Event<Probe>>) {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = log_of(&Store::open(dir.path()), segments);
+        (dir, log, events)
+    }
+
     fn open(log: &StageLog) -> Rows {
         Rows::open(log, log.list().unwrap(), Probe::LOOKUP).unwrap()
     }
@@ -693,9 +713,7 @@ mod tests {
 
     #[test]
     fn every_key_of_an_event_finds_its_place() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path());
-        let (log, events) = log_of(&store, 3);
+        let (_dir, log, events) = logged(3);
         let rows = open(&log);
         let third = &events[2];
         assert_eq!(places(rows.find(Kind::Event, &third.id).unwrap()), vec![(1, 0)]);
@@ -727,17 +745,12 @@ mod tests {
 
     #[test]
     fn a_prefix_is_a_range_of_ids_and_unit_keys() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path());
-        let (log, events) = log_of(&store, 2);
+        let (_dir, log, events) = logged(2);
         let rows = open(&log);
         let e = &events[3];
         let hex = e.id.to_hex();
-        let pad = |c: char| -> [u8; 32] {
-            let s: String = hex[..5].chars().chain(std::iter::repeat(c)).take(64).collect();
-            s.parse::<Hash>().unwrap().0
-        };
-        let found = rows.prefix(&pad('0'), &pad('f')).unwrap();
+        let (lo, hi) = prefix_range(&hex[..5]).unwrap();
+        let found = rows.prefix(&lo, &hi).unwrap();
         assert!(
             found.iter().any(|f| f.kind == Kind::Event && f.key == e.id),
             "{found:?}"
@@ -749,9 +762,7 @@ mod tests {
 
     #[test]
     fn commits_write_files_that_merge_eight_at_a_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path());
-        let (log, events) = log_of(&store, 17);
+        let (_dir, log, events) = logged(17);
         assert_eq!(
             names(&log),
             vec![
@@ -769,9 +780,7 @@ mod tests {
 
     #[test]
     fn a_reader_writes_what_is_missing_and_reads_past_what_is_damaged() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path());
-        let (log, events) = log_of(&store, 9);
+        let (_dir, log, events) = logged(9);
         fs::remove_dir_all(log.rows_site().dir).unwrap();
         let rows = open(&log);
         assert_eq!(
@@ -796,9 +805,7 @@ mod tests {
 
     #[test]
     fn a_file_whose_head_is_not_the_log_is_ignored() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path());
-        let (log, events) = log_of(&store, 1);
+        let (_dir, log, events) = logged(1);
         let path = log.rows_site().dir.join(format!("{:020}-{:020}.rows", 0, 1));
         let mut wrong = vec![Entry {
             key: Hash::of(b"not here"),
@@ -830,9 +837,7 @@ mod tests {
 
     #[test]
     fn verification_removes_what_is_wrong_and_leaves_one_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path());
-        let (log, _) = log_of(&store, 10);
+        let (_dir, log, _) = logged(10);
         let segments: Vec<Vec<Entry>> = log
             .list()
             .unwrap()
