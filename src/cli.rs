@@ -53,6 +53,12 @@ pub enum Command {
     Run(RunArgs),
     /// Run one stage of the pipeline.
     Stage(StageArgs),
+    /// Translate the task texts competitions lack with a model, and back with another.
+    ///
+    /// Every missing `data/<id>/tasks/<code>.toml`, from English, then every missing
+    /// `back/<code>.toml`, into English; each leg of each pair an event of the `translate`
+    /// log, each text written where no file exists.
+    Translate(TranslateArgs),
     /// Run the baselines (reference solution, AutoGluon) and check their scores' ranges.
     Baselines(BaselinesArgs),
     /// List committed segments: version, hash, parent, event count, time.
@@ -560,6 +566,30 @@ pub struct GenerateArgs {
     pub sandbox: SandboxArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TranslateArgs {
+    #[command(flatten)]
+    pub select: TranslateValidateArgs,
+    /// The model of manifests/models.toml that translates from English.
+    #[arg(long, value_name = "NAME")]
+    pub model: String,
+    /// The model that translates back into English (another model: the back-translation
+    /// checks the first).
+    #[arg(long, value_name = "NAME")]
+    pub back_model: String,
+    /// Let one model translate both ways (its back-translation then checks itself).
+    #[arg(long)]
+    pub same_model_both_ways: bool,
+    /// Limit per HTTP attempt, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub request_timeout: u64,
+    /// The most tokens one answer may have (default: the model's `max_tokens`, else 8192).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    #[command(flatten)]
+    pub requests: RequestArgs,
 }
 
 #[derive(Debug, Args)]

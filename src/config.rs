@@ -27,6 +27,7 @@ impl crate::error::IsInputError for InputError {
         true
     }
 }
+crate::error::input_error!(InputError);
 
 /// The sandbox backends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -105,6 +106,23 @@ pub struct GenerateSettings {
     pub shard: Option<Shard>,
     /// Set when the run must stop (a cluster worker's SIGTERM).
     pub stop: Option<&'static std::sync::atomic::AtomicBool>,
+}
+
+/// `ml2b translate`.
+#[derive(Clone, Debug)]
+pub struct TranslateSettings {
+    pub selection: Selection,
+    /// The models of `manifests/models.toml` of each leg.
+    pub model: String,
+    pub back_model: String,
+    /// One model may translate both ways.
+    pub same_model_both_ways: bool,
+    /// Limit per HTTP attempt.
+    pub request_timeout: Duration,
+    /// Overrides the models' `max_tokens`.
+    pub max_tokens: Option<u32>,
+    /// Override the models' request limits.
+    pub requests: LimitOverrides,
 }
 
 /// `ml2b stage execute`.

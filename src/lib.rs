@@ -4,8 +4,10 @@
 //! pipeline drives the stages over the store, here or through an engine below it; the
 //! stages use the core; the core shares one vocabulary of events. Each layer imports only
 //! from the layers under it, never from above, and no two files import each other, even
-//! through others (`tests/it/architecture.rs` checks every rule below on the import graph
-//! of `src/`, transitively, and names the import that breaks one):
+//! through others, a `mod.rs` and its own children included: what a module's parts share
+//! (its error, its types) lives in a leaf file beside them, which the `mod.rs` re-exports
+//! (`tests/it/architecture.rs` checks every rule below on the import graph of `src/`,
+//! transitively, and names the import that breaks one):
 //!
 //! ```text
 //! main ─► commands             one file per command, thin: resolve, run, print

@@ -28,7 +28,7 @@ use crate::competition::Benchmark;
 use crate::config::{
     AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, ExecuteSettings,
     GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, SlurmSettings,
-    TranslateValidateSettings,
+    TranslateSettings, TranslateValidateSettings,
 };
 use crate::error::IsInputError;
 use crate::events::Provider;
@@ -36,7 +36,7 @@ use crate::events::{Execution, Generation, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
 use crate::manifest::{ManifestError, Model, Models};
 use crate::progress::Progress;
-use crate::providers::budget::{Budgets, RequestLimits};
+use crate::providers::budget::{Budgets, LimitOverrides, RequestLimits};
 use crate::providers::http::is_floating_alias;
 use crate::providers::{Responder, client_config};
 use crate::sandbox::{Backend, SandboxError};
@@ -46,7 +46,9 @@ use crate::stages::generate::aide::{Aide, trial::Trials};
 use crate::stages::generate::react::{React, python::Python};
 use crate::stages::generate::{Generate, prompt};
 use crate::stages::grade::GradeStage;
+use crate::stages::requests::Requests;
 use crate::stages::solution::Runner;
+use crate::stages::translate::{Leg, Translate, Written, same_model};
 use crate::stages::translate_validate::TranslateValidate;
 use crate::stages::{RunOptions, RunSummary, Stage, StageError, rederive, run_stage};
 use crate::store::{Hash, Store};
@@ -94,6 +96,7 @@ impl IsInputError for PipelineError {
         }
     }
 }
+crate::error::input_error!(PipelineError);
 
 /// Units in flight at once, per stage (none of it changes results). Generate's follow
 /// the model's request budget ([`Pipeline::generate`]).
@@ -155,6 +158,58 @@ impl<'a> Pipeline<'a> {
         Ok((summary, checks))
     }
 
+    /// translate: the forward leg with `s.model`, its texts written where none exist, then
+    /// the back leg with `s.back_model`, its texts written likewise. The two models must
+    /// differ unless `s.same_model_both_ways`; a model that answers no requests, or replays
+    /// another store, cannot translate.
+    pub fn translate(&self, s: &TranslateSettings) -> Result<Vec<(RunSummary, Written)>, PipelineError> {
+        let root = &s.selection.root;
+        let forward = self.model_named(root, &s.model, s.max_tokens)?;
+        let back = self.model_named(root, &s.back_model, s.max_tokens)?;
+        for m in [&forward, &back] {
+            if !m.provider.answers_requests() || m.provider == Provider::Replay {
+                return Err(InputError(format!(
+                    "model `{}` cannot translate: its provider `{}` answers no translation requests (use an openai, anthropic or local model)",
+                    m.name,
+                    crate::events::serde_name(&m.provider)
+                ))
+                .into());
+            }
+        }
+        if same_model(&forward, &back) && !s.same_model_both_ways {
+            return Err(InputError(format!(
+                "--model `{}` and --back-model `{}` are the same model ({}): a back-translation by the model that translated checks nothing; choose another back model, or pass --same-model-both-ways",
+                forward.name, back.name, forward.model
+            ))
+            .into());
+        }
+        let bench = self.bench(root)?;
+        let mut legs = Vec::new();
+        for (leg, model) in [(Leg::Forward, forward), (Leg::Back, back)] {
+            let limits = self.limits_of(&model, s.requests, 1)?;
+            let budget = self.budgets.of(&model.name, limits);
+            let config = client_config(&model, s.request_timeout, limits);
+            let responder = Responder::for_model(&model, config, budget.clone())
+                .map_err(|e| InputError(e.to_string()))?;
+            let stage = Arc::new(Translate {
+                bench: bench.clone(),
+                competitions: s.selection.competitions.clone(),
+                languages: s.selection.languages.clone(),
+                leg,
+                requests: Requests {
+                    model,
+                    store: self.store.clone(),
+                    responder,
+                },
+            });
+            let mut summary = self.run(stage.clone(), concurrency(budget.limits().max_in_flight))?;
+            summary.requests = Some(budget.report());
+            let written = stage.write_texts(self.store)?;
+            legs.push((summary, written));
+        }
+        Ok(legs)
+    }
+
     /// generate with one model (on its shard, when a cluster worker's). As many units run
     /// at once as the model's budget lets requests be in flight (a searching agent's
     /// searches also as many as `-j` runs their attempts: while some wait for answers,
@@ -162,13 +217,13 @@ impl<'a> Pipeline<'a> {
     /// records what the budget did.
     pub fn generate(&self, s: &GenerateSettings) -> Result<RunSummary, PipelineError> {
         let stage = self.generate_stage(s)?;
-        let budget = stage.responder.budget().clone();
+        let budget = stage.requests.responder.budget().clone();
         let in_flight = budget.limits().max_in_flight;
         let units = match s.agent.searches() {
             true => in_flight + s.sandbox.jobs.max(1),
             false => in_flight,
         };
-        let asks = stage.model.provider.answers_requests();
+        let asks = stage.requests.model.provider.answers_requests();
         let options = RunOptions {
             shard: s.shard,
             stop: s.stop,
@@ -242,13 +297,15 @@ impl<'a> Pipeline<'a> {
         let responder =
             Responder::for_model(&model, config, budget).map_err(|e| InputError(e.to_string()))?;
         Ok(Generate {
-            model,
+            requests: Requests {
+                model,
+                store: self.store.clone(),
+                responder,
+            },
             formats: s.formats.clone(),
             seeds: s.seeds,
             translations: self.translations(&s.selection)?,
             force: s.force,
-            store: self.store.clone(),
-            responder,
             limits: prompt::Limits::of(&s.sandbox.limits),
             aide: self.aide(s)?,
             react: self.react(s)?,
@@ -257,13 +314,18 @@ impl<'a> Pipeline<'a> {
 
     /// The model `s` names, with its `--max-tokens`, warning when its id is a floating alias.
     fn model(&self, s: &GenerateSettings) -> Result<Model, PipelineError> {
-        let root = &s.selection.root;
+        self.model_named(&s.selection.root, &s.model, s.max_tokens)
+    }
+
+    /// The model `name` of the root's `manifests/models.toml`, with `max_tokens` over its
+    /// own, warning when its id is a floating alias.
+    fn model_named(&self, root: &Path, name: &str, max_tokens: Option<u32>) -> Result<Model, PipelineError> {
         let models = Models::load(&root.join("manifests/models.toml"))?;
         let model = models
-            .get(&s.model)
-            .ok_or_else(|| InputError(format!("no model `{}` in manifests/models.toml", s.model)))?;
+            .get(name)
+            .ok_or_else(|| InputError(format!("no model `{name}` in manifests/models.toml")))?;
         let model = Model {
-            max_tokens: s.max_tokens.or(model.max_tokens),
+            max_tokens: max_tokens.or(model.max_tokens),
             ..model.clone()
         };
         if matches!(model.provider, Provider::Openai | Provider::Anthropic) && is_floating_alias(&model.model)
@@ -279,7 +341,17 @@ impl<'a> Pipeline<'a> {
     /// The model's request limits: the flags', else its manifest entry's, else its
     /// provider's defaults; this process's share of them.
     fn request_limits(&self, model: &Model, s: &GenerateSettings) -> Result<RequestLimits, PipelineError> {
-        let limits = RequestLimits::of(model, s.requests).shared_by(s.request_shares);
+        self.limits_of(model, s.requests, s.request_shares)
+    }
+
+    /// `model`'s request limits under `overrides`, this process's `shares` of them.
+    fn limits_of(
+        &self,
+        model: &Model,
+        overrides: LimitOverrides,
+        shares: u32,
+    ) -> Result<RequestLimits, PipelineError> {
+        let limits = RequestLimits::of(model, overrides).shared_by(shares);
         match limits.invalid() {
             Some(why) => Err(InputError(format!("model `{}`: {why}", model.name)).into()),
             None => Ok(limits),
@@ -489,7 +561,7 @@ impl<'a> Pipeline<'a> {
         let rt = runtime()?;
         let store = self.store;
         Ok(vec![
-            ("translate_validate", rt.block_on(rederive(&tv, store))?),
+            ("translate_validate", rt.block_on(tv.rederive(store))?),
             ("grade", rt.block_on(grade.rederive(store))?),
             ("analyze", rt.block_on(rederive(&analyze, store))?),
         ]

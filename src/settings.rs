@@ -13,7 +13,7 @@ use crate::cli::{self, GlobalArgs};
 pub use crate::config::{
     AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, Entry, ExecuteSettings,
     GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, SlurmSettings,
-    TranslateValidateSettings,
+    TranslateSettings, TranslateValidateSettings,
 };
 use crate::events::Format;
 use crate::manifest::cluster::{self, ClusterManifest};
@@ -213,6 +213,28 @@ impl TranslateValidateSettings {
     pub fn resolve(args: &cli::TranslateValidateArgs) -> Self {
         Self {
             selection: Selection::resolve(args),
+        }
+    }
+}
+impl TranslateSettings {
+    pub fn resolve(args: &cli::TranslateArgs) -> Self {
+        let cli::TranslateArgs {
+            select,
+            model,
+            back_model,
+            same_model_both_ways,
+            request_timeout,
+            max_tokens,
+            requests,
+        } = args;
+        Self {
+            selection: Selection::resolve(select),
+            model: model.clone(),
+            back_model: back_model.clone(),
+            same_model_both_ways: *same_model_both_ways,
+            request_timeout: Duration::from_secs(*request_timeout),
+            max_tokens: *max_tokens,
+            requests: requests.resolve(),
         }
     }
 }

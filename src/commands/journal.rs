@@ -22,6 +22,7 @@ use crate::events::Attempt;
 use crate::log::{Event, EventBody, StageLog};
 use crate::settings::{GlobalSettings, JournalSettings};
 use crate::stages::generate::aide::policy::{Node, submitted};
+use crate::terminal::{Column, table};
 
 /// Runs `ml2b journal`.
 pub(super) fn journal(settings: &GlobalSettings, args: &JournalSettings) -> anyhow::Result<ExitStatus> {
@@ -127,33 +128,47 @@ fn list(
         settings.printer.json(&rows)?;
         return Ok(ExitStatus::Success);
     }
-    writeln!(
-        settings.printer.stdout(),
-        "search        competition/language/model/format/seed    attempts  buggy  best step  metric"
-    )?;
-    for r in &rows {
-        let unit = format!(
-            "{}/{}/{}/{}/{}",
-            r["competition"].as_str().unwrap_or_default(),
-            r["language"].as_str().unwrap_or_default(),
-            r["model"].as_str().unwrap_or_default(),
-            r["format"].as_str().unwrap_or_default(),
-            r["seed"]
-        );
-        let metric = r["best_metric"]
-            .as_f64()
-            .map_or("-".to_string(), |m| m.to_string());
-        writeln!(
-            settings.printer.stdout(),
-            "{}  {unit:<40}  {:>8}  {:>5}  {:>9}  {metric}",
-            &r["search"].as_str().unwrap_or_default()[..12],
-            r["attempts"],
-            r["buggy"],
-            r["best_step"],
-        )?;
-    }
+    let header = [
+        "search",
+        "competition/language/model/format/seed",
+        "attempts",
+        "buggy",
+        "best step",
+        "metric",
+    ];
+    let mut lines = vec![header.map(String::from).to_vec()];
+    lines.extend(rows.iter().map(|r| {
+        let text = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+        vec![
+            text("search")[..12].to_string(),
+            [
+                text("competition"),
+                text("language"),
+                text("model"),
+                text("format"),
+                r["seed"].to_string(),
+            ]
+            .join("/"),
+            r["attempts"].to_string(),
+            r["buggy"].to_string(),
+            r["best_step"].to_string(),
+            r["best_metric"]
+                .as_f64()
+                .map_or("-".to_string(), |m| m.to_string()),
+        ]
+    }));
+    write!(settings.printer.stdout(), "{}", table(&SEARCHES, &lines))?;
     Ok(ExitStatus::Success)
 }
+
+/// The list of searches: id, unit, attempts, buggy ones, best step, then the best metric.
+const SEARCHES: [Column; 5] = [
+    Column::left(12).gap(2),
+    Column::left(40).gap(2),
+    Column::right(8).gap(2),
+    Column::right(5).gap(2),
+    Column::right(9).gap(2),
+];
 
 /// The search as AIDE's `journal.json`.
 fn aide_json(settings: &GlobalSettings, attempts: &[Event<Attempt>]) -> anyhow::Result<Value> {

@@ -1,12 +1,11 @@
 //! One module per command. Each takes resolved settings and returns an exit status.
 
-use std::io::Write;
-
 mod agreement;
 mod aup;
 mod baselines;
 mod bleu;
 mod check;
+mod common;
 mod grade_file;
 mod grade_sample;
 mod import;
@@ -22,112 +21,18 @@ mod show;
 mod stage;
 mod status;
 mod trajectory;
+mod translate;
 mod verify;
 mod view;
 mod worker;
 
-use std::process::ExitCode;
-
 use crate::cli::{Cli, Command};
-use crate::error::IsInputError;
 use crate::settings::GlobalSettings;
 
 pub use crate::config::InputError;
+pub use common::{ExitStatus, status_of};
+pub(crate) use common::{judge_completeness, print_report, runtime};
 pub use progress::ProgressBars;
-
-/// How a command ended (README.md, "Commands": 0 ok, 1 the work failed, 2 usage or input error).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExitStatus {
-    Success,
-    Failure,
-    Usage,
-}
-
-impl From<ExitStatus> for ExitCode {
-    fn from(s: ExitStatus) -> Self {
-        ExitCode::from(match s {
-            ExitStatus::Success => 0,
-            ExitStatus::Failure => 1,
-            ExitStatus::Usage => 2,
-        })
-    }
-}
-
-/// Says on stderr what `completeness` lacks; the exit status of a command whose tables it
-/// describes: 1 when samples are missing, unless `accepted` (`--accept-incomplete`).
-pub(crate) fn judge_completeness(
-    printer: &crate::settings::Printer,
-    completeness: Option<&crate::report::Completeness>,
-    accepted: bool,
-) -> ExitStatus {
-    let Some(c) = completeness.filter(|c| !c.is_complete()) else {
-        return ExitStatus::Success;
-    };
-    for line in c.lines() {
-        printer.warn(line);
-    }
-    if accepted {
-        return ExitStatus::Success;
-    }
-    printer.error(format_args!(
-        "{} planned sample(s) have no verdict: run the same command again to retry them (a fault of the environment is retried), or pass --accept-incomplete to keep them as failures",
-        c.missing
-    ));
-    ExitStatus::Failure
-}
-
-/// Prints a report: JSON with `--json`, else its human form.
-pub(crate) fn print_report<T: serde::Serialize + std::fmt::Display>(
-    settings: &GlobalSettings,
-    report: &T,
-) -> anyhow::Result<()> {
-    if settings.printer.json {
-        settings.printer.json(report)
-    } else {
-        writeln!(settings.printer.stdout(), "{report}")?;
-        Ok(())
-    }
-}
-
-/// The exit status an error maps to: 2 when its chain holds an input error, else 1.
-/// Each error type says whether it is one ([`IsInputError`], implemented beside it); this
-/// is the edge, where errors are type-erased, so it lists the types it asks.
-pub fn status_of(err: &anyhow::Error) -> ExitStatus {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err.as_ref());
-    while let Some(e) = cause {
-        if is_input_error(e) {
-            return ExitStatus::Usage;
-        }
-        cause = e.source();
-    }
-    ExitStatus::Failure
-}
-
-/// Whether `e`, when its type is one that knows, says it is the user's input.
-fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
-    macro_rules! ask {
-        ($($t:ty),* $(,)?) => {
-            $(if let Some(e) = e.downcast_ref::<$t>() {
-                return e.is_input_error();
-            })*
-        };
-    }
-    ask!(
-        crate::config::InputError,
-        crate::pipeline::PipelineError,
-        crate::stages::StageError,
-        crate::manifest::ManifestError,
-        crate::sandbox::SandboxError,
-        crate::competition::import::ImportError,
-        crate::competition::prepare::PrepareError,
-        crate::query::QueryError,
-        crate::record::RecordError,
-        crate::metrics::aup::AupError,
-        crate::metrics::text_files::TextStatsError,
-        crate::metrics::grading::GradeError,
-    );
-    false
-}
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
@@ -148,6 +53,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Run(args) => run::run(&settings, &s::RunSettings::resolve(&args)?),
         Command::Stage(args) => stage::stage(&settings, &args),
+        Command::Translate(args) => translate::translate(&settings, &s::TranslateSettings::resolve(&args)),
         Command::Baselines(args) => baselines::baselines(&settings, &s::BaselinesSettings::resolve(&args)?),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Journal(args) => journal::journal(&settings, &s::JournalSettings::resolve(&args)),
@@ -176,9 +82,4 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Worker(args) => worker::worker(&settings, &s::WorkerSettings::resolve(&args)?),
         Command::Status(args) => status::status(&settings, &s::StatusSettings::resolve(&args)?),
     }
-}
-
-/// A tokio runtime for commands that need one.
-pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
 }

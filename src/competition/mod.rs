@@ -25,6 +25,7 @@ pub mod import;
 pub mod integrity;
 pub mod prepare;
 pub mod program;
+pub mod sample;
 pub mod source_format;
 pub mod spec;
 pub mod split;
@@ -51,13 +52,20 @@ impl Competition {
         &self.manifest.id
     }
 
-    /// The languages with a task text: the manifest's list, or all of `languages`.
+    /// The languages with a task text: the manifest's list (default: all of `languages`),
+    /// then, in `languages`' order, each other language whose `tasks/<code>.toml` exists
+    /// (a text `ml2b translate` made for a competition imported in fewer languages).
     pub fn languages<'a>(&'a self, languages: &'a Languages) -> Vec<&'a str> {
         if self.manifest.languages.is_empty() {
-            languages.all().iter().map(|l| l.code.as_str()).collect()
-        } else {
-            self.manifest.languages.iter().map(String::as_str).collect()
+            return languages.all().iter().map(|l| l.code.as_str()).collect();
         }
+        let mut out: Vec<&str> = self.manifest.languages.iter().map(String::as_str).collect();
+        for l in languages.all() {
+            if !out.contains(&l.code.as_str()) && self.task_path(&l.code).is_file() {
+                out.push(&l.code);
+            }
+        }
+        out
     }
 
     /// `data/<id>/tasks/<code>.toml`.

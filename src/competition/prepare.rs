@@ -65,6 +65,7 @@ impl crate::error::IsInputError for PrepareError {
         matches!(self, Self::Csv { .. } | Self::Data { .. } | Self::Manifest(_))
     }
 }
+crate::error::input_error!(PrepareError);
 
 impl PrepareError {
     /// The same error with each path that `relocate` maps replaced: an import prepares in a

@@ -47,6 +47,16 @@ pub struct Generation {
     pub translation_passed: bool,
 }
 
+impl Generation {
+    /// The sample, as errors and progress name it: `competition/language/format/seed`.
+    pub fn label(&self) -> String {
+        format!(
+            "{}/{}/{}/{}",
+            self.competition, self.language, self.format, self.seed
+        )
+    }
+}
+
 impl EventBody for Generation {
     const STAGE: &'static str = "generate";
     const SCHEMA_VERSION: u32 = 2;

@@ -11,6 +11,8 @@
 //!
 //! ```text
 //! log (table)          body                 one event per …                      upstream
+//! translate            TranslatedText       (competition, from, to, source text, the forward event
+//!                                            model, request)                      (back leg)
 //! translate_validate   TranslationCheck     (competition, language ≠ en)         —
 //! generate             Generation           (competition, language, model,        —
 //!                                            format, seed)
@@ -51,6 +53,7 @@ mod grade;
 mod journal;
 mod planned;
 mod trajectory;
+mod translated;
 mod translation;
 mod vocabulary;
 
@@ -62,7 +65,8 @@ pub use grade::{Grade, GradeV2, GradeV3};
 pub use journal::Attempt;
 pub use planned::PlannedSample;
 pub use trajectory::TrajectoryStep;
-pub use translation::{RATING_SCALE, TranslationCheck};
+pub use translated::TranslatedText;
+pub use translation::{RATING_SCALE, TranslationCheck, TranslationCheckV1};
 pub use vocabulary::{Format, Outcome, ParseFormatError, Provider, serde_name};
 
 use arrow::datatypes::Schema;
@@ -97,7 +101,8 @@ impl Log {
 }
 
 /// Every log of the pipeline, in pipeline order.
-pub const LOGS: [Log; 9] = [
+pub const LOGS: [Log; 10] = [
+    Log::of::<TranslatedText>(),
     Log::of::<TranslationCheck>(),
     Log::of::<PlannedSample>(),
     Log::of::<Generation>(),

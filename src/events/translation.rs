@@ -2,6 +2,11 @@
 //!
 //! Written by `stages::translate_validate`; read by generate (which pairs to leave out),
 //! the views of `queries/` and `ml2b stage translate-validate`.
+//!
+//! Schema versions: 2 keeps 1's columns and changes the gate: it fails a translation that
+//! lost what must stay verbatim (`manifest::verbatim`). [`TranslationCheckV1`] hashes a
+//! body as version 1 did, so that `TranslateValidate::rederive` re-derives a version-1
+//! event, without that check, as it was written.
 
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +48,19 @@ pub struct TranslationCheck {
 }
 
 impl EventBody for TranslationCheck {
+    const STAGE: &'static str = "translate_validate";
+    /// 2: the gate checks what must stay verbatim (`manifest::verbatim`); same columns.
+    const SCHEMA_VERSION: u32 = 2;
+    const LOOKUP: &'static [&'static str] = &["competition", "language"];
+}
+
+/// A check of schema version 1: the same body as version 2 (without the verbatim check),
+/// hashed with its own version.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TranslationCheckV1(pub TranslationCheck);
+
+impl EventBody for TranslationCheckV1 {
     const STAGE: &'static str = "translate_validate";
     const SCHEMA_VERSION: u32 = 1;
     const LOOKUP: &'static [&'static str] = &["competition", "language"];

@@ -18,6 +18,7 @@
 //! fast, each file checked before use and rebuilt when it fails: the committed unit keys
 //! ([`index`], for planning) and where each event is ([`rows`], for reading one event).
 
+mod error;
 pub mod event;
 pub mod fold;
 pub mod index;
@@ -29,83 +30,13 @@ pub mod stage_log;
 pub mod verify;
 
 use std::io;
-use std::path::{Path, PathBuf};
 
+pub use error::LogError;
 pub use event::{Event, EventBody, Provenance, unit_key};
 pub use fold::State;
 pub use stage_log::{Committed, Head, SegmentRef, StageLog, View};
 
-use crate::store::{Hash, ObjectError, S3Error, Store, s3::S3Bucket};
-
-/// A failure of the event log.
-#[derive(Debug, thiserror::Error)]
-pub enum LogError {
-    #[error("I/O failed at {path}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-    #[error(transparent)]
-    Object(#[from] ObjectError),
-    /// The S3 backend failed (boxed: its client's errors are large).
-    #[error(transparent)]
-    S3(Box<S3Error>),
-    #[error("segment {path} is damaged: {reason}")]
-    Damaged { path: PathBuf, reason: String },
-    #[error("segment {path} is missing: the log has a gap there")]
-    Gap { path: PathBuf },
-    #[error(
-        "segment {path} breaks the hash chain: its parent should be {} but it names {}",
-        show(expected),
-        show(found)
-    )]
-    BrokenChain {
-        path: PathBuf,
-        expected: Option<Hash>,
-        found: Option<Hash>,
-    },
-    #[error("`{0}` is not a stage name (lowercase letters, digits, `_`)")]
-    StageName(String),
-    #[error("the events of stage `{stage}` have no valid schema: {reason}")]
-    Schema { stage: String, reason: String },
-    #[error("column `{0}` is missing or malformed")]
-    Column(String),
-    #[error("could not encode a value for hashing")]
-    Json(#[source] serde_json::Error),
-    #[error("could not convert events to or from Arrow")]
-    Arrow(#[source] serde_arrow::Error),
-    #[error("Arrow failed")]
-    ArrowCore(#[from] arrow::error::ArrowError),
-    #[error("Parquet failed")]
-    Parquet(#[from] parquet::errors::ParquetError),
-}
-
-fn show(h: &Option<Hash>) -> String {
-    h.map_or_else(|| "nothing".to_string(), |h| h.short())
-}
-
-impl From<S3Error> for LogError {
-    fn from(e: S3Error) -> Self {
-        Self::S3(Box::new(e))
-    }
-}
-
-impl LogError {
-    pub(crate) fn io(path: &Path, source: io::Error) -> Self {
-        Self::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-
-    pub(crate) fn damaged(path: &Path, reason: impl Into<String>) -> Self {
-        Self::Damaged {
-            path: path.to_path_buf(),
-            reason: reason.into(),
-        }
-    }
-}
+use crate::store::{Hash, Store, s3::S3Bucket};
 
 /// The stages that have a log in `store`, sorted by name.
 pub fn stages(store: &Store) -> Result<Vec<String>, LogError> {

@@ -34,7 +34,7 @@ use super::problem::Problem;
 use crate::store::{Hash, Store};
 
 /// `_blake3` columns that hash what the store does not keep.
-pub const NOT_OBJECTS: [&str; 10] = [
+pub const NOT_OBJECTS: [&str; 12] = [
     // grade: the private answers, the MLE-bench leaderboard and the grading program's
     // files, under the benchmark root.
     "answers_blake3",
@@ -51,6 +51,10 @@ pub const NOT_OBJECTS: [&str; 10] = [
     "request_blake3",
     // journal: the validation split of the training rows, written outside the store.
     "validation_blake3",
+    // translate: the task file translated, under the benchmark root, and the instructions,
+    // compiled into the binary.
+    "source_blake3",
+    "instructions_blake3",
 ];
 
 /// `inputs` entries (`<name>=<hash>`) that name no log: the manifests' fingerprint.

@@ -6,67 +6,17 @@
 
 pub mod cluster;
 pub mod competition;
+mod file;
 pub mod languages;
 pub mod models;
 pub mod task;
 pub mod templates;
-
-use std::path::{Path, PathBuf};
+pub mod verbatim;
 
 pub use competition::CompetitionManifest;
+pub use file::{ManifestError, load, parse};
 pub use languages::{Language, Languages, Tier};
 pub use models::{Model, Models};
 pub use task::TaskText;
-
-/// A manifest that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ManifestError {
-    #[error("cannot read manifest {}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{}:{line}: {message}", path.display())]
-    Syntax {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
-    #[error("{}: {field}: {message}", path.display())]
-    Invalid {
-        path: PathBuf,
-        field: String,
-        message: String,
-    },
-}
-
-impl crate::error::IsInputError for ManifestError {
-    fn is_input_error(&self) -> bool {
-        true
-    }
-}
-
-/// Parses `text` (the content of `path`) strictly into `T`.
-pub fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, ManifestError> {
-    toml::from_str(text).map_err(|e| ManifestError::Syntax {
-        path: path.to_path_buf(),
-        line: e.span().map_or(1, |s| line_of(text, s.start)),
-        message: e.message().trim().to_string(),
-    })
-}
-
-/// Reads and parses a manifest file.
-pub fn load<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ManifestError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse(path, &text)
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
 
 pub use crate::events::serde_name;

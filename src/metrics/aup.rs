@@ -306,6 +306,7 @@ impl crate::error::IsInputError for AupError {
         true
     }
 }
+crate::error::input_error!(AupError);
 
 type CellKey = (String, String, String);
 

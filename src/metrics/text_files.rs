@@ -133,6 +133,7 @@ impl crate::error::IsInputError for TextStatsError {
         self.is_bad_input()
     }
 }
+crate::error::input_error!(TextStatsError);
 
 impl TextStatsError {
     /// Whether the error is in the user's input (exit code 2) rather than an

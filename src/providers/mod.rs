@@ -17,6 +17,7 @@
 pub mod budget;
 pub mod http;
 pub mod local;
+mod model;
 pub mod replay;
 pub mod template;
 
@@ -25,71 +26,14 @@ use std::time::Duration;
 
 pub use http::{Attempt, ChatRequest, ClientConfig, Completion, Message, ProviderError, cost_usd};
 
+pub use model::{ChatModel, RespondError, Response, Sample};
+
 use budget::{Budget, RequestLimits};
 
-use crate::events::Format;
 use crate::events::Provider;
 use crate::log::LogError;
 use crate::manifest::models::Model;
-use crate::store::{Hash, Store};
-
-/// What a request is asked for: the sample of the benchmark it answers.
-#[derive(Clone, Copy, Debug)]
-pub struct Sample<'a> {
-    pub competition: &'a str,
-    pub language: &'a str,
-    pub format: Format,
-    pub seed: u32,
-    /// The rendered prompt's object hash: a replayed response must answer the same.
-    pub prompt_blake3: Option<Hash>,
-}
-
-/// Why a request got no response.
-#[derive(Debug, thiserror::Error)]
-pub enum RespondError {
-    /// The model could not be set up (a client, the replayed store, the local weights).
-    #[error("model `{model}`: {reason}")]
-    Setup { model: String, reason: String },
-    /// The model answers no requests (`reference`, `template`).
-    #[error("the reference provider answers no requests")]
-    NoRequests,
-    /// The provider was asked and gave no answer; the text is what the unit records.
-    #[error("{0}")]
-    Unanswered(String),
-    /// The response could not be stored or a replayed one read.
-    #[error(transparent)]
-    Store(#[from] LogError),
-    /// Storing the response panicked.
-    #[error("storing the response failed")]
-    Panicked(#[source] tokio::task::JoinError),
-}
-
-impl From<crate::store::ObjectError> for RespondError {
-    fn from(e: crate::store::ObjectError) -> Self {
-        Self::Store(e.into())
-    }
-}
-
-/// A provider that answers chat requests.
-#[async_trait::async_trait]
-pub trait ChatModel: Send + Sync {
-    /// Answers `request`, asked for `sample`.
-    async fn complete(&self, request: &ChatRequest, sample: &Sample<'_>) -> Result<Completion, RespondError>;
-
-    /// What identifies the answering model beyond its manifest entry (a local model's
-    /// weights), for the request cache's key.
-    fn identity(&self) -> String {
-        String::new()
-    }
-}
-
-/// A stored response.
-#[derive(Clone, Debug)]
-pub struct Response {
-    pub completion: Completion,
-    /// The object holding `completion` as JSON.
-    pub object: Hash,
-}
+use crate::store::Store;
 
 /// The answering side of a model (none for `reference` and `template`), and the model's
 /// request budget: HTTP clients take a permit per attempt, the others one per answer.

@@ -36,13 +36,16 @@ impl Replay {
     }
 
     fn recorded(&self, sample: &Sample<'_>) -> Result<Completion, RespondError> {
+        let missing = RespondError::Unanswered;
+        let format = sample
+            .format
+            .ok_or_else(|| missing("replay answers only the generate stage's samples".into()))?;
         let key = (
             sample.competition.to_string(),
             sample.language.to_string(),
-            sample.format,
+            format,
             sample.seed,
         );
-        let missing = RespondError::Unanswered;
         let recorded = self.by_sample.get(&key).ok_or_else(|| {
             missing(format!(
                 "the replayed store {} has no response for it",

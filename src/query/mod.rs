@@ -69,6 +69,7 @@ impl crate::error::IsInputError for QueryError {
         matches!(self, Self::Invalid(_))
     }
 }
+crate::error::input_error!(QueryError);
 
 impl QueryError {
     fn classify(e: DataFusionError) -> Self {

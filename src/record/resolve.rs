@@ -9,53 +9,13 @@
 
 use serde::Serialize;
 
-use super::RecordError;
+use super::error::{Candidate, RecordError};
 use super::logs::{Found as Located, Logs, newest_first};
 use crate::log::rows::{Kind, prefix_range};
 use crate::store::Hash;
-use crate::terminal::Column;
 
 /// How many candidates an ambiguous prefix lists.
 const SHOWN: usize = 10;
-
-/// An event a prefix matched.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Candidate {
-    pub log: String,
-    pub event_id: Hash,
-    pub unit_key: Hash,
-    /// Which of its hashes the prefix matched: `event_id` or `unit_key`.
-    pub matched: &'static str,
-}
-
-/// The columns of [`candidates`] (the last, what matched, is free).
-const CANDIDATES: [Column; 5] = [
-    Column::left(18),
-    Column::left(0),
-    Column::left(0).gap(2),
-    Column::left(0),
-    Column::left(0).gap(2),
-];
-
-/// The candidates as a table, one indented line each (no newline after the last).
-pub(super) fn candidates(candidates: &[Candidate]) -> String {
-    let rows: Vec<Vec<String>> = candidates
-        .iter()
-        .map(|c| {
-            vec![
-                c.log.clone(),
-                "event".into(),
-                c.event_id.to_string(),
-                "unit".into(),
-                c.unit_key.to_string(),
-                format!("({} matched)", c.matched),
-            ]
-        })
-        .collect();
-    let table = crate::terminal::table(&CANDIDATES, &rows);
-    let lines: Vec<String> = table.lines().map(|line| format!("  {line}")).collect();
-    lines.join("\n")
-}
 
 /// The event a prefix names.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -29,6 +29,14 @@ pub enum ReportError {
         expected: &'static str,
     },
 
+    /// A layout's columns do not make a table (a bug of the layout).
+    #[error("table {table:?}: cannot lay out its columns")]
+    Layout {
+        table: String,
+        #[source]
+        source: ArrowError,
+    },
+
     /// Arrow's CSV writer rejected the batch.
     #[error("table {table:?}: cannot write CSV")]
     Csv {

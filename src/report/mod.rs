@@ -30,6 +30,7 @@ pub(crate) mod cells;
 mod completeness;
 mod delimited;
 mod error;
+mod files;
 mod heatmap;
 mod html;
 mod latex;
@@ -37,70 +38,22 @@ mod markdown;
 mod plots;
 mod profile;
 mod svg;
+mod table;
 pub(crate) mod templates;
-
-use arrow::record_batch::RecordBatch;
 
 pub use bars::bars_svg;
 pub use completeness::{Completeness, FaultGroup, Incomplete};
 pub use delimited::csv;
 pub use error::ReportError;
+pub use files::{Files, files};
 pub use heatmap::heatmap_svg;
 pub use html::{COLLAPSE_ROWS, Section, html_table, index_html, index_html_with_notice};
 pub use latex::latex;
 pub use markdown::markdown;
 pub use plots::{Plot, float_column, heatmaps, plots_of, profiles, series_names, text_column, tier_bars};
 pub use profile::{attainment_steps, profile_svg};
+pub use table::{Style, Table};
 pub(crate) use templates::escape as html_escape;
-
-/// One result table, ready to be written in every table format.
-#[derive(Debug, Clone)]
-pub struct Table {
-    /// File stem shared by the table's files, e.g. `pass_rate`.
-    pub name: String,
-    /// Human title: the Markdown heading and the LaTeX caption.
-    pub title: String,
-    /// One paragraph saying what the numbers are; may be empty.
-    pub description: String,
-    /// The data; column names become the header row.
-    pub batch: RecordBatch,
-}
-
-/// Presentation choices shared by the human-readable table formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Style {
-    /// Digits after the decimal point for floating-point columns.
-    pub decimals: usize,
-}
-
-impl Default for Style {
-    fn default() -> Self {
-        Self { decimals: 3 }
-    }
-}
-
-impl Table {
-    /// Checks that [`Table::name`] can serve as a file stem and a LaTeX label.
-    pub fn check_name(&self) -> Result<(), ReportError> {
-        let valid = !self.name.is_empty()
-            && self
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if valid {
-            Ok(())
-        } else {
-            Err(ReportError::InvalidName {
-                name: self.name.clone(),
-            })
-        }
-    }
-
-    /// The file name of this table in the format with extension `ext` (`md`, `csv`, `tex`).
-    pub fn file_name(&self, ext: &str) -> String {
-        format!("{}.{ext}", self.name)
-    }
-}
 
 #[cfg(test)]
 mod test_support;

@@ -28,6 +28,7 @@ impl crate::error::IsInputError for SandboxError {
         matches!(self, Self::Unavailable(_))
     }
 }
+crate::error::input_error!(SandboxError);
 
 pub(super) fn io(what: String) -> impl FnOnce(std::io::Error) -> SandboxError {
     move |source| SandboxError::Io { what, source }

@@ -11,11 +11,19 @@
 //!   exists. ml2b never invents ratings: without a file the AC1 gate is not applied and the
 //!   event says so.
 //!
-//! Gate (the manifest's `[gates]`): BLEU ≥ `min_bleu` and, where ratings exist, AC1 ≥
-//! `min_ac1`; a missing back-translation fails. The unit key covers the blake3 of every
-//! input file, the gates and the metric signatures, so an edited text is checked anew and an
-//! unchanged one never twice. [`TranslateValidate::verdicts`] tells later stages which pairs
-//! to leave out.
+//! * **what must stay verbatim** (schema version 2 on): the translation keeps every code
+//!   span, file name, identifier, number and metric name of the English
+//!   (`manifest::verbatim`); each one lost is named in the event's reasons.
+//!
+//! Gate (the manifest's `[gates]`): BLEU ≥ `min_bleu`, nothing lost that must stay verbatim,
+//! and, where ratings exist, AC1 ≥ `min_ac1`; a missing back-translation fails. The unit key
+//! covers the blake3 of every input file, the gates and the metric signatures, so an edited
+//! text is checked anew and an unchanged one never twice. [`TranslateValidate::verdicts`]
+//! tells later stages which pairs to leave out.
+//!
+//! Schema versions: 1 had no verbatim check. A version-1 check is re-derived as it was
+//! written ([`TranslateValidate::rederive`]): its key with version 1, and without the
+//! verbatim check; its body is today's (the version changed the gate, not the columns).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -23,9 +31,10 @@ use std::sync::Arc;
 
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
-use crate::events::{RATING_SCALE, TranslationCheck};
+use crate::events::{RATING_SCALE, TranslationCheck, TranslationCheckV1};
 use crate::log::{EventBody, StageLog, unit_key};
 use crate::manifest::TaskText;
+use crate::manifest::verbatim;
 use crate::metrics::agreement::Weights;
 use crate::metrics::bleu::{BleuOptions, corpus_bleu};
 use crate::metrics::chrf::{ChrfOptions, corpus_chrf};
@@ -41,7 +50,11 @@ pub struct Unit {
     translation: String,
     english: TaskText,
     english_blake3: Hash,
+    /// The translation checked.
+    text: TaskText,
     text_blake3: Hash,
+    /// The manifest's metric name (`rmsle`): its words must stay verbatim.
+    metric: String,
     back: Option<(TaskText, Hash)>,
     ratings: Option<(PathBuf, Hash)>,
     min_bleu: f64,
@@ -103,7 +116,9 @@ impl TranslateValidate {
                     translation: format!("{:?}", c.manifest.translation).to_lowercase(),
                     english: english.clone(),
                     english_blake3,
+                    text: c.task(code).map_err(manifest_err)?,
                     text_blake3: super::file_blake3(&c.task_path(code))?,
+                    metric: c.manifest.metric.name.clone(),
                     back,
                     ratings,
                     min_bleu: c.manifest.gates.min_bleu,
@@ -115,8 +130,16 @@ impl TranslateValidate {
     }
 }
 
+/// The schema version whose checks had no verbatim check.
+const WITHOUT_VERBATIM: u32 = TranslationCheckV1::SCHEMA_VERSION;
+
 /// The unit key of a check: every input's hash, the gates and the metric signatures.
 pub fn key_of(unit: &Unit) -> Result<Hash, StageError> {
+    key_with_version(unit, TranslationCheck::SCHEMA_VERSION)
+}
+
+/// The unit key of a check under schema `version`.
+fn key_with_version(unit: &Unit, version: u32) -> Result<Hash, StageError> {
     let params = serde_json::json!({
         "competition": unit.competition,
         "language": unit.language,
@@ -129,12 +152,7 @@ pub fn key_of(unit: &Unit) -> Result<Hash, StageError> {
         "bleu": bleu_options().signature(1),
         "chrf": chrf_options().signature(1),
     });
-    Ok(unit_key(
-        TranslationCheck::STAGE,
-        TranslationCheck::SCHEMA_VERSION,
-        &[],
-        &params,
-    )?)
+    Ok(unit_key(TranslationCheck::STAGE, version, &[], &params)?)
 }
 
 impl Stage for TranslateValidate {
@@ -162,6 +180,11 @@ impl Stage for TranslateValidate {
 
 /// Runs one check (pure: the same unit gives the same body).
 pub fn check(unit: Unit) -> Result<TranslationCheck, StageError> {
+    check_with_version(unit, TranslationCheck::SCHEMA_VERSION)
+}
+
+/// Runs one check as schema `version` checked (version 1: no verbatim check).
+fn check_with_version(unit: Unit, version: u32) -> Result<TranslationCheck, StageError> {
     let label = format!("{}/{}", unit.competition, unit.language);
     let fail = |message: String| StageError::Unit {
         label: label.clone(),
@@ -186,6 +209,17 @@ pub fn check(unit: Unit) -> Result<TranslationCheck, StageError> {
         && b < unit.min_bleu
     {
         reasons.push(format!("back-translation BLEU {b:.4} < {}", unit.min_bleu));
+    }
+    if version > WITHOUT_VERBATIM {
+        let lost = verbatim::lost(&unit.english, &unit.text, &unit.metric);
+        if !lost.is_empty() {
+            let list: Vec<String> = lost.iter().map(ToString::to_string).collect();
+            reasons.push(format!(
+                "the translation lost {} of what must stay verbatim: {}",
+                lost.len(),
+                list.join(", ")
+            ));
+        }
     }
     let mut body = TranslationCheck {
         competition: unit.competition.clone(),
@@ -249,5 +283,41 @@ impl TranslateValidate {
                 Ok(((p.unit.competition, p.unit.language), verdict))
             })
             .collect()
+    }
+}
+
+impl TranslateValidate {
+    /// Re-derives every committed check whose inputs are still the benchmark's, under the
+    /// schema version it was written with: returns how many were re-derived and the ids
+    /// (with the new id) that came out different.
+    pub async fn rederive(&self, store: &Store) -> Result<(usize, Vec<(Hash, String)>), StageError> {
+        let committed =
+            StageLog::new(store, TranslationCheck::STAGE)?.read_versioned::<TranslationCheck>()?;
+        let units = self.units()?;
+        let mut by_key = std::collections::HashMap::new();
+        for unit in &units {
+            for version in [WITHOUT_VERBATIM, TranslationCheck::SCHEMA_VERSION] {
+                by_key.insert(key_with_version(unit, version)?, (unit, version));
+            }
+        }
+        let (mut found, mut differ) = (0, Vec::new());
+        for (_, e) in committed {
+            let Some(&(unit, version)) = by_key.get(&e.unit_key) else {
+                continue;
+            };
+            found += 1;
+            let label = format!("{}/{}", unit.competition, unit.language);
+            let body = check_with_version(unit.clone(), version)?;
+            let id = match version {
+                WITHOUT_VERBATIM => {
+                    crate::log::Event::compute_id(&e.unit_key, &[], &TranslationCheckV1(body))?
+                }
+                _ => crate::log::Event::compute_id(&e.unit_key, &[], &body)?,
+            };
+            if id != e.id {
+                differ.push((e.id, format!("{label} re-derived as {id}")));
+            }
+        }
+        Ok((found, differ))
     }
 }

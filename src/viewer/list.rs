@@ -24,6 +24,7 @@ use minijinja::context;
 
 use super::grid::{Empty, Grid, Head, HtmlGrid, Td};
 use super::html::{Nav, href, page as shell};
+use super::state::Facets;
 use super::templates::{render, safe};
 use super::{ViewError, Viewer};
 
@@ -148,27 +149,6 @@ impl RunQuery {
 /// A link to the runs whose `columns` have these values.
 pub(crate) fn runs_link(filters: &[(&str, &str)]) -> String {
     href("/", filters)
-}
-
-/// Every value of each filter column, and how many runs there are.
-pub(crate) struct Facets {
-    values: Vec<(&'static str, Vec<String>)>,
-    total: usize,
-}
-
-impl Facets {
-    /// The values of `column` in the order the form offers them.
-    fn values(&self, column: &str) -> &[String] {
-        self.values
-            .iter()
-            .find(|(c, _)| *c == column)
-            .map_or(&[], |(_, v)| v.as_slice())
-    }
-
-    /// Whether some run has `value` in `column` (a filter by it can list runs).
-    pub(crate) fn contains(&self, column: &str, value: &str) -> bool {
-        self.values(column).iter().any(|v| v == value)
-    }
 }
 
 /// The facets, computed on first use.

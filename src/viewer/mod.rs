@@ -60,11 +60,11 @@ mod matrix;
 mod object;
 mod plots;
 mod run;
+mod state;
 mod tables;
 mod templates;
 
 use std::net::IpAddr;
-use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -72,90 +72,10 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use datafusion::prelude::SessionContext;
-use tokio::sync::OnceCell;
 
-use crate::competition::Benchmark;
-use crate::query::catalog;
-use crate::record::{RecordError, Records, is_id_prefix as is_hex_id};
-use crate::store::Store;
-
+pub(crate) use crate::record::is_id_prefix as is_hex_id;
 pub use error::ViewError;
-
-/// The viewer: the store's records and what is computed from them, shared by every
-/// request.
-#[derive(Clone)]
-pub struct Viewer {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    records: Records,
-    /// The records' SQL session, opened with the viewer.
-    ctx: SessionContext,
-    /// The manifest's languages (code, English name), in its order.
-    languages: Vec<(String, String)>,
-    /// Set once the `runs` view is computed for the viewer's columns ([`list::warm`]).
-    warm: OnceCell<()>,
-    facets: OnceCell<list::Facets>,
-    /// The tables of `queries/`, in catalog order, computed on first use.
-    tables: Vec<OnceCell<Arc<crate::report::Table>>>,
-}
-
-impl Viewer {
-    /// Opens `store` for reading with the benchmark's manifests and views (checking every
-    /// segment, as every reader does).
-    pub async fn open(store: Store, bench: Benchmark) -> Result<Self, RecordError> {
-        let languages = bench
-            .languages
-            .all()
-            .iter()
-            .map(|l| (l.code.clone(), l.name.clone()))
-            .collect();
-        let records = Records::open(store, Some(bench)).await?;
-        let ctx = records.session().await?.clone();
-        Ok(Self {
-            inner: Arc::new(Inner {
-                records,
-                ctx,
-                languages,
-                warm: OnceCell::new(),
-                facets: OnceCell::new(),
-                tables: catalog::TABLES.iter().map(|_| OnceCell::new()).collect(),
-            }),
-        })
-    }
-
-    fn records(&self) -> &Records {
-        &self.inner.records
-    }
-
-    fn ctx(&self) -> &SessionContext {
-        &self.inner.ctx
-    }
-
-    fn store(&self) -> &Store {
-        self.inner.records.store()
-    }
-
-    /// The manifest's language codes, in its order.
-    fn language_order(&self) -> Vec<String> {
-        self.inner
-            .languages
-            .iter()
-            .map(|(code, _)| code.clone())
-            .collect()
-    }
-
-    /// The English name of the language `code`.
-    fn language_name(&self, code: &str) -> Option<&str> {
-        self.inner
-            .languages
-            .iter()
-            .find(|(c, _)| c == code)
-            .map(|(_, name)| name.as_str())
-    }
-}
+pub use state::Viewer;
 
 /// Serves `viewer` on `listener` until the process ends. The run list's data (the `runs`
 /// view and the filter choices) is computed at once, in the background: by the time a

@@ -16,7 +16,8 @@ use minijinja::context;
 
 use super::grid::{Grid, Head, HtmlGrid, Td};
 use super::html::{Nav, page as shell, pre};
-use super::list::{self, FILTERS, Facets};
+use super::list::{self, FILTERS};
+use super::state::Facets;
 use super::templates::{render as template, safe};
 use super::{ViewError, Viewer};
 use crate::query::catalog::{self, TABLES};

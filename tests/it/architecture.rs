@@ -300,8 +300,7 @@ fn no_two_files_import_each_other_even_through_others() {
     let cycles = graph().cycles();
     assert!(
         cycles.is_empty(),
-        "files in import cycles (a file's use of what its enclosing modules define is not \
-         counted):\n{}",
+        "files in import cycles (a child's use of its own mod.rs included):\n{}",
         cycles
             .iter()
             .map(|c| c.join(" ⇄ "))

@@ -42,5 +42,6 @@ mod stages;
 mod stats;
 mod status;
 mod throughput;
+mod translate;
 mod viewer;
 mod worker;

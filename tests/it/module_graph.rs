@@ -135,10 +135,10 @@ impl Graph {
         out
     }
 
-    /// The strongly connected groups of more than one file (Tarjan), each sorted. A
-    /// file's use of what an enclosing module's `mod.rs` defines (`super::Finding`, the
-    /// module's error type) is not counted: a `mod.rs` is its children's shared vocabulary
-    /// and drives them, the ordinary shape of a Rust module. `lib.rs` is no such module.
+    /// The strongly connected groups of more than one file (Tarjan), each sorted. Every
+    /// edge counts, a child's use of its own `mod.rs` too: what a module's parts share (its
+    /// error, its types) lives in a leaf file beside them, so a `mod.rs` that drives its
+    /// children is never also their vocabulary.
     pub fn cycles(&self) -> Vec<Vec<String>> {
         let index: BTreeMap<&str, usize> = self
             .files
@@ -147,7 +147,7 @@ impl Graph {
             .map(|(i, f)| (f.as_str(), i))
             .collect();
         let mut next: Vec<Vec<usize>> = vec![Vec::new(); self.files.len()];
-        for e in self.edges.iter().filter(|e| !encloses(&e.to, &e.from)) {
+        for e in &self.edges {
             if let (Some(&a), Some(&b)) = (index.get(e.from.as_str()), index.get(e.to.as_str())) {
                 next[a].push(b);
             }
@@ -179,13 +179,6 @@ impl Graph {
         groups.sort();
         groups
     }
-}
-
-/// Whether `module` is the `mod.rs` of a folder that holds `file`.
-fn encloses(module: &str, file: &str) -> bool {
-    module
-        .strip_suffix("mod.rs")
-        .is_some_and(|folder| file != module && file.starts_with(folder))
 }
 
 struct Tarjan<'a> {

@@ -20,6 +20,7 @@
 
 mod derive;
 mod domain;
+mod error;
 pub mod ml2b;
 pub mod mle_bench;
 pub mod mle_config;
@@ -30,60 +31,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use derive::{ComposedId, Derivation, Derived};
+pub use error::ImportError;
 
 use super::{Competition, prepare};
 use crate::manifest::competition::TaskType;
 use crate::manifest::{CompetitionManifest, ManifestError, TaskText};
 use crate::metrics::grading::{InputKind, Metric};
-
-/// Why an import (or one competition of it) failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ImportError {
-    #[error("cannot read {}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{}: {message}", path.display())]
-    Invalid { path: PathBuf, message: String },
-    #[error("cannot write {}", path.display())]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("`{id}` already exists at {}; remove it first (import never overwrites)", path.display())]
-    Exists { id: String, path: PathBuf },
-    #[error("{} of the selected competitions are not there:\n  {}", .0.len(), .0.join("\n  "))]
-    NotFound(Vec<String>),
-    #[error(transparent)]
-    Manifest(#[from] ManifestError),
-    #[error("preparing imported `{id}`")]
-    Prepare {
-        id: String,
-        #[source]
-        source: prepare::PrepareError,
-    },
-}
-
-impl crate::error::IsInputError for ImportError {
-    fn is_input_error(&self) -> bool {
-        matches!(
-            self,
-            Self::Invalid { .. } | Self::NotFound(_) | Self::Exists { .. } | Self::Manifest(_)
-        )
-    }
-}
-
-impl ImportError {
-    pub(crate) fn invalid(path: &Path, message: impl Into<String>) -> Self {
-        Self::Invalid {
-            path: path.to_path_buf(),
-            message: message.into(),
-        }
-    }
-}
 
 /// One competition ready to install.
 #[derive(Clone, Debug)]

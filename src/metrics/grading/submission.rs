@@ -190,6 +190,7 @@ impl crate::error::IsInputError for GradeError {
         )
     }
 }
+crate::error::input_error!(GradeError);
 
 /// Scores `predictions` against `answers` with default options but the id column.
 pub fn score_files(

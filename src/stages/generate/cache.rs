@@ -16,10 +16,11 @@
 
 use std::path::PathBuf;
 
-use super::{StageError, provider_name};
+use crate::events::Provider;
 use crate::log::LogError;
 use crate::manifest::models::Model;
 use crate::providers::{ChatRequest, Completion, Response};
+use crate::stages::StageError;
 use crate::store::{Hash, KeyHasher, Store};
 
 /// The cache key of one request.
@@ -99,4 +100,16 @@ pub fn lookup(store: &Store, key: &Hash) -> Result<Option<Response>, StageError>
 /// Records that `key` was answered by `response`.
 pub fn record(store: &Store, key: &Hash, response: &Response) -> Result<(), StageError> {
     record_object(store, REQUESTS, key, &response.object)
+}
+
+/// The manifest's name of a provider.
+pub fn provider_name(p: Provider) -> &'static str {
+    match p {
+        Provider::Openai => "openai",
+        Provider::Anthropic => "anthropic",
+        Provider::Reference => "reference",
+        Provider::Replay => "replay",
+        Provider::Local => "local",
+        Provider::Template => "template",
+    }
 }

@@ -55,14 +55,11 @@ use crate::events::Provider;
 use crate::events::{Agent, Generation};
 use crate::log::{EventBody, LogError, unit_key};
 use crate::manifest::models::Model;
-use crate::providers::{self as provider, Responder, Response, Sample, template};
+use crate::providers::{self as provider, template};
 use crate::store::Store;
 
-/// The most tokens a response may have.
-pub const MAX_TOKENS: u32 = 4096;
-
-/// Sampling temperature of LLM requests (the seed varies the sample).
-pub const TEMPERATURE: f64 = 0.7;
+pub use crate::stages::requests::{MAX_TOKENS, Requests, TEMPERATURE};
+pub use cache::provider_name;
 
 /// One unit.
 #[derive(Clone, Debug)]
@@ -89,7 +86,8 @@ pub enum Unit {
 
 /// The stage.
 pub struct Generate {
-    pub model: Model,
+    /// The model asked, the store and the responder.
+    pub requests: Requests,
     pub formats: Vec<Format>,
     /// Samples per (competition, language, format): seeds `0..seeds`.
     pub seeds: u32,
@@ -98,8 +96,6 @@ pub struct Generate {
     pub translations: TranslateValidate,
     /// Run pairs whose translation failed or was not checked.
     pub force: bool,
-    pub store: Store,
-    pub responder: Responder,
     /// Limits the prompt states (they should match execute's).
     pub limits: prompt::Limits,
     /// The AIDE agent, for LLM models (`None`: one-shot, or react).
@@ -135,13 +131,16 @@ impl Generate {
     }
 
     fn body(&self, c: &Competition, language: &str, format: Format, seed: u32, passed: bool) -> Generation {
-        let http = matches!(self.model.provider, Provider::Openai | Provider::Anthropic);
+        let http = matches!(
+            self.requests.model.provider,
+            Provider::Openai | Provider::Anthropic
+        );
         Generation {
             competition: c.id().to_string(),
             language: language.to_string(),
-            model: self.model.name.clone(),
-            provider: self.model.provider,
-            agent: match self.model.provider {
+            model: self.requests.model.name.clone(),
+            provider: self.requests.model.provider,
+            agent: match self.requests.model.provider {
                 Provider::Reference => Agent::Reference,
                 Provider::Template => Agent::Template,
                 _ if self.aide.is_some() => Agent::Aide,
@@ -159,7 +158,7 @@ impl Generate {
             attempts: 0,
             extraction: None,
             finish_reason: None,
-            floating_alias: http && provider::http::is_floating_alias(&self.model.model),
+            floating_alias: http && provider::http::is_floating_alias(&self.requests.model.model),
             input_tokens: 0,
             output_tokens: 0,
             cost_usd: 0.0,
@@ -191,8 +190,11 @@ impl Generate {
     /// key is the code's hash, like the reference's, so identical renderings (every
     /// language of a competition) share one execution.
     fn template_unit(&self, mut body: Generation, c: &Competition) -> Result<Planned<Unit>, StageError> {
-        let r = template::render(&self.model, c, body.seed).map_err(|e| {
-            StageError::failed(format!("rendering model `{}`'s template", self.model.name), e)
+        let r = template::render(&self.requests.model, c, body.seed).map_err(|e| {
+            StageError::failed(
+                format!("rendering model `{}`'s template", self.requests.model.name),
+                e,
+            )
         })?;
         let code = r.code.into_bytes();
         body.code_blake3 = crate::store::Hash::of(&code);
@@ -231,10 +233,15 @@ impl Generate {
         c: &Competition,
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
-        refuse_replay(&self.model, "aide", "journal")?;
+        refuse_replay(&self.requests.model, "aide", "journal")?;
         let inputs = self.prompt_inputs(c, &body.language, format)?;
-        let first = aide::first_request(self, c, &body, &inputs)?;
-        let first = cache::request_key(&self.model, &self.responder.identity(), &first, body.seed)?;
+        let first = aide::first_request(&self.requests, c, &body, &inputs)?;
+        let first = cache::request_key(
+            &self.requests.model,
+            &self.requests.responder.identity(),
+            &first,
+            body.seed,
+        )?;
         let split = aide.trials.split(c, aide.config.validation_fraction)?;
         let what = aide.key_params(&first, &split.blake3);
         planned(what, body, |body, key| Unit::Search {
@@ -257,12 +264,17 @@ impl Generate {
         c: &Competition,
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
-        refuse_replay(&self.model, "react", "trajectory")?;
+        refuse_replay(&self.requests.model, "react", "trajectory")?;
         let inputs = self.prompt_inputs(c, &body.language, format)?;
-        let protocol = self.model.tool_protocol();
+        let protocol = self.requests.model.tool_protocol();
         let opening = react::opening(&inputs, c, &react.config, protocol)?;
-        let first = react::request(self, &body, opening, protocol, 0);
-        let first = cache::request_key(&self.model, &self.responder.identity(), &first, body.seed)?;
+        let first = react::request(&self.requests, &body, opening, protocol, 0);
+        let first = cache::request_key(
+            &self.requests.model,
+            &self.requests.responder.identity(),
+            &first,
+            body.seed,
+        )?;
         let split = react.trials.split(c, react.config.validation_fraction)?;
         let what = react.key_params(&first, &split.blake3, protocol);
         planned(what, body, |body, key| Unit::React {
@@ -289,17 +301,22 @@ impl Generate {
             serde_json::to_vec(&serde_json::json!({"system": rendered.system, "user": rendered.user}))
                 .map_err(LogError::Json)?;
         let request = provider::ChatRequest {
-            model: self.model.model.clone(),
+            model: self.requests.model.model.clone(),
             messages: vec![
                 provider::Message::text("system", rendered.system),
                 provider::Message::text("user", rendered.user),
             ],
             temperature: TEMPERATURE,
             seed: Some(u64::from(body.seed)),
-            max_tokens: self.model.max_tokens.unwrap_or(MAX_TOKENS),
+            max_tokens: self.requests.model.max_tokens.unwrap_or(MAX_TOKENS),
             tools: Vec::new(),
         };
-        let key = cache::request_key(&self.model, &self.responder.identity(), &request, body.seed)?;
+        let key = cache::request_key(
+            &self.requests.model,
+            &self.requests.responder.identity(),
+            &request,
+            body.seed,
+        )?;
         body.prompt_blake3 = Some(blake3::hash(&prompt).into());
         body.request_blake3 = Some(key);
         planned(key, body, |body, _| Unit::Request {
@@ -319,70 +336,10 @@ impl Generate {
             .map_err(StageError::Benchmark)?;
         Ok(found[0])
     }
-
-    /// Answers one request, cached under `key`: from the cache, or from the provider (then
-    /// cached).
-    async fn respond(
-        &self,
-        key: &crate::store::Hash,
-        body: &Generation,
-        request: &provider::ChatRequest,
-    ) -> Result<Response, StageError> {
-        let (store, k) = (self.store.clone(), *key);
-        if let Some(cached) = blocking(move || cache::lookup(&store, &k)).await? {
-            return Ok(cached);
-        }
-        let response = self
-            .responder
-            .respond(&self.store, &sample(body), request)
-            .await
-            .map_err(|e| respond_error(body, e))?;
-        let (store, k, object) = (self.store.clone(), *key, response.object);
-        blocking(move || cache::record_object(&store, cache::REQUESTS, &k, &object)).await?;
-        Ok(response)
-    }
-
-    /// Stores `bytes` as an object, off the async workers (a put syncs to disk).
-    async fn put(&self, bytes: Vec<u8>) -> Result<crate::store::Hash, StageError> {
-        let store = self.store.clone();
-        blocking(move || Ok(store.objects().put(&bytes).map_err(LogError::from)?)).await
-    }
-}
-
-/// Runs `f`, which blocks (file writes synced to disk, S3 calls), on tokio's blocking
-/// threads, so that the async workers keep serving the requests in flight.
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, StageError> + Send + 'static,
-) -> Result<T, StageError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(StageError::Panicked)?
 }
 
 /// A unit keyed by (competition, language, model, format, seed, `what`): the code's hash for
 /// the reference provider, the request's cache key for the others.
-/// Commits an agent's search steps to their log (`journal` for aide, `trajectory` for
-/// react): one event per `(step, seconds, body)`, keyed by the search and the step; keys the
-/// log holds already are dropped, so a resumed search commits each step once.
-pub(crate) fn commit_steps<B: EventBody>(
-    g: &Generate,
-    search: &crate::store::Hash,
-    steps: impl IntoIterator<Item = (u32, f64, B)>,
-) -> Result<(), StageError> {
-    use crate::log::{Event, Provenance, StageLog};
-    let log = StageLog::new(&g.store, B::STAGE)?;
-    let events = steps
-        .into_iter()
-        .map(|(step, seconds, body)| {
-            let key = unit_key(B::STAGE, B::SCHEMA_VERSION, &[], &(search.to_hex(), step))?;
-            Event::new(key, Vec::new(), body, Provenance::now((seconds * 1000.0) as u64))
-        })
-        .collect::<Result<Vec<_>, LogError>>()?;
-    let mut view = log.view()?;
-    log.commit(&mut view, events, None)?;
-    Ok(())
-}
-
 /// Records `planned` in the `planned` log (each unit under its own key, so a unit planned
 /// before is not recorded again): what every table's denominator counts.
 pub(crate) fn record_plan(store: &Store, planned: &[Planned<Unit>]) -> Result<(), StageError> {
@@ -454,48 +411,9 @@ fn planned(
     Ok(Planned {
         key,
         upstream: Vec::new(),
-        label: label(&body),
+        label: body.label(),
         unit: unit(body, key),
     })
-}
-
-/// The sample a generate event is, as providers see it.
-fn sample(b: &Generation) -> Sample<'_> {
-    Sample {
-        competition: &b.competition,
-        language: &b.language,
-        format: b.format,
-        seed: b.seed,
-        prompt_blake3: b.prompt_blake3,
-    }
-}
-
-/// A provider's failure as the unit's: an unanswered request fails that unit only.
-fn respond_error(b: &Generation, e: provider::RespondError) -> StageError {
-    match e {
-        provider::RespondError::Unanswered(message) => StageError::Unit {
-            label: label(b),
-            message,
-        },
-        provider::RespondError::Store(e) => StageError::Log(e),
-        e => StageError::failed(format!("model for {}", label(b)), e),
-    }
-}
-
-fn label(b: &Generation) -> String {
-    format!("{}/{}/{}/{}", b.competition, b.language, b.format, b.seed)
-}
-
-/// The manifest's name of a provider.
-pub fn provider_name(p: Provider) -> &'static str {
-    match p {
-        Provider::Openai => "openai",
-        Provider::Anthropic => "anthropic",
-        Provider::Reference => "reference",
-        Provider::Replay => "replay",
-        Provider::Local => "local",
-        Provider::Template => "template",
-    }
 }
 
 fn mode_of(format: Format) -> prompt::Mode {
@@ -535,12 +453,12 @@ impl Stage for Generate {
         let mut planned = Vec::new();
         for (c, language, passed) in self.pairs(store)? {
             for &format in &self.formats {
-                if self.model.provider == Provider::Template && format != Format::Modular {
+                if self.requests.model.provider == Provider::Template && format != Format::Modular {
                     continue;
                 }
                 for seed in 0..self.seeds.max(1) {
                     let body = self.body(c, &language, format, seed, passed);
-                    planned.push(match self.model.provider {
+                    planned.push(match self.requests.model.provider {
                         Provider::Reference => self.reference_unit(body, c, format)?,
                         Provider::Template => self.template_unit(body, c)?,
                         _ => match (&self.aide, &self.react) {
@@ -559,9 +477,9 @@ impl Stage for Generate {
         match unit {
             Unit::Fixed { body, code, context } => {
                 if let Some(context) = context {
-                    self.put(context).await?;
+                    self.requests.put(context).await?;
                 }
-                self.put(code).await?;
+                self.requests.put(code).await?;
                 Ok(body)
             }
             Unit::Request {
@@ -570,14 +488,14 @@ impl Stage for Generate {
                 prompt,
                 required,
             } => {
-                self.put(prompt).await?;
+                self.requests.put(prompt).await?;
                 let key = body
                     .request_blake3
                     .ok_or(StageError::Invariant("a request unit without its key"))?;
-                let response = self.respond(&key, &body, &request).await?;
+                let response = self.requests.respond(&key, &body, &request).await?;
                 let found = extract::from_completion(&response.completion, required);
                 body.code_bytes = found.code.len() as u64;
-                body.code_blake3 = self.put(found.code.into_bytes()).await?;
+                body.code_blake3 = self.requests.put(found.code.into_bytes()).await?;
                 body.response_blake3 = Some(response.object);
                 body.attempts = response.completion.attempts.len() as u32;
                 body.extraction = serde_json::to_string(&found.how).ok();
@@ -587,8 +505,8 @@ impl Stage for Generate {
                 body.cost_usd = provider::cost_usd(
                     body.input_tokens,
                     body.output_tokens,
-                    self.model.usd_per_mtok_input,
-                    self.model.usd_per_mtok_output,
+                    self.requests.model.usd_per_mtok_input,
+                    self.requests.model.usd_per_mtok_output,
                 );
                 Ok(body)
             }
@@ -602,7 +520,7 @@ impl Stage for Generate {
                     .bench
                     .select(std::slice::from_ref(&body.competition))
                     .map_err(StageError::Benchmark)?[0];
-                aide::search(self, aide, c, body, search).await
+                aide::search(&self.requests, aide, c, body, search).await
             }
             Unit::React { body, search } => {
                 let react = self
@@ -610,7 +528,7 @@ impl Stage for Generate {
                     .as_ref()
                     .ok_or(StageError::Invariant("a react unit without its agent"))?;
                 let c = self.competition(&body.competition)?;
-                react::search(self, react, c, body, search).await
+                react::search(&self.requests, react, c, body, search).await
             }
         }
     }

@@ -45,20 +45,22 @@
 //! ([`GradeV3`]).
 
 pub mod baselines;
+mod score;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Planned, Stage, StageError};
-use crate::competition::grading::{LeaderboardUseError, score_file_graded};
+use crate::competition::grading::LeaderboardUseError;
 use crate::competition::{Benchmark, Competition, Side};
 use crate::events::{Execution, Grade, GradeV2, GradeV3};
-use crate::log::{Event, EventBody, LogError, StageLog, unit_key};
+use crate::log::{Event, EventBody, StageLog, unit_key};
 use crate::manifest::competition::BaselineRole;
 use crate::metrics::aup::run_ratio;
-use crate::metrics::grading::{Rules, Score};
+use crate::metrics::grading::Rules;
 use crate::store::{Hash, Store};
 pub use baselines::{BaselineRun, Baselines};
+pub use score::score_execution;
 
 /// One unit: an execute event and the baseline runs it is compared with.
 #[derive(Clone, Debug)]
@@ -338,28 +340,4 @@ fn in_range(c: &Competition, role: BaselineRole, score: f64) -> Option<bool> {
         );
     }
     Some(inside)
-}
-
-/// The score of an execution's predictions under `rules`: `Err(reason)` when the run is not
-/// `ok` or its predictions fail the grader's checks.
-pub fn score_execution(
-    store: &Store,
-    c: &Competition,
-    x: &Execution,
-    rules: Rules,
-) -> Result<Result<f64, String>, StageError> {
-    let Some(hash) = x
-        .predictions_blake3
-        .filter(|_| x.outcome == crate::events::Outcome::Ok)
-    else {
-        return Ok(Err(format!("the run ended {}", x.outcome)));
-    };
-    let predictions = store.objects().local_file(&hash).map_err(LogError::from)?;
-    let score = score_file_graded(c, &predictions, rules)
-        .map_err(|e| StageError::failed(format!("grading {}", x.competition), e))?
-        .score;
-    Ok(match score {
-        Score::Valid { score, .. } => Ok(score),
-        Score::Invalid { reason } => Err(reason.to_string()),
-    })
 }

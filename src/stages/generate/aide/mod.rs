@@ -24,13 +24,12 @@
 //! (`cache/requests/`, `cache/trials/`), so a re-run replays the finished steps without a
 //! call or a run and commits the same events; the log drops keys it already holds.
 
+mod config;
 pub mod policy;
 pub mod trial;
 
-use serde::{Deserialize, Serialize};
-
+use super::extract;
 use super::prompt::{self, AideStep, PromptInputs, Remembered};
-use super::{Generate, StageError, extract};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
 use crate::events::Format;
@@ -38,7 +37,10 @@ use crate::events::{Attempt, Generation};
 use crate::log::LogError;
 use crate::metrics::grading::Direction;
 use crate::providers::{ChatRequest, Message, Response, cost_usd};
+use crate::stages::StageError;
+use crate::stages::requests::Requests;
 use crate::store::Hash;
+pub use config::Config;
 use policy::{Action, Node};
 use trial::{Trial, Trials};
 
@@ -47,42 +49,6 @@ pub const AGENT: &str = "aide";
 
 /// The longest plan kept (characters).
 const PLAN_CHARS: usize = 2000;
-
-/// The search's settings; all of them change results, so all are in the unit key.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Config {
-    /// Attempts at most.
-    pub steps: u32,
-    /// Recorded seconds at most (see the module docs); the step that crosses it is the last.
-    pub time_budget_s: u64,
-    /// Drafts before any debugging or improving (AIDE's `num_drafts`).
-    pub drafts: u32,
-    /// Probability of debugging a buggy leaf at a step (AIDE's `debug_prob`).
-    pub debug_prob: f64,
-    /// Debug chains deeper than this are abandoned (AIDE's `max_debug_depth`).
-    pub max_debug_depth: u32,
-    /// Share of the public training rows held out for validation.
-    pub validation_fraction: f64,
-}
-
-impl Config {
-    /// AIDE's defaults (`steps 20, num_drafts 5, debug_prob 0.5, max_debug_depth 3`), an
-    /// hour, and a fifth of the rows (AIDE's 5-fold validation holds out a fifth).
-    pub const AIDE: Self = Self {
-        steps: 20,
-        time_budget_s: 3600,
-        drafts: 5,
-        debug_prob: 0.5,
-        max_debug_depth: 3,
-        validation_fraction: 0.2,
-    };
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Self::AIDE
-    }
-}
 
 /// The agent: its settings and where its attempts run.
 pub struct Aide {
@@ -122,7 +88,7 @@ impl Aide {
 
 /// The first step's request (a draft with an empty journal), for the unit key.
 pub fn first_request(
-    g: &Generate,
+    g: &Requests,
     c: &Competition,
     body: &Generation,
     inputs: &PromptInputs,
@@ -137,7 +103,7 @@ fn maximizes(c: &Competition) -> bool {
 /// Runs the search of one unit: commits its attempts to the journal and returns the
 /// generate event's body, which names the chosen attempt's code.
 pub async fn search(
-    g: &Generate,
+    g: &Requests,
     aide: &Aide,
     c: &Competition,
     mut body: Generation,
@@ -183,7 +149,7 @@ pub async fn search(
     let attempts = made
         .into_iter()
         .map(|m| (m.attempt.step, m.attempt.exec_seconds, m.attempt));
-    super::commit_steps(g, &unit.key, attempts)?;
+    crate::stages::requests::commit_steps(g, &unit.key, attempts)?;
     Ok(body)
 }
 
@@ -192,7 +158,7 @@ pub async fn search(
 /// fills in what depends on the journal (`debug_depth`, `is_best_so_far`).
 #[allow(clippy::too_many_arguments)]
 async fn attempt(
-    g: &Generate,
+    g: &Requests,
     aide: &Aide,
     c: &Competition,
     body: &Generation,
@@ -321,7 +287,7 @@ fn shown_score(score: f64) -> String {
 /// The chat request of one step. Its `seed` is (sample seed, step), so two steps with the
 /// same prompt (two drafts before any attempt is good) are two samples, not one.
 fn request(
-    g: &Generate,
+    g: &Requests,
     body: &Generation,
     inputs: &PromptInputs,
     step: &AideStep,
@@ -335,9 +301,9 @@ fn request(
             Message::text("system", rendered.system),
             Message::text("user", rendered.user),
         ],
-        temperature: super::TEMPERATURE,
+        temperature: crate::stages::requests::TEMPERATURE,
         seed: Some((u64::from(body.seed) << 32) | u64::from(index)),
-        max_tokens: g.model.max_tokens.unwrap_or(super::MAX_TOKENS),
+        max_tokens: g.model.max_tokens.unwrap_or(crate::stages::requests::MAX_TOKENS),
         tools: Vec::new(),
     })
 }

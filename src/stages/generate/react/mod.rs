@@ -40,7 +40,6 @@ use serde_json::{Value, json};
 
 use super::aide::trial::Trials;
 use super::prompt::{self, PromptInputs};
-use super::{Generate, StageError};
 use crate::competition::Competition;
 use crate::competition::validation::Validation;
 use crate::events::Format;
@@ -48,6 +47,8 @@ use crate::events::{Generation, TrajectoryStep};
 use crate::log::LogError;
 use crate::manifest::models::ToolProtocol;
 use crate::providers::{ChatRequest, Message, Response, cost_usd};
+use crate::stages::StageError;
+use crate::stages::requests::Requests;
 use crate::store::Hash;
 use instructions::Instructions;
 use protocol::{Made, Turn};
@@ -151,7 +152,7 @@ pub fn opening(
 
 /// The request of step `step` with the history `messages`. Its seed is (sample seed, step).
 pub fn request(
-    g: &Generate,
+    g: &Requests,
     body: &Generation,
     messages: Vec<Message>,
     p: ToolProtocol,
@@ -160,9 +161,9 @@ pub fn request(
     ChatRequest {
         model: g.model.model.clone(),
         messages: condense(messages, HISTORY_CHARS),
-        temperature: super::TEMPERATURE,
+        temperature: crate::stages::requests::TEMPERATURE,
         seed: Some((u64::from(body.seed) << 32) | u64::from(step)),
-        max_tokens: g.model.max_tokens.unwrap_or(super::MAX_TOKENS),
+        max_tokens: g.model.max_tokens.unwrap_or(crate::stages::requests::MAX_TOKENS),
         tools: protocol::tools(p),
     }
 }
@@ -219,7 +220,7 @@ impl Done {
 
 /// The search's fixed context.
 struct Ctx<'a> {
-    g: &'a Generate,
+    g: &'a Requests,
     react: &'a React,
     c: &'a Competition,
     body: &'a Generation,
@@ -230,7 +231,7 @@ struct Ctx<'a> {
 /// Runs the search of one unit: commits its steps to the trajectory and returns the
 /// generate event's body, which names the submitted code.
 pub async fn search(
-    g: &Generate,
+    g: &Requests,
     react: &React,
     c: &Competition,
     mut body: Generation,
@@ -272,13 +273,13 @@ pub async fn search(
     };
     finish(g, &mut body, &state.steps, &code, how)?;
     let steps = state.steps.into_iter().map(|s| (s.step, s.tool_seconds, s));
-    super::commit_steps(g, &unit.key, steps)?;
+    crate::stages::requests::commit_steps(g, &unit.key, steps)?;
     Ok(body)
 }
 
 /// The generate event's fields from the search.
 fn finish(
-    g: &Generate,
+    g: &Requests,
     body: &mut Generation,
     steps: &[TrajectoryStep],
     code: &str,
