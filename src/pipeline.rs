@@ -184,6 +184,7 @@ impl<'a> Pipeline<'a> {
             .into());
         }
         let bench = self.bench(root)?;
+        s.selection.check(&bench)?;
         let mut legs = Vec::new();
         for (leg, model) in [(Leg::Forward, forward), (Leg::Back, back)] {
             let limits = self.limits_of(&model, s.requests, 1)?;

@@ -51,14 +51,24 @@ impl GlobalSettings {
 }
 
 /// The store `--store` names: a directory, or an S3 store. A command that never touches
-/// the store gets the location unopened (a path no one reads).
+/// the store gets the location unopened (a path no one reads); one that does is refused,
+/// whatever the command, when the path is something other than a directory.
 fn open_store(location: &Path, uses_store: bool) -> anyhow::Result<Store> {
     match location
         .to_str()
         .filter(|l| uses_store && l.starts_with(s3::SCHEME))
     {
         Some(url) => Ok(Store::open_s3(url, &[])?),
-        None => Ok(Store::open(location)),
+        None => {
+            if uses_store && location.exists() && !location.is_dir() {
+                return Err(InputError(format!(
+                    "the store {} is not a directory (see --store or ML2B_STORE)",
+                    location.display()
+                ))
+                .into());
+            }
+            Ok(Store::open(location))
+        }
     }
 }
 

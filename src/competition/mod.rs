@@ -236,11 +236,36 @@ impl Benchmark {
             .map(|id| {
                 self.competitions.iter().find(|c| c.id() == id).ok_or_else(|| {
                     format!(
-                        "no competition `{id}` under {}",
-                        self.root.join("manifests/competitions").display()
+                        "no competition `{id}` under {}; {}",
+                        self.root.join("manifests/competitions").display(),
+                        self.suggest(id)
                     )
                 })
             })
             .collect()
+    }
+
+    /// What an unknown competition id may have meant: the closest id (by edit distance,
+    /// within a third of its length), else the ids there are (the first 20).
+    fn suggest(&self, id: &str) -> String {
+        let ids: Vec<&str> = self.competitions.iter().map(|c| c.id()).collect();
+        let closest = ids
+            .iter()
+            .map(|c| (strsim::levenshtein(id, c), *c))
+            .filter(|(d, c)| *d * 3 <= c.len().max(id.len()))
+            .min();
+        if let Some((_, c)) = closest {
+            return format!("did you mean `{c}`?");
+        }
+        let shown: Vec<&str> = ids.iter().take(20).copied().collect();
+        let more = if ids.len() > shown.len() {
+            format!(" and {} more", ids.len() - shown.len())
+        } else {
+            String::new()
+        };
+        match ids.is_empty() {
+            true => "the root has no competition".into(),
+            false => format!("the competitions are {}{more}", shown.join(", ")),
+        }
     }
 }

@@ -10,7 +10,7 @@ use super::{
     Texts,
 };
 use crate::competition::Benchmark;
-use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslationCheck};
+use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslatedText, TranslationCheck};
 use crate::log::event::{COMMON_COLUMNS, from_batch};
 use crate::log::rows::{Kind, lookup_key};
 use crate::log::{Event, EventBody};
@@ -466,6 +466,7 @@ fn label(log: &str, row: &RecordBatch) -> String {
             let verdict = if yes("passed") { "passed" } else { "failed" };
             format!("{}/{} {verdict}", t("competition"), t("language"))
         }
+        TranslatedText::STAGE => format!("{} {}/{}→{}", t("model"), t("competition"), t("from"), t("to")),
         _ => String::new(),
     }
 }

@@ -118,56 +118,22 @@ impl Translate {
         source: (TaskText, Hash),
         produced_by: &HashMap<Hash, Event<TranslatedText>>,
     ) -> Result<Planned<Unit>, StageError> {
-        let model = &self.requests.model;
         let (from, to) = match self.leg {
             Leg::Forward => ("en", code),
             Leg::Back => (code, "en"),
         };
-        let name = |code: &str| {
-            self.bench
-                .languages
-                .resolve(code)
-                .map_or(code.to_string(), |l| l.name.clone())
-        };
         let (text, source_blake3) = source;
-        let rendered = render(&name(from), &name(to), &text)?;
-        let prompt = serde_json::to_vec(&serde_json::json!({"system": "", "user": rendered}))
-            .map_err(LogError::Json)?;
-        let request = provider::ChatRequest {
-            model: model.model.clone(),
-            messages: vec![provider::Message::text("user", rendered)],
-            temperature: TEMPERATURE,
-            seed: Some(0),
-            max_tokens: model.max_tokens.unwrap_or(MAX_TOKENS),
-            tools: Vec::new(),
-        };
-        let request_blake3 =
-            super::generate::cache::request_key(model, &self.requests.responder.identity(), &request, 0)?;
+        let (request, prompt) = self.request(from, to, &text)?;
         // The forward event that produced a back leg's source, if one did.
         let upstream = produced_by.get(&source_blake3);
-        let body = TranslatedText {
-            competition: c.id().to_string(),
-            language: code.to_string(),
-            from: from.to_string(),
-            to: to.to_string(),
-            model: model.name.clone(),
-            provider: model.provider,
-            model_id: model.model.clone(),
-            source_model: upstream.map(|e| e.body.model.clone()),
-            source_blake3,
-            instructions_blake3: *INSTRUCTIONS_BLAKE3,
-            prompt_blake3: blake3::hash(&prompt).into(),
-            request_blake3,
-            response_blake3: None,
-            output_blake3: None,
-            reason: None,
-            lost: Vec::new(),
-            attempts: 0,
-            input_tokens: 0,
-            output_tokens: 0,
-            cost_usd: 0.0,
-            floating_alias: model.provider.is_http() && provider::http::is_floating_alias(&model.model),
-        };
+        let request_blake3 = super::generate::cache::request_key(
+            &self.requests.model,
+            &self.requests.responder.identity(),
+            &request,
+            0,
+        )?;
+        let mut body = self.body(c.id(), code, (from, to), source_blake3, (&prompt, request_blake3));
+        body.source_model = upstream.map(|e| e.body.model.clone());
         let upstream: Vec<Hash> = upstream.map(|e| e.id).into_iter().collect();
         let params = (
             &body.competition,
@@ -196,6 +162,71 @@ impl Translate {
                 english,
             },
         })
+    }
+
+    /// The request translating `text` from the language `from` into `to`, and its prompt
+    /// object.
+    fn request(
+        &self,
+        from: &str,
+        to: &str,
+        text: &TaskText,
+    ) -> Result<(provider::ChatRequest, Vec<u8>), StageError> {
+        let name = |code: &str| {
+            self.bench
+                .languages
+                .resolve(code)
+                .map_or(code.to_string(), |l| l.name.clone())
+        };
+        let rendered = render(&name(from), &name(to), text)?;
+        let prompt = serde_json::to_vec(&serde_json::json!({"system": "", "user": rendered}))
+            .map_err(LogError::Json)?;
+        let model = &self.requests.model;
+        let request = provider::ChatRequest {
+            model: model.model.clone(),
+            messages: vec![provider::Message::text("user", rendered)],
+            temperature: TEMPERATURE,
+            seed: Some(0),
+            max_tokens: model.max_tokens.unwrap_or(MAX_TOKENS),
+            tools: Vec::new(),
+        };
+        Ok((request, prompt))
+    }
+
+    /// A leg's event as planned: what it translates, with what prompt and request; the
+    /// answer's fields empty.
+    fn body(
+        &self,
+        competition: &str,
+        language: &str,
+        (from, to): (&str, &str),
+        source_blake3: Hash,
+        (prompt, request_blake3): (&[u8], Hash),
+    ) -> TranslatedText {
+        let model = &self.requests.model;
+        TranslatedText {
+            competition: competition.to_string(),
+            language: language.to_string(),
+            from: from.to_string(),
+            to: to.to_string(),
+            model: model.name.clone(),
+            provider: model.provider,
+            model_id: model.model.clone(),
+            source_model: None,
+            source_blake3,
+            instructions_blake3: *INSTRUCTIONS_BLAKE3,
+            prompt_blake3: blake3::hash(prompt).into(),
+            request_blake3,
+            response_blake3: None,
+            output_blake3: None,
+            reason: None,
+            lost: Vec::new(),
+            attempts: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: 0.0,
+            floating_alias: model.provider.is_http() && provider::http::is_floating_alias(&model.model),
+        }
     }
 }
 
@@ -308,18 +339,8 @@ impl Stage for Translate {
             .requests
             .ask(&body.request_blake3, &sample, &label, &request)
             .await?;
+        account(&mut body, &response, &self.requests.model);
         let completion = &response.completion;
-        let model = &self.requests.model;
-        body.response_blake3 = Some(response.object);
-        body.attempts = completion.attempts.len() as u32;
-        body.input_tokens = completion.input_tokens;
-        body.output_tokens = completion.output_tokens;
-        body.cost_usd = cost_usd(
-            completion.input_tokens,
-            completion.output_tokens,
-            model.usd_per_mtok_input,
-            model.usd_per_mtok_output,
-        );
         match parse_answer(&completion.text) {
             Ok(text) => {
                 if let Some((english, metric)) = &english {
@@ -331,19 +352,37 @@ impl Stage for Translate {
                 let file = text_file(&text, &body)?;
                 body.output_blake3 = Some(self.requests.put(file).await?);
             }
-            Err(reason) => {
-                let truncated = completion.finish_reason.as_deref() == Some("length");
-                body.reason = Some(match truncated {
-                    true => format!("{reason} (the answer was cut at the token cap)"),
-                    false => reason,
-                });
-            }
+            Err(reason) => body.reason = Some(why_no_text(reason, completion.finish_reason.as_deref())),
         }
         Ok(body)
     }
 
     fn config_hash(&self) -> Option<Hash> {
         Some(*INSTRUCTIONS_BLAKE3)
+    }
+}
+
+/// Records in `body` what answering cost: the response, its attempts, tokens and dollars.
+fn account(body: &mut TranslatedText, response: &provider::Response, model: &Model) {
+    let completion = &response.completion;
+    body.response_blake3 = Some(response.object);
+    body.attempts = completion.attempts.len() as u32;
+    body.input_tokens = completion.input_tokens;
+    body.output_tokens = completion.output_tokens;
+    body.cost_usd = cost_usd(
+        completion.input_tokens,
+        completion.output_tokens,
+        model.usd_per_mtok_input,
+        model.usd_per_mtok_output,
+    );
+}
+
+/// Why an answer has no text, saying when it was cut at the token cap (OpenAI's `length`,
+/// Anthropic's `max_tokens`).
+fn why_no_text(reason: String, finish_reason: Option<&str>) -> String {
+    match finish_reason {
+        Some("length" | "max_tokens") => format!("{reason} (the answer was cut at the token cap)"),
+        _ => reason,
     }
 }
 

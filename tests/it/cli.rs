@@ -49,6 +49,32 @@ fn a_selection_naming_nothing_is_a_usage_error_naming_the_value() {
         }
     }
     assert!(!ws.store_path().join("log").exists(), "nothing was committed");
+    // A typo gets the id it missed; a name near none gets the list.
+    let err = |value: &str| {
+        let out = ws
+            .ml2b()
+            .args([
+                "stage",
+                "translate-validate",
+                "--competitions",
+                value,
+                "--root",
+                env!("CARGO_MANIFEST_DIR"),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(
+        err("ames-housng").contains("did you mean `ames-housing`?"),
+        "{}",
+        err("ames-housng")
+    );
+    let far = err("zzzzzzzzzzzz");
+    assert!(
+        far.contains("the competitions are ames-housing, chicago-ridership,"),
+        "{far}"
+    );
 }
 
 #[test]
@@ -116,6 +142,33 @@ fn verify_of_a_store_that_is_not_there_is_an_input_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn a_store_that_is_a_file_is_the_same_input_error_for_every_command() {
+    let ws = Workspace::new();
+    let file = ws.dir.path().join("a-file");
+    std::fs::write(&file, "not a store").unwrap();
+    for args in [
+        &["run", "--models", "reference"][..],
+        &["stage", "analyze"],
+        &["show"],
+        &["query", "SELECT 1"],
+    ] {
+        let out = ws
+            .ml2b()
+            .args(["--store", file.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("is not a directory (see --store or ML2B_STORE)"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a store");
 }
 
 #[test]

@@ -163,6 +163,26 @@ fn an_english_competition_is_translated_both_ways_every_leg_recorded_and_nothing
     assert_eq!(forward_es["input_tokens"], 1200);
     assert!((forward_es["cost_usd"].as_f64().unwrap() - (1200.0 * 1.0 + 300.0 * 2.0) / 1e6).abs() < 1e-15);
     assert!((back_es["cost_usd"].as_f64().unwrap() - (700.0 * 3.0 + 400.0 * 15.0) / 1e6).abs() < 1e-15);
+    // `show` prints a leg by its id, with what it lost, and the back leg's upstream.
+    let shown = ws
+        .ml2b()
+        .args(["show", forward_es["event_id"].as_str().unwrap()])
+        .output()
+        .unwrap();
+    let shown_text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    assert!(
+        shown_text.contains("code `y`") && shown_text.contains("translate"),
+        "{shown_text}"
+    );
+    assert!(
+        shown_text.contains("claude toy/es→en"),
+        "the back leg that consumed it: {shown_text}"
+    );
     let text = std::fs::read(root.join("data/toy/tasks/fr.toml")).unwrap();
     let fr_row = rows.iter().find(|r| r["to"] == "fr").unwrap();
     assert_eq!(
@@ -332,4 +352,131 @@ fn an_unanswered_pair_fails_alone_and_a_cut_answer_is_recorded_without_text() {
     let again = translate(&ws, &["--language", "fr,it,pl"]);
     assert_eq!(again.status.code(), Some(1));
     assert_eq!(seen.lock().unwrap().requests.len(), n + 1);
+}
+
+#[test]
+fn a_run_killed_mid_leg_resumes_asking_only_what_was_never_answered() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // One request at a time, in the languages' order (French, Spanish, Italian): Italian
+    // hangs until the run is killed.
+    let hang = Arc::new(AtomicBool::new(true));
+    let hanging = hang.clone();
+    let (forward, seen) = chat_server(move |_, request| {
+        let (fields, target) = asked(request);
+        while target == "Italian" && hanging.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        (
+            200,
+            completion(&map_fields(&fields, |v| format!("[{target}] {v}")).to_string()),
+        )
+    });
+    let (back, _) = back_server();
+    let ws = english_only(forward, back);
+    let args = [
+        "translate",
+        "--model",
+        "fake",
+        "--back-model",
+        "claude",
+        "--language",
+        "fr,es,it",
+        "--max-in-flight",
+        "1",
+    ];
+    let mut child = ws
+        .ml2b()
+        .env("ML2B_TEST_KEY", KEY)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while seen.lock().unwrap().requests.len() < 3 {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "the run never asked for Italian"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    hang.store(false, Ordering::SeqCst);
+
+    let out = translate(&ws, &["--language", "fr,es,it", "--max-in-flight", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let targets: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .requests
+        .iter()
+        .map(|(_, r)| asked(r).1)
+        .collect();
+    assert_eq!(
+        targets,
+        ["French", "Spanish", "Italian", "Italian"],
+        "French and Spanish were answered before the kill: the cache answers them"
+    );
+    for code in ["fr", "es", "it"] {
+        for dir in ["tasks", "back"] {
+            assert!(
+                ws.dir
+                    .path()
+                    .join(format!("data/toy/{dir}/{code}.toml"))
+                    .is_file(),
+                "{dir}/{code}"
+            );
+        }
+    }
+    let n = query(&ws, "SELECT count(*) AS n FROM translate");
+    assert_eq!(n[0]["n"], 6, "each leg of each pair once");
+}
+
+#[test]
+fn the_embedded_model_translates_through_the_same_path() {
+    // The demo model (135M parameters) on the CPU: the path is what is tested, not the
+    // text; 48 tokens keep it short, so the answer is most likely cut and recorded so.
+    let (back, _) = back_server();
+    let ws = english_only(back, back);
+    let out = ws
+        .ml2b()
+        .env("ML2B_TEST_KEY", KEY)
+        .env("ML2B_MODELS", crate::local_model::models_dir())
+        .args([
+            "--json",
+            "translate",
+            "--model",
+            "smollm2-135m",
+            "--back-model",
+            "claude",
+        ])
+        .args(["--language", "fr", "--max-tokens", "48"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = query(
+        &ws,
+        "SELECT provider, model_id, output_tokens, response_blake3, output_blake3, reason FROM translate WHERE \"from\" = 'en'",
+    );
+    let row = &rows[0];
+    assert_eq!(row["provider"], "local", "{rows}");
+    let tokens = row["output_tokens"].as_u64().unwrap();
+    assert!((1..=48).contains(&tokens), "{rows}");
+    assert!(
+        row["response_blake3"].is_string(),
+        "the answer is an object of the store"
+    );
+    let file = ws.dir.path().join("data/toy/tasks/fr.toml");
+    match row["output_blake3"].as_str() {
+        Some(hash) => assert_eq!(
+            blake3::hash(&std::fs::read(&file).unwrap()).to_hex().as_str(),
+            hash
+        ),
+        None => {
+            assert!(row["reason"].as_str().unwrap().contains("JSON"), "{rows}");
+            assert!(!file.exists(), "no text, no file");
+        }
+    }
 }
