@@ -357,7 +357,17 @@ impl<B: EventBody> Batcher<B> {
             return Ok(None);
         }
         let events = std::mem::take(&mut self.pending);
-        Ok(self.log.commit(&mut self.view, events, self.config)?)
+        let committed = self.log.commit(&mut self.view, events, self.config)?;
+        if let Some(c) = &committed {
+            tracing::info!(
+                "{}: committed segment {} ({} events, {})",
+                self.log.stage(),
+                c.version,
+                c.events,
+                c.hash.short()
+            );
+        }
+        Ok(committed)
     }
 }
 

@@ -172,6 +172,23 @@ fn a_store_that_is_a_file_is_the_same_input_error_for_every_command() {
 }
 
 #[test]
+fn diagnostics_to_a_file_are_plain_text() {
+    // stderr is a pipe here, as in a log file or a Slurm log: no colour escapes.
+    let ws = crate::competitions::toy();
+    let out = ws
+        .ml2b()
+        .args(["-v", "stage", "translate-validate"])
+        .output()
+        .unwrap();
+    let stderr = stderr(&out);
+    assert!(
+        stderr.contains("translate_validate: committed segment 0"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+}
+
+#[test]
 fn store_flag_overrides_the_environment() {
     let ws = Workspace::new();
     run_echo(&ws.store(), (0..5).collect(), 10);
