@@ -59,6 +59,11 @@ pub enum Command {
     /// `back/<code>.toml`, into English; each leg of each pair an event of the `translate`
     /// log, each text written where no file exists.
     Translate(TranslateArgs),
+    /// Native speakers' ratings of translations: import them from CSV, or export them.
+    ///
+    /// The CSV layout is manifests/annotations/'s; each rating is an event of the `rating`
+    /// log, and translate-validate computes AC1 over those of the texts it validates.
+    Annotate(AnnotateArgs),
     /// Run the baselines (reference solution, AutoGluon) and check their scores' ranges.
     Baselines(BaselinesArgs),
     /// List committed segments: version, hash, parent, event count, time.
@@ -590,6 +595,37 @@ pub struct TranslateArgs {
     pub max_tokens: Option<u32>,
     #[command(flatten)]
     pub requests: RequestArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AnnotateArgs {
+    #[command(subcommand)]
+    pub action: AnnotateCommand,
+}
+
+/// What `ml2b annotate` does.
+#[derive(Debug, Subcommand)]
+pub enum AnnotateCommand {
+    /// Record a CSV's ratings (`subject` = `<competition>/<field>`, then one column per
+    /// annotator, scores 1–5) of the language's current texts.
+    Import {
+        /// The ratings.
+        #[arg(value_name = "FILE.csv")]
+        file: PathBuf,
+        /// The language whose texts were rated.
+        #[arg(long, value_name = "CODE")]
+        language: String,
+        #[command(flatten)]
+        root: RootArgs,
+    },
+    /// Print the latest ratings of the language's current texts, in the same layout.
+    Export {
+        /// The language whose ratings to print.
+        #[arg(long, value_name = "CODE")]
+        language: String,
+        #[command(flatten)]
+        root: RootArgs,
+    },
 }
 
 #[derive(Debug, Args)]

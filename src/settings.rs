@@ -773,6 +773,36 @@ impl GradeFileSettings {
     }
 }
 
+/// `ml2b annotate`.
+#[derive(Clone, Debug)]
+pub enum AnnotateSettings {
+    Import {
+        root: PathBuf,
+        language: String,
+        file: PathBuf,
+    },
+    Export {
+        root: PathBuf,
+        language: String,
+    },
+}
+
+impl AnnotateSettings {
+    pub fn resolve(args: &cli::AnnotateArgs) -> Self {
+        match &args.action {
+            cli::AnnotateCommand::Import { file, language, root } => Self::Import {
+                root: root.root.clone(),
+                language: language.clone(),
+                file: file.clone(),
+            },
+            cli::AnnotateCommand::Export { language, root } => Self::Export {
+                root: root.root.clone(),
+                language: language.clone(),
+            },
+        }
+    }
+}
+
 /// `ml2b grade-sample`.
 #[derive(Clone, Debug)]
 pub struct GradeSampleSettings {

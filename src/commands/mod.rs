@@ -1,6 +1,7 @@
 //! One module per command. Each takes resolved settings and returns an exit status.
 
 mod agreement;
+mod annotate;
 mod aup;
 mod baselines;
 mod bleu;
@@ -54,6 +55,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Run(args) => run::run(&settings, &s::RunSettings::resolve(&args)?),
         Command::Stage(args) => stage::stage(&settings, &args),
         Command::Translate(args) => translate::translate(&settings, &s::TranslateSettings::resolve(&args)),
+        Command::Annotate(args) => annotate::annotate(&settings, &s::AnnotateSettings::resolve(&args)),
         Command::Baselines(args) => baselines::baselines(&settings, &s::BaselinesSettings::resolve(&args)?),
         Command::Log(args) => log::log(&settings, args.stage.as_deref()),
         Command::Journal(args) => journal::journal(&settings, &s::JournalSettings::resolve(&args)),

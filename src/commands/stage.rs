@@ -224,7 +224,7 @@ pub(crate) fn report(
         if checks.iter().all(|c| c.ac1.is_none()) && !checks.is_empty() {
             settings
                 .printer
-                .info("no human ratings under manifests/annotations/: the AC1 gate was not applied");
+                .info("no human ratings (`ml2b annotate import`, or manifests/annotations/): the AC1 gate was not applied");
         }
         for c in &failing {
             writeln!(

@@ -13,6 +13,8 @@
 //! log (table)          body                 one event per …                      upstream
 //! translate            TranslatedText       (competition, from, to, source text, the forward event
 //!                                            model, request)                      (back leg)
+//! rating               Rating               (competition, language, field,        —
+//!                                            annotator, texts, score)
 //! translate_validate   TranslationCheck     (competition, language ≠ en)         —
 //! generate             Generation           (competition, language, model,        —
 //!                                            format, seed)
@@ -52,6 +54,7 @@ mod generation;
 mod grade;
 mod journal;
 mod planned;
+mod rating;
 mod trajectory;
 mod translated;
 mod translation;
@@ -64,6 +67,7 @@ pub use generation::{Agent, Generation};
 pub use grade::{Grade, GradeV2, GradeV3};
 pub use journal::Attempt;
 pub use planned::PlannedSample;
+pub use rating::Rating;
 pub use trajectory::TrajectoryStep;
 pub use translated::TranslatedText;
 pub use translation::{RATING_SCALE, TranslationCheck, TranslationCheckV1};
@@ -101,8 +105,9 @@ impl Log {
 }
 
 /// Every log of the pipeline, in pipeline order.
-pub const LOGS: [Log; 10] = [
+pub const LOGS: [Log; 11] = [
     Log::of::<TranslatedText>(),
+    Log::of::<Rating>(),
     Log::of::<TranslationCheck>(),
     Log::of::<PlannedSample>(),
     Log::of::<Generation>(),

@@ -14,6 +14,7 @@ pub mod analyze;
 pub mod execute;
 pub mod generate;
 pub mod grade;
+pub mod ratings;
 pub mod requests;
 pub mod runner;
 pub mod solution;

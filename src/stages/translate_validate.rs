@@ -6,11 +6,12 @@
 //!   sacreBLEU's defaults). The five fields (title, domain, metric, description, data card)
 //!   are the segments of one corpus score, so a field cannot silently shift onto another;
 //!   BLEU is recorded on the 0–1 scale of the paper's gate, chrF on sacreBLEU's 0–100;
-//! * **human agreement**: Gwet's AC1 over `manifests/annotations/<code>.csv` (subject id,
-//!   then one column per rater; ratings 1–5 of meaning preservation), where such a file
-//!   exists. ml2b never invents ratings: without a file the AC1 gate is not applied and the
-//!   event says so.
-//!
+//! * **human agreement**: Gwet's AC1 over native speakers' ratings (1–5, meaning
+//!   preservation): those of the `rating` log of this pair's exact texts (the latest of each
+//!   annotator, the five fields the subjects; `stages::ratings`) where at least two
+//!   annotators rated it, else `manifests/annotations/<code>.csv` (subject id, then one
+//!   column per rater) where such a file exists. ml2b never invents ratings: without any the
+//!   AC1 gate is not applied and the event says so;
 //! * **what must stay verbatim** (schema version 2 on): the translation keeps every code
 //!   span, file name, identifier, number and metric name of the English
 //!   (`manifest::verbatim`); each one lost is named in the event's reasons.
@@ -29,16 +30,17 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::ratings::{self, Rated};
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
 use crate::events::{RATING_SCALE, TranslationCheck, TranslationCheckV1};
 use crate::log::{EventBody, StageLog, unit_key};
 use crate::manifest::TaskText;
 use crate::manifest::verbatim;
-use crate::metrics::agreement::Weights;
+use crate::metrics::agreement::{Ratings as AgreementRatings, Weights, agreement};
 use crate::metrics::bleu::{BleuOptions, corpus_bleu};
 use crate::metrics::chrf::{ChrfOptions, corpus_chrf};
-use crate::metrics::text_files::agreement_file;
+use crate::metrics::text_files::{AgreementReport, agreement_file};
 use crate::store::{Hash, Store};
 
 /// Everything one unit needs, read at planning time.
@@ -56,9 +58,26 @@ pub struct Unit {
     /// The manifest's metric name (`rmsle`): its words must stay verbatim.
     metric: String,
     back: Option<(TaskText, Hash)>,
-    ratings: Option<(PathBuf, Hash)>,
+    ratings: Option<Ratings>,
     min_bleu: f64,
     min_ac1: f64,
+}
+
+/// Where a check's ratings come from.
+#[derive(Clone, Debug)]
+enum Ratings {
+    /// The `rating` log's ratings of the pair's texts, and their blake3.
+    Logged(Rated, Hash),
+    /// `manifests/annotations/<code>.csv`, and its blake3.
+    File(PathBuf, Hash),
+}
+
+impl Ratings {
+    fn blake3(&self) -> Hash {
+        match self {
+            Self::Logged(_, h) | Self::File(_, h) => *h,
+        }
+    }
 }
 
 /// The stage over a benchmark root, optionally restricted.
@@ -79,8 +98,10 @@ fn chrf_options() -> ChrfOptions {
 }
 
 impl TranslateValidate {
-    fn units(&self) -> Result<Vec<Unit>, StageError> {
+    fn units(&self, store: &Store) -> Result<Vec<Unit>, StageError> {
         let manifest_err = StageError::Manifest;
+        let mut logged =
+            ratings::current(store, &self.bench).map_err(|e| StageError::failed("reading the ratings", e))?;
         let selected = self
             .bench
             .select(&self.competitions)
@@ -103,11 +124,17 @@ impl TranslateValidate {
                     .root
                     .join("manifests/annotations")
                     .join(format!("{code}.csv"));
-                let ratings = if ratings_path.is_file() {
-                    let hash = super::file_blake3(&ratings_path)?;
-                    Some((ratings_path, hash))
-                } else {
-                    None
+                let pair = (c.id().to_string(), code.to_string());
+                let ratings = match logged.remove(&pair).filter(|r| r.annotators.len() >= 2) {
+                    Some(rated) => {
+                        let hash = rated.blake3()?;
+                        Some(Ratings::Logged(rated, hash))
+                    }
+                    None if ratings_path.is_file() => Some(Ratings::File(
+                        ratings_path.clone(),
+                        super::file_blake3(&ratings_path)?,
+                    )),
+                    None => None,
                 };
                 units.push(Unit {
                     competition: c.id().to_string(),
@@ -146,7 +173,7 @@ fn key_with_version(unit: &Unit, version: u32) -> Result<Hash, StageError> {
         "english": unit.english_blake3,
         "text": unit.text_blake3,
         "back": unit.back.as_ref().map(|(_, h)| h),
-        "ratings": unit.ratings.as_ref().map(|(_, h)| h),
+        "ratings": unit.ratings.as_ref().map(Ratings::blake3),
         "min_bleu": unit.min_bleu,
         "min_ac1": unit.min_ac1,
         "bleu": bleu_options().signature(1),
@@ -159,8 +186,8 @@ impl Stage for TranslateValidate {
     type Body = TranslationCheck;
     type Unit = Unit;
 
-    fn plan(&self, _store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
-        self.units()?
+    fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
+        self.units(store)?
             .into_iter()
             .map(|unit| {
                 Ok(Planned {
@@ -245,12 +272,10 @@ fn check_with_version(unit: Unit, version: u32) -> Result<TranslationCheck, Stag
         passed: false,
         reasons: Vec::new(),
     };
-    if let Some((path, hash)) = &unit.ratings {
-        let categories: Vec<String> = RATING_SCALE.iter().map(|s| s.to_string()).collect();
-        let report =
-            agreement_file(path, Some(&categories), Weights::Identity).map_err(|e| fail(e.to_string()))?;
+    if let Some(ratings) = &unit.ratings {
+        let report = agreement_of(ratings).map_err(fail)?;
         let ac1 = &report.agreement.ac1;
-        body.ratings_blake3 = Some(*hash);
+        body.ratings_blake3 = Some(ratings.blake3());
         body.ac1 = Some(ac1.coefficient);
         body.ac1_se = Some(ac1.se);
         body.ac1_ci_low = Some(ac1.ci[0]);
@@ -263,10 +288,33 @@ fn check_with_version(unit: Unit, version: u32) -> Result<TranslationCheck, Stag
     }
     body.passed = reasons.is_empty();
     if unit.ratings.is_none() {
+        // The text of schema version 1, which its events hash: kept as it was.
         reasons.push("no human ratings (manifests/annotations/<code>.csv): AC1 gate not applied".into());
     }
     body.reasons = reasons;
     Ok(body)
+}
+
+/// The agreement of a check's ratings on the paper's scale, identity weights.
+fn agreement_of(ratings: &Ratings) -> Result<AgreementReport, String> {
+    let categories: Vec<String> = RATING_SCALE.iter().map(|s| s.to_string()).collect();
+    match ratings {
+        Ratings::File(path, _) => {
+            agreement_file(path, Some(&categories), Weights::Identity).map_err(|e| e.to_string())
+        }
+        Ratings::Logged(rated, _) => {
+            let parsed =
+                AgreementRatings::parse(&rated.rows, Some(&categories)).map_err(|e| e.to_string())?;
+            let agreement = agreement(&parsed, Weights::Identity).map_err(|e| e.to_string())?;
+            Ok(AgreementReport {
+                subjects: parsed.subjects(),
+                raters: parsed.raters(),
+                categories: parsed.categories().labels(),
+                weights: Weights::Identity,
+                agreement,
+            })
+        }
+    }
 }
 
 impl TranslateValidate {
@@ -293,7 +341,7 @@ impl TranslateValidate {
     pub async fn rederive(&self, store: &Store) -> Result<(usize, Vec<(Hash, String)>), StageError> {
         let committed =
             StageLog::new(store, TranslationCheck::STAGE)?.read_versioned::<TranslationCheck>()?;
-        let units = self.units()?;
+        let units = self.units(store)?;
         let mut by_key = std::collections::HashMap::new();
         for unit in &units {
             for version in [WITHOUT_VERBATIM, TranslationCheck::SCHEMA_VERSION] {

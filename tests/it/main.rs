@@ -10,6 +10,7 @@
 mod agents;
 mod aide;
 mod analyze;
+mod annotate;
 mod architecture;
 mod baselines;
 mod browser;
