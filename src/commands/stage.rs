@@ -95,17 +95,7 @@ fn summarize(
             .printer
             .json(&serde_json::json!({ "summary": summary, "counts": counts }))?;
     } else {
-        writeln!(
-            settings.printer.stdout(),
-            "{}: {} planned, {} already in the log, {} new events",
-            summary.stage,
-            summary.planned,
-            summary.skipped,
-            summary.appended()
-        )?;
-        if let Some(r) = &summary.requests {
-            writeln!(settings.printer.stdout(), "  {}", requests_line(r))?;
-        }
+        write!(settings.printer.stdout(), "{}", summary_lines(summary))?;
         for (k, n) in counts.iter().flatten() {
             writeln!(settings.printer.stdout(), "  {k}: {n}")?;
         }
@@ -118,6 +108,22 @@ fn summarize(
     } else {
         ExitStatus::Failure
     })
+}
+
+/// A run summary's first lines: what was planned, skipped and appended, then what the
+/// model's request budget did, when a model was asked.
+pub(crate) fn summary_lines(summary: &RunSummary) -> String {
+    let mut text = format!(
+        "{}: {} planned, {} already in the log, {} new events\n",
+        summary.stage,
+        summary.planned,
+        summary.skipped,
+        summary.appended()
+    );
+    if let Some(r) = &summary.requests {
+        text += &format!("  {}\n", requests_line(r));
+    }
+    text
 }
 
 /// What a model's request budget did, in a line: requests and 429s, the in-flight limit

@@ -30,17 +30,7 @@ pub(super) fn translate(settings: &GlobalSettings, args: &TranslateSettings) -> 
     } else {
         let mut out = settings.printer.stdout();
         for (summary, written) in &legs {
-            writeln!(
-                out,
-                "{}: {} planned, {} already in the log, {} new events",
-                summary.stage,
-                summary.planned,
-                summary.skipped,
-                summary.appended()
-            )?;
-            if let Some(r) = &summary.requests {
-                writeln!(out, "  {}", super::stage::requests_line(r))?;
-            }
+            write!(out, "{}", super::stage::summary_lines(summary))?;
             for file in &written.files {
                 writeln!(out, "  wrote {file}")?;
             }

@@ -27,6 +27,16 @@ pub struct Requests {
 }
 
 impl Requests {
+    /// The request cache's key of `request` asked as sample `seed` of this model
+    /// (`generate::cache::request_key`).
+    pub(crate) fn key(
+        &self,
+        request: &provider::ChatRequest,
+        seed: u32,
+    ) -> Result<crate::store::Hash, StageError> {
+        cache::request_key(&self.model, &self.responder.identity(), request, seed)
+    }
+
     /// Answers one request of the generate sample `body`, cached under `key`.
     pub(crate) async fn respond(
         &self,

@@ -126,12 +126,7 @@ impl Translate {
         let (request, prompt) = self.request(from, to, &text)?;
         // The forward event that produced a back leg's source, if one did.
         let upstream = produced_by.get(&source_blake3);
-        let request_blake3 = super::generate::cache::request_key(
-            &self.requests.model,
-            &self.requests.responder.identity(),
-            &request,
-            0,
-        )?;
+        let request_blake3 = self.requests.key(&request, 0)?;
         let mut body = self.body(c.id(), code, (from, to), source_blake3, (&prompt, request_blake3));
         body.source_model = upstream.map(|e| e.body.model.clone());
         let upstream: Vec<Hash> = upstream.map(|e| e.id).into_iter().collect();

@@ -250,20 +250,23 @@ fn the_same_model_both_ways_is_refused_unless_allowed() {
     });
     let (back, _) = back_server();
     let ws = english_only(forward, back);
-    let same = ws
-        .ml2b()
-        .env("ML2B_TEST_KEY", KEY)
-        .args([
-            "translate",
-            "--model",
-            "fake",
-            "--back-model",
-            "fake",
-            "--language",
-            "fr",
-        ])
-        .output()
-        .unwrap();
+    let same_model = |extra: &[&str]| {
+        ws.ml2b()
+            .env("ML2B_TEST_KEY", KEY)
+            .args([
+                "translate",
+                "--model",
+                "fake",
+                "--back-model",
+                "fake",
+                "--language",
+                "fr",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let same = same_model(&[]);
     assert_eq!(same.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&same.stderr);
     assert!(
@@ -273,21 +276,7 @@ fn the_same_model_both_ways_is_refused_unless_allowed() {
     assert!(stderr.contains("--same-model-both-ways"), "{stderr}");
     assert!(seen.lock().unwrap().requests.is_empty(), "nothing was asked");
 
-    let allowed = ws
-        .ml2b()
-        .env("ML2B_TEST_KEY", KEY)
-        .args([
-            "translate",
-            "--model",
-            "fake",
-            "--back-model",
-            "fake",
-            "--language",
-            "fr",
-            "--same-model-both-ways",
-        ])
-        .output()
-        .unwrap();
+    let allowed = same_model(&["--same-model-both-ways"]);
     assert!(
         allowed.status.success(),
         "{}",

@@ -236,12 +236,7 @@ impl Generate {
         refuse_replay(&self.requests.model, "aide", "journal")?;
         let inputs = self.prompt_inputs(c, &body.language, format)?;
         let first = aide::first_request(&self.requests, c, &body, &inputs)?;
-        let first = cache::request_key(
-            &self.requests.model,
-            &self.requests.responder.identity(),
-            &first,
-            body.seed,
-        )?;
+        let first = self.requests.key(&first, body.seed)?;
         let split = aide.trials.split(c, aide.config.validation_fraction)?;
         let what = aide.key_params(&first, &split.blake3);
         planned(what, body, |body, key| Unit::Search {
@@ -269,12 +264,7 @@ impl Generate {
         let protocol = self.requests.model.tool_protocol();
         let opening = react::opening(&inputs, c, &react.config, protocol)?;
         let first = react::request(&self.requests, &body, opening, protocol, 0);
-        let first = cache::request_key(
-            &self.requests.model,
-            &self.requests.responder.identity(),
-            &first,
-            body.seed,
-        )?;
+        let first = self.requests.key(&first, body.seed)?;
         let split = react.trials.split(c, react.config.validation_fraction)?;
         let what = react.key_params(&first, &split.blake3, protocol);
         planned(what, body, |body, key| Unit::React {
@@ -311,12 +301,7 @@ impl Generate {
             max_tokens: self.requests.model.max_tokens.unwrap_or(MAX_TOKENS),
             tools: Vec::new(),
         };
-        let key = cache::request_key(
-            &self.requests.model,
-            &self.requests.responder.identity(),
-            &request,
-            body.seed,
-        )?;
+        let key = self.requests.key(&request, body.seed)?;
         body.prompt_blake3 = Some(blake3::hash(&prompt).into());
         body.request_blake3 = Some(key);
         planned(key, body, |body, _| Unit::Request {

@@ -176,7 +176,7 @@ async fn attempt(
     }))
     .map_err(LogError::Json)?;
     let prompt_hash = objects.put(&prompt).map_err(LogError::from)?;
-    let key = super::cache::request_key(&g.model, &g.responder.identity(), &request, body.seed)?;
+    let key = g.key(&request, body.seed)?;
     let response = g.respond(&key, body, &request).await?;
     let completion = &response.completion;
     let found = extract::from_completion(completion, unit.required);

@@ -306,7 +306,7 @@ impl Ctx<'_> {
         let g = self.g;
         let p = self.unit.protocol;
         let request = request(g, self.body, state.messages.clone(), p, step);
-        let key = super::cache::request_key(&g.model, &g.responder.identity(), &request, self.body.seed)?;
+        let key = g.key(&request, self.body.seed)?;
         let response = g.respond(&key, self.body, &request).await?;
         let turn = protocol::turn(p, &response.completion);
         let done = match &turn.call {
