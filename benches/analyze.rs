@@ -96,6 +96,8 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             output_tokens: 700,
                             cost_usd: 0.01,
                             translation_passed: true,
+                            text_blake3: None,
+                            text_translated_by: None,
                         };
                         // Every sample is planned first, as generate records it; one in
                         // 50 was never generated (its provider failed): a missing row.

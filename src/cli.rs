@@ -618,6 +618,19 @@ pub enum AnnotateCommand {
         #[command(flatten)]
         root: RootArgs,
     },
+    /// Serve the annotation page on loopback: an annotator names themself and rates each
+    /// field of a translation beside its English text, 1–5; each rating is an event.
+    Serve {
+        /// Only these languages' translations (default: every language with one).
+        #[arg(long = "language", value_name = "CODE", value_delimiter = ',')]
+        languages: Vec<String>,
+        /// The port to serve on (0: any free port; the URL is printed on stdout). The page
+        /// binds 127.0.0.1 only: it writes to the store.
+        #[arg(long, default_value_t = 8710, value_name = "PORT")]
+        port: u16,
+        #[command(flatten)]
+        root: RootArgs,
+    },
     /// Print the latest ratings of the language's current texts, in the same layout.
     Export {
         /// The language whose ratings to print.

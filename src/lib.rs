@@ -43,7 +43,8 @@
 //!   `ml2b worker`);
 //! - [`query`]: DataFusion SQL over the logs;
 //! - [`record`]: everything the store holds about one event (`ml2b show`, `ml2b view`);
-//! - [`viewer`]: the read-only web viewer of a store (`ml2b view`);
+//! - [`viewer`]: the read-only web viewer of a store (`ml2b view`), and the annotation
+//!   page (`ml2b annotate serve`), which writes ratings and nothing else;
 //! - [`error`], [`terminal`]: how errors and messages reach the user;
 //! - [`cli`], [`settings`], [`commands`]: the `ml2b` command line.
 

@@ -785,6 +785,13 @@ pub enum AnnotateSettings {
         root: PathBuf,
         language: String,
     },
+    Serve {
+        root: PathBuf,
+        /// Only these languages (empty: every language with a translation).
+        languages: Vec<String>,
+        /// Where to listen: always 127.0.0.1.
+        address: std::net::SocketAddr,
+    },
 }
 
 impl AnnotateSettings {
@@ -798,6 +805,15 @@ impl AnnotateSettings {
             cli::AnnotateCommand::Export { language, root } => Self::Export {
                 root: root.root.clone(),
                 language: language.clone(),
+            },
+            cli::AnnotateCommand::Serve {
+                languages,
+                port,
+                root,
+            } => Self::Serve {
+                root: root.root.clone(),
+                languages: languages.clone(),
+                address: std::net::SocketAddr::from(([127, 0, 0, 1], *port)),
             },
         }
     }

@@ -25,6 +25,7 @@ pub mod import;
 pub mod integrity;
 pub mod prepare;
 pub mod program;
+pub mod ratings;
 pub mod sample;
 pub mod source_format;
 pub mod spec;

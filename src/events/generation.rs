@@ -3,6 +3,13 @@
 //!
 //! Written by `stages::generate`; read by execute (the code to run), grade (which runs are
 //! baselines), the replay provider (another store's responses) and the views.
+//!
+//! Schema versions: 2 ended at `translation_passed`; 3 added `text_blake3` and
+//! `text_translated_by` (nullable, at the end): which task text the prompt was rendered
+//! from, and the model that produced it. A version-2 event reads them as none (not
+//! recorded). The unit key is hashed under [`UNIT_KEY_VERSION`], not the schema version:
+//! what a unit is did not change, so a store written before plans the same units and runs
+//! none of them again.
 
 use serde::{Deserialize, Serialize};
 
@@ -45,7 +52,18 @@ pub struct Generation {
     pub cost_usd: f64,
     /// Whether the pair's translation passed its gate (`false` only when forced).
     pub translation_passed: bool,
+    /// Since version 3. The blake3 of the task text file (`data/<id>/tasks/<code>.toml`)
+    /// the prompt was rendered from; none for providers that read no text (`reference`,
+    /// `template`) and for events of version 2.
+    pub text_blake3: Option<Hash>,
+    /// Since version 3. The model (its name in `manifests/models.toml`) whose `translate`
+    /// event produced that text, byte for byte; none for English and for a text imported
+    /// or written by hand.
+    pub text_translated_by: Option<String>,
 }
+
+/// The version a generate unit key is hashed under: version 2's, for every schema since.
+pub const UNIT_KEY_VERSION: u32 = 2;
 
 impl Generation {
     /// The sample, as errors and progress name it: `competition/language/format/seed`.
@@ -55,11 +73,23 @@ impl Generation {
             self.competition, self.language, self.format, self.seed
         )
     }
+
+    /// Which task text the prompt was rendered from, for `show` and the viewer: who made
+    /// it and its blake3 (none when not recorded, or no text was read).
+    pub fn text_origin(&self) -> Option<String> {
+        let text = self.text_blake3?;
+        let origin = match (&self.text_translated_by, self.language.as_str()) {
+            (Some(model), _) => format!("translated by {model} (ml2b translate)"),
+            (None, "en") => "the English original".to_string(),
+            (None, _) => "imported (not made by ml2b translate)".to_string(),
+        };
+        Some(format!("{origin}, blake3 {}", &text.to_hex()[..16]))
+    }
 }
 
 impl EventBody for Generation {
     const STAGE: &'static str = "generate";
-    const SCHEMA_VERSION: u32 = 2;
+    const SCHEMA_VERSION: u32 = 3;
 }
 
 /// Who turned the prompt into the submission (a column of the `generate` log).

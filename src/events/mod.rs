@@ -13,8 +13,8 @@
 //! log (table)          body                 one event per …                      upstream
 //! translate            TranslatedText       (competition, from, to, source text, the forward event
 //!                                            model, request)                      (back leg)
-//! rating               Rating               (competition, language, field,        —
-//!                                            annotator, texts, score)
+//! rating               Rating               (competition, language, field,        the rating it
+//!                                            annotator, texts, score)              replaces
 //! translate_validate   TranslationCheck     (competition, language ≠ en)         —
 //! generate             Generation           (competition, language, model,        —
 //!                                            format, seed)
@@ -63,7 +63,7 @@ mod vocabulary;
 pub use analysis::Analysis;
 pub use execution::Execution;
 pub use fault::Fault;
-pub use generation::{Agent, Generation};
+pub use generation::{Agent, Generation, UNIT_KEY_VERSION as GENERATE_KEY_VERSION};
 pub use grade::{Grade, GradeV2, GradeV3};
 pub use journal::Attempt;
 pub use planned::PlannedSample;

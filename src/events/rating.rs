@@ -1,11 +1,12 @@
 //! The `rating` log: what a native speaker said of one field of a translation, on the
 //! paper's scale of meaning preservation (`RATING_SCALE`, 1–5).
 //!
-//! Written by `stages::ratings` (imported from the CSV layout of `manifests/annotations/`);
+//! Written by `competition::ratings`: imported from the CSV layout of
+//! `manifests/annotations/`, or rated on the annotation page (`ml2b annotate serve`);
 //! read by translate-validate, which computes AC1 over the latest rating of each annotator
 //! of each field of the exact texts it validates (the English and the translation, by
 //! blake3), and by `ml2b annotate export`. A rating is never edited: a later one of the
-//! same annotator, field and texts supersedes it.
+//! same annotator, field and texts supersedes it, and names it as its upstream.
 
 use serde::{Deserialize, Serialize};
 

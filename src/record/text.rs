@@ -111,6 +111,9 @@ fn write_run(f: &mut fmt::Formatter<'_>, run: &Run) -> fmt::Result {
             g.input_tokens, g.output_tokens, g.cost_usd, g.attempts
         ),
     )?;
+    if let Some(text) = g.text_origin() {
+        field(f, "task text", text)?;
+    }
     if let Some(t) = &run.translation {
         let t = &t.body;
         let bleu = t.bleu.map_or("-".into(), |b| format!("{b:.4}"));

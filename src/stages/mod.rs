@@ -14,7 +14,6 @@ pub mod analyze;
 pub mod execute;
 pub mod generate;
 pub mod grade;
-pub mod ratings;
 pub mod requests;
 pub mod runner;
 pub mod solution;

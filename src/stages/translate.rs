@@ -435,6 +435,18 @@ impl Translate {
     }
 }
 
+/// The texts the forward leg produced, by the blake3 of the file it writes (the output
+/// object): the model that produced each. A task file whose blake3 is not here was
+/// imported or written by hand.
+pub fn producers(store: &Store) -> Result<HashMap<Hash, String>, StageError> {
+    let events = StageLog::new(store, TranslatedText::STAGE)?.read_events::<TranslatedText>(0)?;
+    Ok(events
+        .into_iter()
+        .filter(|e| e.body.from == "en")
+        .filter_map(|e| Some((e.body.output_blake3?, e.body.model)))
+        .collect())
+}
+
 /// Whether two models are the same model (provider, endpoint and id), whatever their
 /// manifest names.
 pub fn same_model(a: &Model, b: &Model) -> bool {

@@ -8,7 +8,7 @@
 //!   BLEU is recorded on the 0–1 scale of the paper's gate, chrF on sacreBLEU's 0–100;
 //! * **human agreement**: Gwet's AC1 over native speakers' ratings (1–5, meaning
 //!   preservation): those of the `rating` log of this pair's exact texts (the latest of each
-//!   annotator, the five fields the subjects; `stages::ratings`) where at least two
+//!   annotator, the five fields the subjects; `competition::ratings`) where at least two
 //!   annotators rated it, else `manifests/annotations/<code>.csv` (subject id, then one
 //!   column per rater) where such a file exists. ml2b never invents ratings: without any the
 //!   AC1 gate is not applied and the event says so;
@@ -30,9 +30,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::ratings::{self, Rated};
 use super::{Planned, Stage, StageError};
 use crate::competition::Benchmark;
+use crate::competition::ratings::{self, Rated};
 use crate::events::{RATING_SCALE, TranslationCheck, TranslationCheckV1};
 use crate::log::{EventBody, StageLog, unit_key};
 use crate::manifest::TaskText;

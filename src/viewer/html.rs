@@ -1,7 +1,7 @@
 //! The viewer's HTML: escaping, links with query strings, and the page shell.
 //!
 //! Every page is one self-contained document: inline CSS, no script, nothing loaded from
-//! outside the viewer (the response headers say so too, see [`super::mark`]). Pages are
+//! outside the viewer (the response headers say so too, see `super::headers`). Pages are
 //! rendered from the templates of [`super::templates`], which escape every text that comes
 //! from the store (as [`escape`] does), in element content and in attribute values alike;
 //! every link is built by [`href`], which percent-encodes its parameters.
@@ -26,6 +26,8 @@ pub(crate) enum Nav {
     Searches,
     /// A page of no section (an event, an error).
     None,
+    /// A page of the annotation server (`ml2b annotate serve`), which has its own bar.
+    Annotate,
 }
 
 const NAV: [(Nav, &str, &str); 4] = [
@@ -69,13 +71,21 @@ pub(crate) fn encode(text: &str) -> String {
 
 /// A whole page: the shell around `body` (already HTML), with `title` escaped.
 pub(crate) fn page(title: &str, nav: Nav, body: &str) -> Result<String, Error> {
-    let nav: Vec<_> = NAV
-        .iter()
-        .map(|&(section, path, name)| context! { path, name, on => section == nav })
-        .collect();
+    let (sections, badge) = match nav {
+        Nav::Annotate => (
+            vec![context! { path => "/", name => "Translations", on => false }],
+            "annotation: writes ratings, nothing else",
+        ),
+        _ => (
+            NAV.iter()
+                .map(|&(section, path, name)| context! { path, name, on => section == nav })
+                .collect(),
+            "read-only",
+        ),
+    };
     render(
         "page.html",
-        context! { title, nav, body => safe(body.to_string()) },
+        context! { title, nav => sections, badge, body => safe(body.to_string()) },
     )
 }
 

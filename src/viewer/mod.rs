@@ -31,10 +31,13 @@
 //! Agent trajectories (ReAct steps) are not in the store yet, so there is no page for them;
 //! an aide search is the one multi-step agent recorded.
 //!
+//! The annotation page ([`annotate`], `ml2b annotate serve`) is served by its own router,
+//! never by `ml2b view`'s: it is the one page that writes, and it writes ratings only.
+//!
 //! Invariants:
-//! - **Read-only.** Nothing here commits an event or puts an object: pages read through
-//!   the session and [`crate::record`], objects through [`crate::store::Objects::get`],
-//!   which verifies each against its hash.
+//! - **Read-only.** Nothing `ml2b view` serves commits an event or puts an object: pages
+//!   read through the session and [`crate::record`], objects through
+//!   [`crate::store::Objects::get`], which verifies each against its hash.
 //! - **Nothing outside the store.** No route maps a path to a file: every page is rendered
 //!   from the session, and every path parameter is checked against what it may name (hex
 //!   ids, the catalog's table names, the plots the tables have) before use, so `..` or an
@@ -48,9 +51,11 @@
 //!   of `src/viewer/templates/`) that HTML-escape every text from the store ([`html`]);
 //!   responses forbid scripts and outside resources (`Content-Security-Policy`).
 
+pub mod annotate;
 mod error;
 mod event;
 mod grid;
+mod headers;
 mod highlight;
 mod html;
 mod journal;
@@ -64,16 +69,15 @@ mod state;
 mod tables;
 mod templates;
 
-use std::net::IpAddr;
-
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 pub(crate) use crate::record::is_id_prefix as is_hex_id;
+pub use annotate::Annotation;
 pub use error::ViewError;
 pub use state::Viewer;
 
@@ -122,9 +126,6 @@ struct Guard {
     loopback: bool,
 }
 
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; \
-                   form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
 /// Refuses other methods than GET and HEAD, and foreign hosts on loopback; marks every
 /// response as a script-free, same-origin page; logs each request (`-v`) with its time.
 async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
@@ -134,7 +135,7 @@ async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Resp
         Some(refused) => refused,
         None => next.run(request).await,
     };
-    mark(response.headers_mut());
+    headers::mark(response.headers_mut(), headers::Referrer::None);
     tracing::info!(
         "{method} {uri}: {} in {:.1?}",
         response.status().as_u16(),
@@ -155,69 +156,16 @@ fn refusal(guard: Guard, request: &Request) -> Option<Response> {
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return Some(r);
     }
-    if guard.loopback && !loopback_host(request) {
+    if guard.loopback && !headers::loopback_host(request) {
         let text = "this viewer answers loopback host names only (localhost, 127.0.0.1, [::1])\n";
         return Some((StatusCode::MISDIRECTED_REQUEST, text).into_response());
     }
     None
 }
 
-fn mark(headers: &mut HeaderMap) {
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-}
-
-/// Whether the request's `Host` (if any) names this machine's loopback.
-fn loopback_host(request: &Request) -> bool {
-    let Some(host) = request.headers().get(header::HOST) else {
-        return true;
-    };
-    let Ok(host) = host.to_str() else {
-        return false;
-    };
-    is_loopback_name(host)
-}
-
-/// `localhost`, a loopback IPv4 address or `[::1]`, with or without a port.
-fn is_loopback_name(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or(""),
-        None => host.split(':').next().unwrap_or(""),
-    };
-    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_names() {
-        for host in [
-            "localhost",
-            "LOCALHOST:8700",
-            "127.0.0.1",
-            "127.0.0.1:80",
-            "[::1]:8700",
-            "[::1]",
-        ] {
-            assert!(is_loopback_name(host), "{host}");
-        }
-        for host in [
-            "evil.example",
-            "evil.example:8700",
-            "10.0.0.1:8700",
-            "localhost.evil.example",
-            "[::2]:1",
-            "",
-        ] {
-            assert!(!is_loopback_name(host), "{host}");
-        }
-    }
 
     #[test]
     fn ids_are_hex_only() {

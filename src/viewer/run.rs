@@ -93,6 +93,7 @@ fn render(viewer: &Viewer, record: &Record, run: &Run) -> Result<String, ViewErr
                 "{} in, {} out, ${:.4}, {} HTTP attempts",
                 g.input_tokens, g.output_tokens, g.cost_usd, g.attempts
             ),
+            text => g.text_origin(),
             translation => run.translation.as_ref().map(|t| context! {
                 verdict => if t.body.passed { "passed" } else { "failed" },
                 bleu => safe(number(t.body.bleu)),

@@ -5,7 +5,7 @@
 //! `include_str!`: `page.html` is the shell around every page (with the inline
 //! `viewer.css`); the others are a page's body (`run.html`, `event.html`, `runs.html`,
 //! `matrix.html`, `tables.html`, `table.html`, `searches.html`, `search.html`,
-//! `error.html`), an event's detail (`attempt.html`, `analysis.html`, `translation.html`)
+//! `error.html`; the annotation page's `annotate.html` and `rate.html`), an event's detail (`attempt.html`, `analysis.html`, `translation.html`)
 //! or a part several pages share (`header.html`, `links.html`, `fields.html`, `pre.html`,
 //! `cut.html`, `grid.html`, `listing.html`, and the `event_link` macro of `macros.html`).
 //!
@@ -47,6 +47,8 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("analysis.html", include_str!("templates/analysis.html")),
         ("translation.html", include_str!("templates/translation.html")),
         ("run.html", include_str!("templates/run.html")),
+        ("annotate.html", include_str!("templates/annotate.html")),
+        ("rate.html", include_str!("templates/rate.html")),
     ])
 });
 
@@ -63,6 +65,6 @@ mod tests {
     #[test]
     fn every_template_parses() {
         let names: Vec<&str> = TEMPLATES.templates().map(|(name, _)| name).collect();
-        assert_eq!(names.len(), 22, "{names:?}");
+        assert_eq!(names.len(), 24, "{names:?}");
     }
 }

@@ -108,6 +108,8 @@ fn generation(&(model, comp, lang, seed, _): &Run) -> Generation {
         output_tokens: 250,
         cost_usd: if model == "m1" { 0.01 } else { 0.0 },
         translation_passed: true,
+        text_blake3: None,
+        text_translated_by: None,
     }
 }
 

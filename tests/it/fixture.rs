@@ -266,7 +266,7 @@ impl Writer {
         let mut g = generation(model, competition, language, Agent::Aide);
         let search_key = unit_key(
             Generation::STAGE,
-            Generation::SCHEMA_VERSION,
+            ml2b::events::GENERATE_KEY_VERSION,
             &[],
             &(model, competition, language, "aide"),
         )
@@ -378,6 +378,8 @@ fn generation(model: &str, competition: &str, language: &str, agent: Agent) -> G
         output_tokens: 300,
         cost_usd: if model == "gpt-x" { 0.0105 } else { 0.0 },
         translation_passed: true,
+        text_blake3: None,
+        text_translated_by: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod annotate;
 mod architecture;
 mod baselines;
 mod browser;
+mod cdp;
 mod check;
 mod cli;
 mod common;

@@ -345,6 +345,8 @@ fn commit_runs(store: &Store, runs: &[(&str, &str, u32, End)]) {
             output_tokens: 0,
             cost_usd: 0.0,
             translation_passed: true,
+            text_blake3: None,
+            text_translated_by: None,
         };
         let ge = event(&(model, competition, seed), vec![], g, t as i64);
         let predictions = match end {
@@ -634,6 +636,8 @@ fn a_schema_3_grade_rederives_with_the_rules_it_was_written_under() {
         output_tokens: 0,
         cost_usd: 0.0,
         translation_passed: true,
+        text_blake3: None,
+        text_translated_by: None,
     };
     let ge = event(&("m1", PLAIN, 0), vec![], g, 0);
     let predictions = store.objects().put(spaced.as_bytes()).unwrap();

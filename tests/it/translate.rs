@@ -240,6 +240,44 @@ fn an_english_competition_is_translated_both_ways_every_leg_recorded_and_nothing
         reasons.contains("the translation lost 1 of what must stay verbatim: code `y`"),
         "{reasons}"
     );
+
+    // generate prompts with a produced text once it passed, and says which text it used.
+    let (coder, _) = chat_server(|_, _| (200, completion("```python\nprint('hi')\n```")));
+    let models = root.join("manifests/models.toml");
+    let mut manifest = std::fs::read_to_string(&models).unwrap();
+    manifest.push_str(&format!(
+        "\n[[model]]\nname = \"coder\"\nprovider = \"openai\"\nendpoint = \"http://127.0.0.1:{coder}/v1\"\nmodel = \"coder-2025-01-01\"\napi_key_env = \"ML2B_TEST_KEY\"\n"
+    ));
+    std::fs::write(&models, manifest).unwrap();
+    let out = ws
+        .ml2b()
+        .env("ML2B_TEST_KEY", KEY)
+        .args(["stage", "generate", "--model", "coder", "--format", "modular"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let texts = query(
+        &ws,
+        "SELECT language, text_blake3, text_translated_by, event_id FROM generate ORDER BY language",
+    );
+    let texts = texts.as_array().unwrap();
+    let languages: Vec<&str> = texts.iter().map(|r| r["language"].as_str().unwrap()).collect();
+    assert_eq!(languages, ["en", "fr"], "Spanish failed its gate: {texts:?}");
+    let english = std::fs::read(root.join("data/toy/tasks/en.toml")).unwrap();
+    assert_eq!(texts[0]["text_blake3"], blake3::hash(&english).to_hex().as_str());
+    assert_eq!(texts[0]["text_translated_by"], Value::Null);
+    assert_eq!(texts[1]["text_blake3"], fr_row["output_blake3"]);
+    assert_eq!(texts[1]["text_translated_by"], "fake");
+    let shown = ws
+        .ml2b()
+        .args(["show", texts[1]["event_id"].as_str().unwrap()])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("task text   translated by fake (ml2b translate), blake3"),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -19,20 +19,26 @@ use crate::common::Workspace;
 use crate::fixture::{LEAKY_CODE, LEAKY_LINE, ROOT, THE_RUN, fixture};
 
 /// A running `ml2b view`, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT/`, as it printed.
-    url: String,
+    pub(crate) url: String,
     stderr: PathBuf,
 }
 
 impl Server {
     /// Starts `ml2b view --port 0` on the workspace's store and reads its URL.
     fn start(ws: &Workspace) -> Self {
-        let stderr = ws.dir.path().join("view.stderr");
+        Self::spawn(ws, &["view", "--port", "0", "--root", ROOT])
+    }
+
+    /// Starts `ml2b ARGS` (a server on port 0: `view`, `annotate serve`) on the
+    /// workspace's store and reads the URL it prints.
+    pub(crate) fn spawn(ws: &Workspace, args: &[&str]) -> Self {
+        let stderr = ws.dir.path().join(format!("{}.stderr", args[0]));
         let mut child = ws
             .ml2b()
-            .args(["view", "--port", "0", "--root", ROOT])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).unwrap())
             .spawn()
@@ -52,22 +58,22 @@ impl Server {
         };
         assert!(
             server.url.starts_with("http://127.0.0.1:") && server.url.ends_with('/'),
-            "ml2b view printed {line:?}; stderr:\n{}",
+            "ml2b {args:?} printed {line:?}; stderr:\n{}",
             server.messages()
         );
         server
     }
 
     /// `127.0.0.1:PORT`.
-    fn address(&self) -> &str {
+    pub(crate) fn address(&self) -> &str {
         self.url.trim_start_matches("http://").trim_end_matches('/')
     }
 
-    fn page(&self, path: &str) -> String {
+    pub(crate) fn page(&self, path: &str) -> String {
         format!("{}{}", self.url, path.trim_start_matches('/'))
     }
 
-    fn messages(&self) -> String {
+    pub(crate) fn messages(&self) -> String {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
     }
 }

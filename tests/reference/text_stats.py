@@ -493,6 +493,10 @@ def agreement_datasets():
                                 ["yes", "yes", "yes"], ["no", "maybe", "no"]],
          ["no", "maybe", "yes"]),
         ("perfect_agreement", [["1", "1"], ["2", "2"], ["3", "3"], ["2", "2"]], None),
+        # What two annotators enter on the annotation page in tests/it/annotate.rs: the
+        # five fields of one translation (title … data_card) × ana, bo, on the 1–5 scale.
+        ("annotation_page", [["5", "5"], ["4", "4"], ["5", "4"], ["3", "3"], ["4", "2"]],
+         scale5),
     ]
     for k, (subjects, raters, missing) in enumerate([(10, 2, 0.0), (30, 2, 0.1), (25, 3, 0.0),
                                                      (40, 5, 0.2), (50, 10, 0.3), (15, 4, 0.25)]):

@@ -52,7 +52,7 @@ use crate::competition::Competition;
 use crate::competition::spec::{Kind, Spec};
 use crate::events::Format;
 use crate::events::Provider;
-use crate::events::{Agent, Generation};
+use crate::events::{Agent, GENERATE_KEY_VERSION, Generation};
 use crate::log::{EventBody, LogError, unit_key};
 use crate::manifest::models::Model;
 use crate::providers::{self as provider, template};
@@ -84,6 +84,17 @@ pub enum Unit {
     React { body: Generation, search: react::Search },
 }
 
+/// A (competition, language) this invocation covers.
+struct Pair<'a> {
+    competition: &'a Competition,
+    language: String,
+    /// Whether its translation passed translate-validate (English always does).
+    passed: bool,
+    /// The blake3 of its task text file, and the model whose `translate` event produced
+    /// that file (none: English, or imported).
+    text: Option<(crate::store::Hash, Option<String>)>,
+}
+
 /// The stage.
 pub struct Generate {
     /// The model asked, the store and the responder.
@@ -105,9 +116,10 @@ pub struct Generate {
 }
 
 impl Generate {
-    /// The (competition, language, passed) pairs this invocation covers.
-    fn pairs(&self, store: &Store) -> Result<Vec<(&Competition, String, bool)>, StageError> {
+    /// The pairs this invocation covers.
+    fn pairs(&self, store: &Store) -> Result<Vec<Pair<'_>>, StageError> {
         let verdicts = self.translations.verdicts(store)?;
+        let produced = super::translate::producers(store)?;
         let bench = &self.translations.bench;
         let mut pairs = Vec::new();
         for c in bench
@@ -123,21 +135,43 @@ impl Generate {
                 let passed = code == "en"
                     || verdicts.get(&(c.id().to_string(), code.to_string())) == Some(&Some(true));
                 if passed || self.force {
-                    pairs.push((c, code.to_string(), passed));
+                    let text = super::stage::file_blake3(&c.task_path(code))
+                        .ok()
+                        .map(|hash| (hash, produced.get(&hash).cloned()));
+                    pairs.push(Pair {
+                        competition: c,
+                        language: code.to_string(),
+                        passed,
+                        text,
+                    });
                 }
             }
         }
         Ok(pairs)
     }
 
-    fn body(&self, c: &Competition, language: &str, format: Format, seed: u32, passed: bool) -> Generation {
+    fn body(&self, pair: &Pair, format: Format, seed: u32) -> Generation {
+        let Pair {
+            competition: c,
+            language,
+            passed,
+            text,
+        } = pair;
         let http = matches!(
             self.requests.model.provider,
             Provider::Openai | Provider::Anthropic
         );
+        let reads_text = !matches!(
+            self.requests.model.provider,
+            Provider::Reference | Provider::Template
+        );
+        let (text_blake3, text_translated_by) = match text {
+            Some((hash, by)) if reads_text => (Some(*hash), by.clone()),
+            _ => (None, None),
+        };
         Generation {
             competition: c.id().to_string(),
-            language: language.to_string(),
+            language: language.clone(),
             model: self.requests.model.name.clone(),
             provider: self.requests.model.provider,
             agent: match self.requests.model.provider {
@@ -162,7 +196,9 @@ impl Generate {
             input_tokens: 0,
             output_tokens: 0,
             cost_usd: 0.0,
-            translation_passed: passed,
+            translation_passed: *passed,
+            text_blake3,
+            text_translated_by,
         }
     }
 
@@ -392,7 +428,7 @@ fn planned(
         body.seed,
         what,
     );
-    let key = unit_key(Generation::STAGE, Generation::SCHEMA_VERSION, &[], &params)?;
+    let key = unit_key(Generation::STAGE, GENERATE_KEY_VERSION, &[], &params)?;
     Ok(Planned {
         key,
         upstream: Vec::new(),
@@ -436,13 +472,14 @@ impl Stage for Generate {
 
     fn plan(&self, store: &Store) -> Result<Vec<Planned<Unit>>, StageError> {
         let mut planned = Vec::new();
-        for (c, language, passed) in self.pairs(store)? {
+        for pair in self.pairs(store)? {
+            let c = pair.competition;
             for &format in &self.formats {
                 if self.requests.model.provider == Provider::Template && format != Format::Modular {
                     continue;
                 }
                 for seed in 0..self.seeds.max(1) {
-                    let body = self.body(c, &language, format, seed, passed);
+                    let body = self.body(&pair, format, seed);
                     planned.push(match self.requests.model.provider {
                         Provider::Reference => self.reference_unit(body, c, format)?,
                         Provider::Template => self.template_unit(body, c)?,

@@ -2,11 +2,17 @@
 //! CSV layout of `manifests/annotations/` and exported back to it, and the ratings of the
 //! exact texts a translate-validate check validates.
 //!
-//! Not a planned stage: each rating is committed as it arrives. Its unit key covers the
-//! competition, the language, the field, the annotator, the blake3 of the English text and
-//! of the translation, the score and where it came from, so importing the same file twice
-//! commits nothing the second time, and a changed score is a new event that supersedes the
-//! old one (the latest by `created_at` of an annotator, field and texts counts).
+//! Not a planned stage: each rating is committed as it arrives, unless the annotator's
+//! latest rating of that field of those texts has the same score (so importing the same
+//! file twice commits nothing the second time). Its unit key covers the competition, the
+//! language, the field, the annotator, the blake3 of the English text and of the
+//! translation, the score, where it came from and, as its upstream, the rating it replaces:
+//! a changed score is a new event that supersedes the old one (the latest by `created_at`
+//! of an annotator, field and texts counts), and a score changed back is new again.
+//!
+//! The annotation page (`ml2b annotate serve`, `viewer::annotate`) records ratings through
+//! [`record`], for the texts the annotator was shown: if either changed since the page was
+//! loaded, nothing is recorded.
 //!
 //! CSV layout (`ml2b annotate import|export`), one file per language:
 //!
@@ -21,7 +27,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::competition::{Benchmark, Competition};
+use super::{Benchmark, Competition};
 use crate::events::{RATING_SCALE, Rating};
 use crate::log::{Event, EventBody, LogError, Provenance, StageLog, unit_key};
 use crate::manifest::TaskText;
@@ -67,7 +73,7 @@ pub struct Imported {
 }
 
 /// The blake3 of the English text and of the `language` text of `c`, as they are now.
-fn texts(c: &Competition, language: &str) -> Result<(Hash, Hash), RatingsError> {
+pub fn texts(c: &Competition, language: &str) -> Result<(Hash, Hash), RatingsError> {
     let hash = |path: PathBuf| {
         crate::store::hash_file(&path).map_err(|source| RatingsError::Read {
             path: path.clone(),
@@ -104,9 +110,7 @@ pub fn import_csv(
             "the header must be `subject` then one named column per annotator".into(),
         ));
     }
-    let log = StageLog::new(store, Rating::STAGE)?;
-    let mut view = log.view()?;
-    let (mut imported, mut events) = (Imported::default(), Vec::new());
+    let (mut imported, mut bodies) = (Imported::default(), Vec::new());
     for record in reader.records() {
         let record = record.map_err(|e| invalid(e.position().map_or(0, |p| p.line()), e.to_string()))?;
         let line = record.position().map_or(0, |p| p.line());
@@ -141,18 +145,140 @@ pub fn import_csv(
                 source: "csv".into(),
             };
             imported.ratings += 1;
-            let key = unit_key(Rating::STAGE, Rating::SCHEMA_VERSION, &[], &body)?;
-            if !view.contains(&key) && !events.iter().any(|e: &Event<Rating>| e.unit_key == key) {
-                events.push(Event::new(key, Vec::new(), body, Provenance::now(0))?);
-            }
+            bodies.push(body);
         }
     }
-    imported.new = events.len();
+    imported.new = commit(store, bodies)?;
     imported.annotators = annotators;
-    if !events.is_empty() {
+    Ok(imported)
+}
+
+/// What one rating is of: competition, language, field, annotator and the two texts.
+type Subject = (String, String, String, String, Hash, Hash);
+
+fn subject_of(r: &Rating) -> Subject {
+    (
+        r.competition.clone(),
+        r.language.clone(),
+        r.field.clone(),
+        r.annotator.clone(),
+        r.english_blake3,
+        r.text_blake3,
+    )
+}
+
+/// Commits each of `ratings` that changes what its annotator said of its subject (the
+/// last of a subject in `ratings` counts), and returns how many. A rating that replaces an
+/// earlier one names it as its upstream, so its unit key differs from any before it: a
+/// score changed and changed back is recorded both times, and the same ratings twice
+/// commit nothing.
+fn commit(store: &Store, ratings: Vec<Rating>) -> Result<usize, RatingsError> {
+    let log = StageLog::new(store, Rating::STAGE)?;
+    let mut view = log.view()?;
+    let mut recorded = log.read_events::<Rating>(0)?;
+    recorded.sort_by_key(|e| (e.provenance.created_at, e.id));
+    let mut latest: BTreeMap<Subject, (String, Hash)> = BTreeMap::new();
+    for e in recorded {
+        latest.insert(subject_of(&e.body), (e.body.score, e.id));
+    }
+    let mut wanted: BTreeMap<Subject, Rating> = BTreeMap::new();
+    for r in ratings {
+        wanted.insert(subject_of(&r), r);
+    }
+    let mut events = Vec::new();
+    for (subject, body) in wanted {
+        let upstream = match latest.get(&subject) {
+            Some((score, _)) if *score == body.score => continue,
+            Some((_, id)) => vec![*id],
+            None => Vec::new(),
+        };
+        let key = unit_key(Rating::STAGE, Rating::SCHEMA_VERSION, &upstream, &body)?;
+        if view.contains(&key) {
+            continue;
+        }
+        events.push(Event::new(key, upstream, body, Provenance::now(0))?);
+    }
+    let new = events.len();
+    if new > 0 {
         log.commit(&mut view, events, None)?;
     }
-    Ok(imported)
+    Ok(new)
+}
+
+/// The most characters an annotator's name may have.
+pub const MAX_NAME: usize = 64;
+
+/// Whether `name` can name an annotator: 1 to [`MAX_NAME`] characters, no control
+/// character, no surrounding space.
+pub fn valid_annotator(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().count() <= MAX_NAME
+        && name.trim() == name
+        && !name.chars().any(char::is_control)
+}
+
+/// Why ratings from the page were not recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    #[error("`{0}` cannot name an annotator (1 to 64 characters, no control characters)")]
+    Annotator(String),
+    #[error("`{0}` is not a field of a task text")]
+    Field(String),
+    #[error("`{score}` ({field}) is not a rating of the scale 1–5")]
+    Score { field: String, score: String },
+    #[error("no field was rated")]
+    Nothing,
+    #[error("the texts changed since the page was loaded: reload it and rate what it shows")]
+    Changed,
+    #[error(transparent)]
+    Ratings(#[from] RatingsError),
+}
+
+/// Records `annotator`'s `scores` (field, score) of `language`'s text of `c`, as rated on
+/// the annotation page: `shown` are the blake3 of the English and of the translation the
+/// page showed, which must still be the current texts. Returns how many ratings were new.
+pub fn record(
+    store: &Store,
+    c: &Competition,
+    language: &str,
+    annotator: &str,
+    shown: (Hash, Hash),
+    scores: &[(String, String)],
+) -> Result<usize, Refused> {
+    if !valid_annotator(annotator) {
+        return Err(Refused::Annotator(annotator.to_string()));
+    }
+    if scores.is_empty() {
+        return Err(Refused::Nothing);
+    }
+    for (field, score) in scores {
+        if !TaskText::FIELDS.contains(&field.as_str()) {
+            return Err(Refused::Field(field.clone()));
+        }
+        if !RATING_SCALE.contains(&score.as_str()) {
+            return Err(Refused::Score {
+                field: field.clone(),
+                score: score.clone(),
+            });
+        }
+    }
+    if texts(c, language)? != shown {
+        return Err(Refused::Changed);
+    }
+    let ratings = scores
+        .iter()
+        .map(|(field, score)| Rating {
+            competition: c.id().to_string(),
+            language: language.to_string(),
+            field: field.clone(),
+            annotator: annotator.to_string(),
+            score: score.clone(),
+            english_blake3: shown.0,
+            text_blake3: shown.1,
+            source: "page".into(),
+        })
+        .collect();
+    Ok(commit(store, ratings)?)
 }
 
 /// The competition and field a subject (`<competition>/<field>`) names.
