@@ -130,6 +130,12 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             stderr_tail: String::new(),
                             findings: "[]".into(),
                             leakage: i.is_multiple_of(13),
+                            network: None,
+                            requests: None,
+                            requests_total: None,
+                            requests_denied: None,
+                            model_cache_blake3: None,
+                            gpus: None,
                         };
                         let xe = Event::new(key("x", i), vec![ge.id], x, p.clone()).unwrap();
                         let ok = outcome == "ok";

@@ -228,6 +228,18 @@ pub struct GradeFileArgs {
     /// Address-space limit in bytes.
     #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
     pub memory: u64,
+    /// Its network: none, or proxy (the allowlisting squid; its requests are reported).
+    #[arg(long, value_enum, default_value_t = NetworkMode::None)]
+    pub network: NetworkMode,
+    /// A domain the proxy also allows (repeatable).
+    #[arg(long = "allow-domain", value_name = "DOMAIN")]
+    pub allow_domains: Vec<String>,
+    /// A folder of pretrained weights the run sees read-only at /cache.
+    #[arg(long, value_name = "DIR")]
+    pub model_cache: Option<PathBuf>,
+    /// NVIDIA GPUs the run gets (a number, or all).
+    #[arg(long, value_name = "N|all", value_parser = parse_gpus)]
+    pub gpus: Option<crate::sandbox::Gpus>,
     /// Keep the predictions and the harness's result record in this folder.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -365,6 +377,36 @@ pub struct SandboxArgs {
     /// Address-space limit per sandbox run, in bytes (the prompt states it too).
     #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
     pub memory: u64,
+    /// A run's network: none (a loopback of its own), or proxy (an allowlisting squid, as
+    /// ML2B runs: the domains of manifests/network.toml, Hugging Face, PyTorch and S3 by
+    /// default; every request recorded with the run).
+    #[arg(long, value_enum, default_value_t = NetworkMode::None)]
+    pub network: NetworkMode,
+    /// A domain the proxy also allows (`.example.org`: it and its subdomains; repeatable).
+    #[arg(long = "allow-domain", value_name = "DOMAIN")]
+    pub allow_domains: Vec<String>,
+    /// A folder of pretrained weights every run sees read-only at /cache (HF_HOME=
+    /// /cache/huggingface, TORCH_HOME=/cache/torch); its listing is part of the unit key.
+    #[arg(long, value_name = "DIR")]
+    pub model_cache: Option<PathBuf>,
+    /// NVIDIA GPUs each run gets (a number, or all); asking where there are none (or
+    /// fewer) is an error, never a CPU run. On Slurm, each task asks for --gres=gpu:N.
+    #[arg(long, value_name = "N|all", value_parser = parse_gpus)]
+    pub gpus: Option<crate::sandbox::Gpus>,
+}
+
+fn parse_gpus(s: &str) -> Result<crate::sandbox::Gpus, String> {
+    s.parse()
+}
+
+/// A run's network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum NetworkMode {
+    /// No network: a loopback of its own only.
+    #[default]
+    None,
+    /// Through the allowlisting proxy only.
+    Proxy,
 }
 
 /// A model's request limits, over its entry in manifests/models.toml; every stage and

@@ -39,12 +39,35 @@ pub enum BackendKind {
     Docker,
 }
 
-/// Where solutions run: the backend, the limits of one run, and runs at once. The prompt
-/// states these same limits.
+/// A run's network, as asked: none, or the allowlisting proxy with the domains of
+/// `manifests/network.toml` (ML2B's when it is absent) and those asked for besides. The
+/// pipeline resolves it against the benchmark into a `sandbox::Network`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NetworkSettings {
+    pub proxy: bool,
+    /// Domain suffixes allowed besides the manifest's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+}
+
+impl NetworkSettings {
+    /// Whether this is the default (no network), which plans and keys leave out.
+    pub fn is_none(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Where solutions run: the backend, the limits of one run, the network, and runs at once.
+/// The prompt states these same limits.
 #[derive(Clone, Debug)]
 pub struct SandboxSettings {
     pub backend: BackendKind,
     pub limits: Limits,
+    pub network: NetworkSettings,
+    /// A folder of pretrained weights every run sees read-only (`--model-cache`).
+    pub model_cache: Option<PathBuf>,
+    /// The GPUs each run gets (`--gpus`).
+    pub gpus: Option<crate::sandbox::Gpus>,
     pub jobs: usize,
     /// How `jobs` was chosen for this machine, when `-j` was not given (said once).
     pub jobs_chosen: Option<String>,
@@ -214,6 +237,9 @@ impl SandboxSettings {
                 memory_bytes,
                 ..Limits::default()
             },
+            network: NetworkSettings::default(),
+            model_cache: None,
+            gpus: None,
             jobs,
             jobs_chosen: None,
         }

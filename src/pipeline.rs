@@ -27,19 +27,21 @@ use crate::cluster::engine::{self, ClusterError, ClusterRun};
 use crate::competition::Benchmark;
 use crate::config::{
     AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, ExecuteSettings,
-    GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, SlurmSettings,
+    GenerateSettings, GradeSettings, InputError, NetworkSettings, SandboxSettings, Selection, SlurmSettings,
     TranslateSettings, TranslateValidateSettings,
 };
 use crate::error::IsInputError;
 use crate::events::Provider;
 use crate::events::{Execution, Generation, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
+use crate::manifest::network::NetworkManifest;
 use crate::manifest::{ManifestError, Model, Models};
 use crate::progress::Progress;
 use crate::providers::budget::{Budgets, LimitOverrides, RequestLimits};
 use crate::providers::http::is_floating_alias;
 use crate::providers::{Responder, client_config};
-use crate::sandbox::{Backend, SandboxError};
+use crate::sandbox::network::{DEFAULT_DOMAINS, DEFAULT_PORTS};
+use crate::sandbox::{Allowlist, Backend, GpuSet, ModelCache, Network, Proxy, SandboxError};
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::Execute;
 use crate::stages::generate::aide::{Aide, trial::Trials};
@@ -113,6 +115,9 @@ pub struct Pipeline<'a> {
     budgets: Budgets,
     /// How many sandbox runs at once the machine was found to hold has been said.
     jobs_said: std::sync::Once,
+    /// The proxies of `--network proxy`, one per allowlist, started on first use and
+    /// stopped when the last runner using one is dropped.
+    proxies: Mutex<Vec<std::sync::Weak<Proxy>>>,
 }
 
 impl<'a> Pipeline<'a> {
@@ -124,6 +129,7 @@ impl<'a> Pipeline<'a> {
             benchmarks: Mutex::new(Vec::new()),
             budgets: Budgets::default(),
             jobs_said: std::sync::Once::new(),
+            proxies: Mutex::new(Vec::new()),
         }
     }
 
@@ -364,7 +370,7 @@ impl<'a> Pipeline<'a> {
         let AgentSettings::Aide(config) = &s.agent else {
             return Ok(None);
         };
-        let runner = self.runner(&s.sandbox)?;
+        let runner = self.runner(&s.sandbox, &s.selection.root)?;
         let trials = Trials::new(runner, s.sandbox.jobs).map_err(|e| SandboxError::Io {
             what: "creating the aide agent's trial pool".into(),
             source: e,
@@ -380,7 +386,7 @@ impl<'a> Pipeline<'a> {
         let AgentSettings::React(config) = &s.agent else {
             return Ok(None);
         };
-        let runner = self.runner(&s.sandbox)?;
+        let runner = self.runner(&s.sandbox, &s.selection.root)?;
         let trials = Trials::new(runner.clone(), s.sandbox.jobs).map_err(|e| SandboxError::Io {
             what: "creating the react agent's trial pool".into(),
             source: e,
@@ -399,7 +405,7 @@ impl<'a> Pipeline<'a> {
             stop: s.stop,
             ..concurrency(s.sandbox.jobs.max(1))
         };
-        self.run(Arc::new(self.execute_stage(s)?), options)
+        self.run(Arc::new(self.execute_stage(s, Here::Runs)?), options)
     }
 
     /// execute where `s.engine` says: here, or on Slurm (`crate::cluster::engine`), which
@@ -428,13 +434,14 @@ impl<'a> Pipeline<'a> {
     /// execute's units that the store does not hold yet, as `execute` would run them: what
     /// a cluster plan freezes.
     pub fn execute_pending(&self, s: &ExecuteSettings) -> Result<Vec<Hash>, PipelineError> {
-        self.pending(&self.execute_stage(s)?)
+        // Planned here, run elsewhere: no proxy to start, no GPU to find on this host.
+        self.pending(&self.execute_stage(s, Here::Plans)?)
     }
 
-    fn execute_stage(&self, s: &ExecuteSettings) -> Result<Execute, PipelineError> {
+    fn execute_stage(&self, s: &ExecuteSettings, here: Here) -> Result<Execute, PipelineError> {
         Ok(Execute {
             bench: self.bench(&s.root)?,
-            runner: self.runner(&s.sandbox)?,
+            runner: self.runner_with(&s.sandbox, &s.root, here)?,
             store: self.store.clone(),
             since: s.since,
         })
@@ -471,7 +478,7 @@ impl<'a> Pipeline<'a> {
         }
         let mut failed = runtime()?.block_on(crate::preflight::models(&wanted));
         if matches!(s.engine, EngineSettings::Local) {
-            let runner = self.runner(&s.sandbox)?;
+            let runner = self.runner(&s.sandbox, root)?;
             if let Err(f) = crate::preflight::sandbox(&*runner.backend, &runner.python, &s.sandbox.limits) {
                 failed.push(f);
             }
@@ -498,17 +505,84 @@ impl<'a> Pipeline<'a> {
         Ok(summaries)
     }
 
-    /// How stored code runs under `s`: its backend, the managed Python, its limits. Says
-    /// once how many runs at once were chosen for this machine, when `-j` was not given.
-    pub fn runner(&self, s: &SandboxSettings) -> Result<Runner, PipelineError> {
+    /// How stored code runs under `s`: its backend, the managed Python, its limits, its
+    /// network (the proxy started, for the benchmark at `root`'s allowlist). Says once how
+    /// many runs at once were chosen for this machine, when `-j` was not given.
+    pub fn runner(&self, s: &SandboxSettings, root: &Path) -> Result<Runner, PipelineError> {
+        self.runner_with(s, root, Here::Runs)
+    }
+
+    /// [`Pipeline::runner`]; when this host only plans (the units run on Slurm), without
+    /// the proxy or the GPUs, which only the nodes need (the unit keys take what was asked).
+    fn runner_with(&self, s: &SandboxSettings, root: &Path, here: Here) -> Result<Runner, PipelineError> {
         if let Some(why) = &s.jobs_chosen {
             self.jobs_said.call_once(|| self.progress.info(why));
+        }
+        let network = network(&s.network, root)?;
+        let proxy = match (&network, here) {
+            (Network::Proxy(allowlist), Here::Runs) => Some(self.proxy(allowlist)?),
+            _ => None,
+        };
+        let gpus = match here {
+            Here::Runs => s.gpus.map(GpuSet::select).transpose()?,
+            Here::Plans => None,
+        };
+        if let Some(g) = &gpus {
+            let names: Vec<String> = g
+                .devices
+                .iter()
+                .map(|d| format!("{} ({})", d.name, d.index))
+                .collect();
+            self.progress
+                .info(&format!("runs get the GPU(s) {}", names.join(", ")));
+        }
+        let model_cache = s.model_cache.as_deref().map(ModelCache::open).transpose()?;
+        if let Some(c) = &model_cache {
+            self.progress.info(&format!(
+                "runs see the model cache {} at /cache: {} files, {:.1} MB, listing blake3 {}",
+                c.dir.display(),
+                c.files,
+                c.bytes as f64 / 1e6,
+                c.blake3.short()
+            ));
         }
         Ok(Runner {
             python: self.python()?,
             backend: self.sandbox(s.backend)?,
             limits: s.limits.clone(),
+            network,
+            proxy,
+            model_cache: model_cache.map(Arc::new),
+            gpus_asked: s.gpus,
+            gpus: gpus.map(Arc::new),
         })
+    }
+
+    /// The running proxy of `allowlist`, started if none is.
+    fn proxy(&self, allowlist: &Allowlist) -> Result<Arc<Proxy>, SandboxError> {
+        let mut proxies = self.proxies.lock().unwrap_or_else(|e| e.into_inner());
+        proxies.retain(|p| p.strong_count() > 0);
+        if let Some(p) = proxies
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .find(|p| p.allowlist() == allowlist)
+        {
+            return Ok(p);
+        }
+        let started = Arc::new(Proxy::start(allowlist)?);
+        self.progress.info(&format!(
+            "runs go out through squid on {}, allowing {} on port(s) {}",
+            started.address(),
+            allowlist.domains.join(" "),
+            allowlist
+                .ports
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        proxies.push(Arc::downgrade(&started));
+        Ok(started)
     }
 
     /// The managed Python environment (`sandbox::pyenv`), created on first use.
@@ -603,6 +677,60 @@ impl Ran {
             Self::Slurm(run) => run.summary(),
         }
     }
+}
+
+/// Whether a runner runs units on this host, or only plans units that run elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Here {
+    Runs,
+    Plans,
+}
+
+/// The network `s` asks for, with the allowlist of the benchmark at `root`
+/// (`manifests/network.toml`, else ML2B's) and the domains `s` adds.
+fn network(s: &NetworkSettings, root: &Path) -> Result<Network, PipelineError> {
+    if !s.proxy {
+        if let Some(d) = s.allow.first() {
+            return Err(InputError(format!(
+                "--allow-domain {d}: domains are allowed through the proxy only (add --network proxy)"
+            ))
+            .into());
+        }
+        return Ok(Network::None);
+    }
+    let manifest = NetworkManifest::load(root)?;
+    let file = root.join(crate::manifest::network::FILE);
+    let listed = manifest
+        .proxy
+        .allow
+        .unwrap_or_else(|| DEFAULT_DOMAINS.iter().map(|d| d.to_string()).collect());
+    for d in &listed {
+        if !Allowlist::valid_domain(d) {
+            return Err(InputError(format!(
+                "{}: proxy.allow: `{d}` is not a domain name",
+                file.display()
+            ))
+            .into());
+        }
+    }
+    for d in &s.allow {
+        if !Allowlist::valid_domain(d) {
+            return Err(InputError(format!(
+                "--allow-domain {d}: not a domain name (`.example.org`: it and its subdomains)"
+            ))
+            .into());
+        }
+    }
+    let ports = manifest.proxy.ports.unwrap_or_else(|| DEFAULT_PORTS.to_vec());
+    if ports.contains(&0) {
+        return Err(InputError(format!("{}: proxy.ports: 0 is no port", file.display())).into());
+    }
+    let domains = listed.into_iter().chain(s.allow.iter().cloned());
+    Ok(Network::Proxy(Allowlist::new(
+        domains,
+        ports,
+        manifest.proxy.hosts,
+    )))
 }
 
 /// Per pure stage: its name, the events re-derived, and (id, why) for each that differs.

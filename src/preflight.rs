@@ -82,6 +82,9 @@ pub fn sandbox(backend: &dyn Backend, python: &Path, limits: &Limits) -> Result<
             k: None,
         },
         limits: limits.clone(),
+        proxy: None,
+        model_cache: None,
+        gpus: None,
     };
     let run = backend
         .run(&job, &out)

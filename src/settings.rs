@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::cli::{self, GlobalArgs};
 pub use crate::config::{
     AgentSettings, AnalyzeSettings, BackendKind, BenchmarkSettings, EngineSettings, Entry, ExecuteSettings,
-    GenerateSettings, GradeSettings, InputError, SandboxSettings, Selection, SlurmSettings,
+    GenerateSettings, GradeSettings, InputError, NetworkSettings, SandboxSettings, Selection, SlurmSettings,
     TranslateSettings, TranslateValidateSettings,
 };
 use crate::events::Format;
@@ -135,13 +135,30 @@ impl SandboxSettings {
             jobs,
             timeout,
             memory,
+            network,
+            allow_domains,
+            model_cache,
+            gpus,
         } = args;
+        let network = NetworkSettings {
+            proxy: *network == cli::NetworkMode::Proxy,
+            allow: allow_domains.clone(),
+        };
+        let model_cache = model_cache.as_deref().map(crate::cluster::plan::absolute);
         match jobs {
-            Some(n) => Self::new(*backend, *timeout, *memory, *n as usize),
+            Some(n) => Self {
+                network,
+                model_cache,
+                gpus: *gpus,
+                ..Self::new(*backend, *timeout, *memory, *n as usize)
+            },
             None => {
                 let (n, why) = Self::machine_jobs(*memory);
                 Self {
                     jobs_chosen: Some(why),
+                    network,
+                    model_cache,
+                    gpus: *gpus,
                     ..Self::new(*backend, *timeout, *memory, n)
                 }
             }
@@ -760,6 +777,10 @@ impl GradeFileSettings {
             backend,
             timeout,
             memory,
+            network,
+            allow_domains,
+            model_cache,
+            gpus,
             out,
         } = args;
         Self {
@@ -767,7 +788,15 @@ impl GradeFileSettings {
             file: file.clone(),
             competition: competition.clone(),
             format: (*format).into(),
-            sandbox: SandboxSettings::new(*backend, *timeout, *memory, 1),
+            sandbox: SandboxSettings {
+                network: NetworkSettings {
+                    proxy: *network == cli::NetworkMode::Proxy,
+                    allow: allow_domains.clone(),
+                },
+                model_cache: model_cache.as_deref().map(crate::cluster::plan::absolute),
+                gpus: *gpus,
+                ..SandboxSettings::new(*backend, *timeout, *memory, 1)
+            },
             out: out.clone(),
         }
     }

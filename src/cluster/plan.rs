@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use super::arrays::array_cap;
 use crate::config::{
-    AgentSettings, BackendKind, EngineSettings, ExecuteSettings, GenerateSettings, SandboxSettings, Selection,
+    AgentSettings, BackendKind, EngineSettings, ExecuteSettings, GenerateSettings, NetworkSettings,
+    SandboxSettings, Selection,
 };
 use crate::events::Format;
 use crate::providers::budget::LimitOverrides;
@@ -60,6 +61,25 @@ pub struct SandboxPlan {
     pub wall_seconds: u64,
     pub memory_bytes: u64,
     pub jobs: usize,
+    /// The network asked for (left out when none, as plans before it).
+    #[serde(default, skip_serializing_if = "NetworkSettings::is_none")]
+    pub network: NetworkSettings,
+    /// The model cache asked for (left out when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_cache: Option<PathBuf>,
+    /// The GPUs each run asks for (left out when none); each task asks Slurm for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<crate::sandbox::Gpus>,
+}
+
+impl Plan {
+    /// The GPUs each task's runs ask for: what the task asks Slurm for (`--gres=gpu:N`).
+    pub fn gpus(&self) -> Option<crate::sandbox::Gpus> {
+        match &self.settings {
+            StagePlan::Execute(e) => e.sandbox.gpus,
+            StagePlan::Generate(g) => g.sandbox.gpus,
+        }
+    }
 }
 
 impl SandboxPlan {
@@ -69,11 +89,19 @@ impl SandboxPlan {
             wall_seconds: s.limits.wall.as_secs(),
             memory_bytes: s.limits.memory_bytes,
             jobs: s.jobs,
+            network: s.network.clone(),
+            model_cache: s.model_cache.clone(),
+            gpus: s.gpus,
         }
     }
 
     fn settings(&self) -> SandboxSettings {
-        SandboxSettings::of(self.backend, self.wall_seconds, self.memory_bytes, self.jobs)
+        SandboxSettings {
+            network: self.network.clone(),
+            model_cache: self.model_cache.clone(),
+            gpus: self.gpus,
+            ..SandboxSettings::of(self.backend, self.wall_seconds, self.memory_bytes, self.jobs)
+        }
     }
 }
 
@@ -275,7 +303,7 @@ impl Plan {
 }
 
 /// `path`, absolute (the nodes run elsewhere).
-fn absolute(path: &std::path::Path) -> PathBuf {
+pub(crate) fn absolute(path: &std::path::Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 

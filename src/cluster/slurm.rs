@@ -188,6 +188,11 @@ impl ArrayJob<'_> {
             output,
         ];
         args.extend(after.map(|job| format!("--dependency=afterany:{job}")));
+        // A task's runs take the GPUs in turn: one run's worth per task (`all`: one).
+        args.extend(self.plan.gpus().map(|g| match g {
+            crate::sandbox::Gpus::Count(n) => format!("--gres=gpu:{n}"),
+            crate::sandbox::Gpus::All => "--gres=gpu".to_string(),
+        }));
         args.extend(self.settings.sbatch_args.iter().cloned());
         args
     }

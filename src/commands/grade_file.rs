@@ -3,7 +3,8 @@
 //!
 //! Prints the outcome, score and performance ratio r_p against each baseline (today the
 //! reference solution), or with `--json` `{"outcome", "score", "r_p", "findings",
-//! "stdout_tail", "stderr_tail", "detail", "wall_seconds", "invalid_reason"}`; `findings`
+//! "stdout_tail", "stderr_tail", "detail", "wall_seconds", "invalid_reason"}` (and, with
+//! `--network proxy`, `"requests"`: every request the proxy saw); `findings`
 //! are the static checks' and the leakage detector's (`crate::check`), found before the run. Exit 0 when the solution ran and its
 //! predictions were valid, 1 otherwise. The predictions are scored as the grade stage scores
 //! them (`competition::grading::score_file`); `ml2b grade-sample` grades a submission file
@@ -22,7 +23,7 @@ use crate::competition::{Benchmark, Competition, Side};
 use crate::events::Outcome;
 use crate::metrics::aup::run_ratio;
 use crate::metrics::grading::Score;
-use crate::sandbox::{Job, Run, assets};
+use crate::sandbox::{Job, ProxyRequest, Run, assets};
 use crate::settings::{GlobalSettings, GradeFileSettings};
 
 #[derive(Serialize)]
@@ -36,6 +37,9 @@ struct Report {
     detail: Option<String>,
     wall_seconds: f64,
     invalid_reason: Option<String>,
+    /// What the proxy saw (`--network proxy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requests: Option<Vec<ProxyRequest>>,
 }
 
 /// Runs `ml2b grade-file`.
@@ -45,15 +49,18 @@ pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) ->
     let findings = crate::check::check(&read_source(args)?, args.format);
     let progress = super::ProgressBars::new(&settings.printer);
     let pipeline = crate::pipeline::Pipeline::new(&settings.store, &progress);
-    let backend = pipeline.sandbox(args.sandbox.backend)?;
+    let runner = pipeline.runner(&args.sandbox, &args.root)?;
     let job = Job {
-        python: pipeline.python()?,
+        python: runner.python.clone(),
         harness: assets::materialize("harness.py", assets::HARNESS)?,
         code: args.file.clone(),
         format: args.format,
         public_dir: c.dir.join("public"),
         spec: Spec::of(&c.manifest),
         limits: args.sandbox.limits.clone(),
+        proxy: runner.proxy.clone(),
+        model_cache: runner.model_cache.clone(),
+        gpus: runner.gpus.clone(),
     };
     let scratch = crate::sandbox::scratch_dir()?;
     let out_dir = match &args.out {
@@ -63,7 +70,7 @@ pub(super) fn grade_file(settings: &GlobalSettings, args: &GradeFileSettings) ->
         }
         None => scratch.path().to_path_buf(),
     };
-    let run = backend.run(&job, &out_dir)?;
+    let run = runner.backend.run(&job, &out_dir)?;
     let predictions = run.predictions.clone();
     let mut report = Report::of(run, serde_json::to_value(&findings)?);
     if let Some(predictions) = &predictions {
@@ -116,6 +123,7 @@ impl Report {
             stderr_tail: run.stderr_tail,
             wall_seconds: run.wall_seconds,
             invalid_reason: None,
+            requests: run.requests,
         }
     }
 
@@ -165,5 +173,18 @@ fn print(settings: &GlobalSettings, r: &Report) -> anyhow::Result<()> {
         )?;
     }
     writeln!(settings.printer.stdout(), "wall: {:.2} s", r.wall_seconds)?;
+    for q in r.requests.iter().flatten() {
+        let verdict = if q.allowed { "allowed" } else { "REFUSED" };
+        writeln!(
+            settings.printer.stdout(),
+            "proxy: {} {}:{} {} {verdict} ({} B sent, {} B received)",
+            crate::terminal::visible(&q.method),
+            crate::terminal::visible(&q.host),
+            q.port,
+            q.status,
+            q.sent,
+            q.received
+        )?;
+    }
     Ok(())
 }

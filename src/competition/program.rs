@@ -175,6 +175,9 @@ fn run_driver(
         public_dir: data,
         spec: super::spec::Spec::of(m),
         limits: limits(),
+        proxy: None,
+        model_cache: None,
+        gpus: None,
     };
     let out = staging.join("out");
     std::fs::create_dir(&out).map_err(io("creating the output folder".into()))?;

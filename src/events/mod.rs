@@ -61,7 +61,7 @@ mod translation;
 mod vocabulary;
 
 pub use analysis::Analysis;
-pub use execution::Execution;
+pub use execution::{Execution, UNIT_KEY_VERSION as EXECUTE_KEY_VERSION};
 pub use fault::Fault;
 pub use generation::{Agent, Generation, UNIT_KEY_VERSION as GENERATE_KEY_VERSION};
 pub use grade::{Grade, GradeV2, GradeV3};

@@ -40,7 +40,8 @@ pub const NOT_OBJECTS: [&str; 12] = [
     "answers_blake3",
     "leaderboard_blake3",
     "grader_blake3",
-    // translate_validate: the task texts, back-translations and ratings of the root.
+    // translate_validate (and generate, rating): the task texts, back-translations and
+    // ratings of the root.
     "english_blake3",
     "text_blake3",
     "back_blake3",

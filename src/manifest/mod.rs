@@ -9,6 +9,7 @@ pub mod competition;
 mod file;
 pub mod languages;
 pub mod models;
+pub mod network;
 pub mod task;
 pub mod templates;
 pub mod verbatim;

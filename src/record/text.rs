@@ -170,6 +170,15 @@ fn write_execution(f: &mut fmt::Formatter<'_>, x: Option<&Execution>) -> fmt::Re
     if x.leakage {
         field(f, "leakage", "flagged by the static checks")?;
     }
+    if let Some((network, _)) = x.network_summary() {
+        field(f, "network", network)?;
+    }
+    if let Some(gpus) = x.gpu_summary() {
+        field(f, "gpus", gpus)?;
+    }
+    if let Some(cache) = x.model_cache_blake3 {
+        field(f, "model cache", format!("listed in object {}", cache.to_hex()))?;
+    }
     Ok(())
 }
 

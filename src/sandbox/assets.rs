@@ -9,6 +9,8 @@ use super::error::SandboxError;
 pub const HARNESS: &str = include_str!("../../assets/execute/harness.py");
 /// `assets/grade/mle_bench_program.py`: runs MLE-bench's own grade.py in the sandbox.
 pub const MLE_BENCH_PROGRAM: &str = include_str!("../../assets/grade/mle_bench_program.py");
+/// `assets/execute/relay.py`: the way out of a `--network proxy` run (`super::network`).
+pub const RELAY: &str = include_str!("../../assets/execute/relay.py");
 /// `assets/execute/requirements.txt`.
 pub const REQUIREMENTS: &str = include_str!("../../assets/execute/requirements.txt");
 

@@ -1,7 +1,9 @@
 //! The `docker` backend: one throwaway container per run, made from the runtime image
 //! ([`super::image`]) through the Docker Engine API on the local socket (bollard).
 //!
-//! The container has no network (`network_mode: none`: a loopback of its own only), a
+//! The container has no network (`network_mode: none`: a loopback of its own only; in a
+//! `--network proxy` run the relay to the proxy listens on it, `super::network`, and the
+//! Unix socket to ml2b's link is `/sandbox/proxy.sock`), a
 //! read-only root, every capability dropped, `no-new-privileges`, a non-root uid
 //! ([`sandbox_user`]), `docker-init` as pid 1 (the harness is never pid 1, which would
 //! ignore signals, and orphans are reaped), a private IPC namespace, the daemon's seccomp
@@ -64,7 +66,8 @@ use std::time::{Duration, Instant};
 
 use bollard::container::LogOutput;
 use bollard::models::{
-    ContainerCreateBody, HostConfig, HostConfigLogConfig, Mount, MountTypeEnum, ResourcesUlimits,
+    ContainerCreateBody, DeviceRequest, HostConfig, HostConfigLogConfig, Mount, MountTypeEnum,
+    ResourcesUlimits,
 };
 use bollard::query_parameters::{
     AttachContainerOptionsBuilder, CreateContainerOptions, InspectContainerOptions,
@@ -78,6 +81,9 @@ use super::docker_api::{api, with_client};
 use super::error::{SandboxError, io};
 use super::image::{ImageRef, PYTHON};
 use super::job::{Backend, Job, Limits, Run, SHM_BYTES};
+use super::model_cache::{self, ModelCache};
+use super::network::{PROXY_SOCKET, proxy_env};
+use super::proxy::Link;
 use super::rundir::RunDir;
 use super::seccomp;
 use super::steps::{self, Captured, ENV, Usage, classify, deliver, drop_links, harness_argv, stage_run};
@@ -185,16 +191,39 @@ impl Docker {
             init: Some(true),
             ipc_mode: Some("private".into()),
             oom_score_adj: Some(1000),
+            device_requests: job.gpus.as_ref().map(|g| {
+                vec![DeviceRequest {
+                    driver: Some("nvidia".into()),
+                    device_ids: Some(g.devices.iter().map(|d| d.index.to_string()).collect()),
+                    capabilities: Some(vec![vec!["gpu".into()]]),
+                    ..Default::default()
+                }]
+            }),
             log_config: Some(HostConfigLogConfig {
                 typ: Some("none".into()),
                 config: None,
             }),
-            mounts: Some(vec![
-                bind(venv, venv, true),
-                bind(&stage.sandbox, Path::new("/sandbox"), true),
-                bind(&job.public_dir, Path::new("/data"), true),
-                bind(&stage.out, Path::new("/out"), false),
-            ]),
+            mounts: Some(
+                [
+                    bind(venv, venv, true),
+                    bind(&stage.sandbox, Path::new("/sandbox"), true),
+                    bind(&job.public_dir, Path::new("/data"), true),
+                    bind(&stage.out, Path::new("/out"), false),
+                ]
+                .into_iter()
+                // The relay's socket, writable (connecting to a socket writes to it).
+                .chain(
+                    job.proxy
+                        .as_ref()
+                        .map(|_| bind(&stage.sandbox.join("proxy.sock"), Path::new(PROXY_SOCKET), false)),
+                )
+                .chain(
+                    job.model_cache
+                        .as_ref()
+                        .map(|c| bind(&c.dir, Path::new(model_cache::MOUNT), true)),
+                )
+                .collect(),
+            ),
             ..Default::default()
         }
     }
@@ -205,11 +234,12 @@ impl Docker {
         ContainerCreateBody {
             image: Some(self.image.id.clone()),
             entrypoint: Some(entrypoint(job)),
-            env: Some(ENV.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+            env: Some(env(job)),
             user: Some(format!("{uid}:{gid}")),
             working_dir: Some("/tmp".into()),
             hostname: Some("sandbox".into()),
-            network_disabled: Some(true),
+            // A proxy run's relay listens on the loopback, which a disabled network lacks.
+            network_disabled: Some(job.proxy.is_none()),
             attach_stdout: Some(true),
             attach_stderr: Some(true),
             labels: Some(HashMap::from([
@@ -235,6 +265,11 @@ impl Backend for Docker {
         let venv = venv_of(&job.python)?;
         let private = RunDir::create(None)?;
         let stage = Staged::new(private.path(), job)?;
+        let link = job
+            .proxy
+            .as_ref()
+            .map(|p| Link::open(p, &stage.sandbox.join("proxy.sock")))
+            .transpose()?;
         let config = self.config(job, &stage, &venv);
         let ended = with_client(|rt, client| {
             let created = rt
@@ -258,6 +293,7 @@ impl Backend for Docker {
             stderr: &ended.stderr,
         };
         let mut execution = classify(job, &stage.out, &seen);
+        execution.requests = link.map(Link::finish);
         if ended.oom_killed && execution.outcome == Outcome::RuntimeError {
             execution.outcome = Outcome::OutOfMemory;
             execution.detail = Some(format!(
@@ -353,6 +389,20 @@ fn venv_of(python: &Path) -> Result<PathBuf, SandboxError> {
     Ok(venv.to_path_buf())
 }
 
+/// The container's environment: the sandbox's, the proxy's in a `--network proxy` run, and
+/// the model cache's.
+fn env(job: &Job) -> Vec<String> {
+    let proxy = job.proxy.as_ref().map_or_else(Vec::new, |_| proxy_env());
+    let cache = job
+        .model_cache
+        .as_ref()
+        .map_or_else(Vec::new, |_| ModelCache::env().to_vec());
+    ENV.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .chain(proxy.into_iter().chain(cache).map(|(k, v)| format!("{k}={v}")))
+        .collect()
+}
+
 /// The container's command: the seccomp loader, then the harness's command line.
 fn entrypoint(job: &Job) -> Vec<String> {
     let python = job.python.to_string_lossy().into_owned();
@@ -399,7 +449,8 @@ impl Staged {
         };
         stage_run(job, &staged.sandbox, &staged.out, sandbox_user())?;
         let filter = staged.sandbox.join("seccomp.bpf");
-        std::fs::write(&filter, seccomp::filter()).map_err(io(format!("writing {}", filter.display())))?;
+        std::fs::write(&filter, seccomp::filter(steps::sockets(job)))
+            .map_err(io(format!("writing {}", filter.display())))?;
         std::fs::set_permissions(&filter, std::fs::Permissions::from_mode(0o644))
             .map_err(io(format!("chmod {}", filter.display())))?;
         Ok(staged)

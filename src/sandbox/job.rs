@@ -9,11 +9,16 @@
 //! and what events record, in snake case.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 
 use super::error::SandboxError;
+use super::gpu::GpuSet;
+use super::model_cache::ModelCache;
+use super::network::ProxyRequest;
+use super::proxy::Proxy;
 use crate::competition::spec::Spec;
 use crate::events::{Format, Outcome};
 
@@ -73,6 +78,12 @@ pub struct Job {
     pub public_dir: PathBuf,
     pub spec: Spec,
     pub limits: Limits,
+    /// The proxy of a `--network proxy` run (none: no network but a loopback).
+    pub proxy: Option<Arc<Proxy>>,
+    /// Pretrained weights the run sees read-only at `/cache` (`--model-cache`).
+    pub model_cache: Option<Arc<ModelCache>>,
+    /// The GPUs the run gets (`--gpus`).
+    pub gpus: Option<Arc<GpuSet>>,
 }
 
 /// What a run produced.
@@ -88,6 +99,8 @@ pub struct Run {
     pub stderr_tail: String,
     /// Human-readable cause for the backend's own outcomes.
     pub detail: Option<String>,
+    /// What the proxy saw of a `--network proxy` run, in order (none without a proxy).
+    pub requests: Option<Vec<ProxyRequest>>,
 }
 
 /// A way of running jobs in isolation.

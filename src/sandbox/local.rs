@@ -4,7 +4,8 @@
 //! The command is `prlimit --as --nproc --fsize --core=0 -- [setpriv --reuid=U --regid=U
 //! --clear-groups --no-new-privs --] bwrap … --seccomp FD -- python /sandbox/harness.py …`,
 //! with a uid `U` of the run's own when ml2b is root ([`sandbox_uid`]).
-//! Inside: every namespace unshared (no network: only a loopback of its own), no nested
+//! Inside: every namespace unshared (no network: only a loopback of its own; in a
+//! `--network proxy` run the relay to the proxy listens on it, `super::network`), no nested
 //! user namespace (`--disable-userns` from bubblewrap 0.8, and the seccomp filter of
 //! [`seccomp`], which also refuses the kernel keyrings, mounting and `setns`), a new
 //! session, a fresh `/proc`, a minimal `/dev`, read-only but for `/dev/shm`, a tmpfs of
@@ -46,10 +47,13 @@ use std::time::{Duration, Instant};
 use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
 use super::job::{Backend, Job, Run, SHM_BYTES};
+use super::model_cache::{self, ModelCache};
+use super::network::{PROXY_SOCKET, proxy_env};
+use super::proxy::Link;
 use super::rundir::{RunDir, unmount};
 use super::seccomp;
 use super::steps::{
-    Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, stage_run,
+    Captured, ENV, Ended, Usage, classify, deliver, drop_links, harness_argv, is_root, sockets, stage_run,
 };
 use crate::events::Outcome;
 
@@ -180,6 +184,25 @@ impl Local {
             .arg("/sandbox/harness.py");
         cmd.arg("--ro-bind").arg(&stage.code).arg("/sandbox/code.py");
         cmd.arg("--ro-bind").arg(&stage.spec).arg("/sandbox/spec.json");
+        if let Some(gpus) = &job.gpus {
+            for node in gpus.nodes() {
+                cmd.args(["--dev-bind", &node, &node]);
+            }
+            cmd.args(["--setenv", "CUDA_VISIBLE_DEVICES", &gpus.visible()]);
+        }
+        if let Some(cache) = &job.model_cache {
+            cmd.arg("--ro-bind").arg(&cache.dir).arg(model_cache::MOUNT);
+            for (k, v) in ModelCache::env() {
+                cmd.args(["--setenv", k, &v]);
+            }
+        }
+        if job.proxy.is_some() {
+            cmd.arg("--ro-bind").arg(&stage.relay).arg("/sandbox/relay.py");
+            cmd.arg("--bind").arg(&stage.socket).arg(PROXY_SOCKET);
+            for (k, v) in proxy_env() {
+                cmd.args(["--setenv", k, &v]);
+            }
+        }
         cmd.arg("--ro-bind").arg(&job.public_dir).arg("/data");
         cmd.arg("--bind").arg(&stage.out).arg("/out");
         // The root bwrap builds is a tmpfs: make it read-only once every mount point exists.
@@ -259,7 +282,12 @@ impl Backend for Local {
         let private = RunDir::create(is_root().then_some((uid, uid)))?;
         let stage = Staged::new(private.path(), job, uid)?;
         let group = run_group(job);
-        let filter = seccomp::memfd().map_err(io("writing the seccomp filter".into()))?;
+        let link = job
+            .proxy
+            .as_ref()
+            .map(|p| Link::open(p, &stage.socket))
+            .transpose()?;
+        let filter = seccomp::memfd(sockets(job)).map_err(io("writing the seccomp filter".into()))?;
         let mut cmd = self.command(job, &stage, &filter)?;
         if let Some(group) = &group {
             // SAFETY: the hook only calls write(2), which is async-signal-safe.
@@ -286,6 +314,7 @@ impl Backend for Local {
             stderr: &stderr,
         };
         let mut run = classify(job, &stage.out, &ended);
+        run.requests = link.map(Link::finish);
         if oom_killed && run.outcome == Outcome::RuntimeError {
             run.outcome = Outcome::OutOfMemory;
             run.detail = Some(format!(
@@ -354,6 +383,9 @@ struct Staged {
     spec: PathBuf,
     code: PathBuf,
     harness: PathBuf,
+    /// `--network proxy`: the relay and the socket to ml2b's link.
+    relay: PathBuf,
+    socket: PathBuf,
     out: PathBuf,
     mounted: bool,
 }
@@ -366,6 +398,8 @@ impl Staged {
             spec: inputs.join("spec.json"),
             code: inputs.join("code.py"),
             harness: inputs.join("harness.py"),
+            relay: inputs.join("relay.py"),
+            socket: inputs.join("proxy.sock"),
             out: dir.join("out"),
             mounted: false,
         };

@@ -15,7 +15,10 @@
 //!   without the family answers, so code that probes for one (IPv6, glibc's netlink query
 //!   of the configured addresses) falls back as it would there, where `EPERM` reads as a
 //!   fault. Docker refuses only `AF_VSOCK` and `AF_ALG`, with `EPERM`; here loopback TCP is
-//!   refused too (it leads nowhere: the network namespace holds only the loopback);
+//!   refused too (it leads nowhere: the network namespace holds only the loopback). A
+//!   `--network proxy` run ([`Sockets::Inet`]) may open `AF_INET` and `AF_INET6` sockets
+//!   too: its namespace still holds only the loopback, where the relay to the proxy
+//!   listens, so they reach nothing else;
 //! - io_uring (`io_uring_setup`, `io_uring_enter`, `io_uring_register`): its requests
 //!   (open, connect, socket, …) are executed by the kernel without passing this filter.
 //!   `EPERM`, what a kernel with io_uring disabled answers;
@@ -174,8 +177,18 @@ fn deny(errno: i32) -> Insn {
 
 const RET_ALLOW: Insn = (RET_K, 0, 0, ALLOW);
 
+/// Which socket families a run may open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sockets {
+    /// `AF_UNIX` only: the run has no network.
+    Unix,
+    /// `AF_UNIX`, `AF_INET` and `AF_INET6`: a `--network proxy` run, whose network
+    /// namespace still holds only its loopback (where the relay to the proxy listens).
+    Inet,
+}
+
 /// The filter (see the module's documentation).
-pub(super) fn program() -> Vec<Insn> {
+pub(super) fn program(sockets: Sockets) -> Vec<Insn> {
     let eperm = deny(libc::EPERM);
     let mut p = vec![
         (LD_W_ABS, 0, 0, 4),
@@ -197,7 +210,19 @@ pub(super) fn program() -> Vec<Insn> {
         RET_ALLOW,
         deny(libc::EAFNOSUPPORT),
     ];
-    p.extend(when(libc::SYS_socket, &unix_only));
+    let inet = [
+        (LD_W_ABS, 0, 0, ARG0),
+        (JEQ_K, 2, 0, libc::AF_UNIX as u32),
+        (JEQ_K, 1, 0, libc::AF_INET as u32),
+        (JEQ_K, 0, 1, libc::AF_INET6 as u32),
+        RET_ALLOW,
+        deny(libc::EAFNOSUPPORT),
+    ];
+    let families: &[Insn] = match sockets {
+        Sockets::Unix => &unix_only,
+        Sockets::Inet => &inet,
+    };
+    p.extend(when(libc::SYS_socket, families));
     p.extend(when(libc::SYS_socketpair, &unix_only));
     p.extend(when(libc::SYS_personality, &personality()));
     p.extend(when(
@@ -246,8 +271,8 @@ fn bytes(program: &[Insn]) -> Vec<u8> {
 }
 
 /// The filter as a file holds it (the docker backend stages it as `/sandbox/seccomp.bpf`).
-pub(super) fn filter() -> Vec<u8> {
-    bytes(&program())
+pub(super) fn filter(sockets: Sockets) -> Vec<u8> {
+    bytes(&program(sockets))
 }
 
 /// Python that loads the filter in `sys.argv[1]` on top of the container's own
@@ -276,7 +301,7 @@ os.execv(sys.argv[2], sys.argv[2:])
 /// An anonymous file (memfd, close-on-exec) holding the filter, read from its start. The
 /// caller clears close-on-exec in the child only ([`inherit`]), so that no other process
 /// ml2b starts meanwhile inherits it.
-pub(super) fn memfd() -> std::io::Result<OwnedFd> {
+pub(super) fn memfd(sockets: Sockets) -> std::io::Result<OwnedFd> {
     // SAFETY: a NUL-terminated name and valid flags; the descriptor is owned right away.
     let fd = unsafe { libc::memfd_create(c"ml2b-seccomp".as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
@@ -284,7 +309,7 @@ pub(super) fn memfd() -> std::io::Result<OwnedFd> {
     }
     // SAFETY: `fd` was just opened and nothing else owns it.
     let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
-    file.write_all(&bytes(&program()))?;
+    file.write_all(&bytes(&program(sockets)))?;
     file.seek(SeekFrom::Start(0))?;
     Ok(file.into())
 }
@@ -308,11 +333,15 @@ mod tests {
 
     /// Runs the program on one system call, as the kernel would.
     fn verdict(nr: libc::c_long, arch: u32, arg0: u64) -> u32 {
+        verdict_of(Sockets::Unix, nr, arch, arg0)
+    }
+
+    fn verdict_of(sockets: Sockets, nr: libc::c_long, arch: u32, arg0: u64) -> u32 {
         let mut data = [0u8; 64];
         data[0..4].copy_from_slice(&(nr as u32).to_ne_bytes());
         data[4..8].copy_from_slice(&arch.to_ne_bytes());
         data[16..24].copy_from_slice(&arg0.to_ne_bytes());
-        let program = program();
+        let program = program(sockets);
         let (mut pc, mut acc) = (0usize, 0u32);
         loop {
             let (code, jt, jf, k) = program[pc];
@@ -366,6 +395,26 @@ mod tests {
                 "{flag:#x}"
             );
         }
+    }
+
+    /// A `--network proxy` run may open IPv4 and IPv6 sockets (its namespace holds only its
+    /// loopback), and still no other family.
+    #[test]
+    fn a_proxy_run_opens_inet_sockets_and_no_other_family() {
+        let inet = |family: i32| verdict_of(Sockets::Inet, libc::SYS_socket, ARCH, family as u64);
+        for family in [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6] {
+            assert_eq!(inet(family), ALLOW, "{family}");
+        }
+        for family in [libc::AF_VSOCK, libc::AF_NETLINK, libc::AF_PACKET, libc::AF_ALG] {
+            assert_eq!(inet(family), EAFNOSUPPORT, "{family}");
+        }
+        let pair = verdict_of(Sockets::Inet, libc::SYS_socketpair, ARCH, libc::AF_INET as u64);
+        assert_eq!(pair, EAFNOSUPPORT);
+        assert_eq!(
+            verdict_of(Sockets::Inet, libc::SYS_io_uring_setup, ARCH, 0),
+            verdict(libc::SYS_io_uring_setup, ARCH, 0),
+            "the rest of the filter is the same"
+        );
     }
 
     #[test]
@@ -441,7 +490,7 @@ mod tests {
         let python = std::env::var("ML2B_PYTHON").unwrap_or_else(|_| "python3".into());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seccomp.bpf");
-        std::fs::write(&path, filter()).unwrap();
+        std::fs::write(&path, filter(Sockets::Unix)).unwrap();
         let probe = format!(
             "import ctypes, socket\nlibc = ctypes.CDLL(None, use_errno=True)\ntry:\n    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)\nexcept OSError as e:\n    print('vsock', e.errno)\nr = libc.syscall({}, 8, ctypes.create_string_buffer(120))\nprint('io_uring_setup', r, ctypes.get_errno())\nprint('unix', socket.socketpair()[0].family == socket.AF_UNIX)",
             libc::SYS_io_uring_setup

@@ -110,6 +110,10 @@ pub(super) const ENV: [(&str, &str); 9] = [
 /// `/sandbox`, the public files at `/data`, the outputs in `/out`.
 pub(super) fn harness_argv(job: &Job) -> Vec<std::ffi::OsString> {
     let mut argv = vec![job.python.clone().into_os_string()];
+    if job.proxy.is_some() {
+        // The relay binds the proxy port, then executes the harness in its place.
+        argv.extend(["/sandbox/relay.py".into(), job.python.clone().into_os_string()]);
+    }
     argv.extend(
         [
             "/sandbox/harness.py",
@@ -131,6 +135,15 @@ pub(super) fn harness_argv(job: &Job) -> Vec<std::ffi::OsString> {
         .map(Into::into),
     );
     argv
+}
+
+/// The socket families `job`'s filter allows: IPv4 and IPv6 too in a `--network proxy`
+/// run, whose relay listens on the loopback.
+pub(super) fn sockets(job: &Job) -> super::seccomp::Sockets {
+    match job.proxy {
+        Some(_) => super::seccomp::Sockets::Inet,
+        None => super::seccomp::Sockets::Unix,
+    }
 }
 
 /// Whether ml2b runs as root (it then hands each run's output folder to the sandbox user).
@@ -159,6 +172,11 @@ pub(super) fn stage_run(job: &Job, inputs: &Path, out: &Path, owner: (u32, u32))
     }
     for name in ["spec.json", "code.py", "harness.py"] {
         chmod(&inputs.join(name), 0o644)?;
+    }
+    if job.proxy.is_some() {
+        let relay = inputs.join("relay.py");
+        std::fs::write(&relay, super::assets::RELAY).map_err(io(format!("writing {}", relay.display())))?;
+        chmod(&relay, 0o644)?;
     }
     std::fs::create_dir(out).map_err(io("creating the output folder".into()))?;
     chmod(out, 0o755)?;
@@ -286,6 +304,7 @@ pub(super) fn classify(job: &Job, out_dir: &Path, ended: &Ended<'_>) -> Run {
         stdout_tail: tail(ended.stdout.tail(), TAIL),
         stderr_tail: tail(ended.stderr.tail(), TAIL),
         detail,
+        requests: None,
     }
 }
 
@@ -446,6 +465,9 @@ mod tests {
                 k: None,
             },
             limits: Limits::default(),
+            proxy: None,
+            model_cache: None,
+            gpus: None,
         }
     }
 

@@ -6,7 +6,8 @@
 //! is the first generate event that produced the code. The predictions (when the run is ok)
 //! are stored as an object and named by hash; the harness's result record, the outcome
 //! (`sandbox::Outcome`), the output tails and the static checks' findings (`crate::check`,
-//! leakage included) are in the event. Before a unit runs, its competition's public files are
+//! leakage included) are in the event, and, in a `--network proxy` run, every request the
+//! proxy saw (`sandbox::network`), with how many it refused. Before a unit runs, its competition's public files are
 //! checked against the manifest's blake3 (`competition::integrity`). A run the sandbox could
 //! not start (`sandbox_error`, after one retry: `stages::solution`) is not a result: the
 //! unit fails, its fault is recorded, and the sample counts as missing until a later run
@@ -19,9 +20,11 @@ use std::sync::Arc;
 use super::solution::{Ran, Runner};
 use super::{Planned, Stage, StageError};
 use crate::competition::{Benchmark, Side};
-use crate::events::{Execution, Generation};
+use crate::events::{EXECUTE_KEY_VERSION, Execution, Generation};
 use crate::events::{Format, Outcome};
 use crate::log::{EventBody, LogError, StageLog, unit_key};
+use crate::sandbox::network::LISTED_REQUESTS;
+use crate::sandbox::{Network, ProxyRequest};
 use crate::store::{Hash, Store};
 
 /// What one run needs.
@@ -68,14 +71,14 @@ impl Stage for Execute {
             params.insert("competition".into(), g.competition.clone().into());
             params.insert("format".into(), g.format.harness_mode().into());
             params.insert("code".into(), g.code_blake3.to_hex().into());
-            let mut key = unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[], &params)?;
+            let mut key = unit_key(Execution::STAGE, EXECUTE_KEY_VERSION, &[], &params)?;
             // An earlier ml2b committed a run the sandbox could not start as a result
             // (`sandbox_error`): run it again, under a key that names that event.
             while let Some(failed) = executed
                 .get(&key)
                 .filter(|e| e.body.outcome == Outcome::SandboxError)
             {
-                key = unit_key(Execution::STAGE, Execution::SCHEMA_VERSION, &[failed.id], &params)?;
+                key = unit_key(Execution::STAGE, EXECUTE_KEY_VERSION, &[failed.id], &params)?;
             }
             planned.push(Planned {
                 key,
@@ -114,6 +117,12 @@ impl Stage for Execute {
             .await
             .map_err(fail)?;
         let backend = &self.runner.backend;
+        let network = &self.runner.network;
+        let traffic = run
+            .requests
+            .as_deref()
+            .map(|r| Traffic::of(r, &fail))
+            .transpose()?;
         Ok(Execution {
             competition: unit.competition,
             format: unit.format,
@@ -129,6 +138,42 @@ impl Stage for Execute {
             stderr_tail: run.stderr_tail,
             leakage: findings.iter().any(|f| f.kind.is_leakage()),
             findings: serde_json::to_string(&findings).map_err(|e| fail(e.to_string()))?,
+            network: (*network != Network::None).then(|| network.name().to_string()),
+            requests: traffic.as_ref().map(|t| t.listed.clone()),
+            requests_total: traffic.as_ref().map(|t| t.total),
+            requests_denied: traffic.as_ref().map(|t| t.denied),
+            gpus: match &self.runner.gpus {
+                Some(g) => Some(serde_json::to_string(&g.devices).map_err(|e| fail(e.to_string()))?),
+                None => None,
+            },
+            model_cache_blake3: match &self.runner.model_cache {
+                Some(cache) => Some(
+                    self.store
+                        .objects()
+                        .put(cache.listing.as_bytes())
+                        .map_err(LogError::from)?,
+                ),
+                None => None,
+            },
+        })
+    }
+}
+
+/// What the proxy saw of a run, as the event records it.
+struct Traffic {
+    /// JSON of the first [`LISTED_REQUESTS`].
+    listed: String,
+    total: u64,
+    denied: u64,
+}
+
+impl Traffic {
+    fn of(requests: &[ProxyRequest], fail: &impl Fn(String) -> StageError) -> Result<Self, StageError> {
+        let shown = &requests[..requests.len().min(LISTED_REQUESTS)];
+        Ok(Self {
+            listed: serde_json::to_string(shown).map_err(|e| fail(e.to_string()))?,
+            total: requests.len() as u64,
+            denied: requests.iter().filter(|r| !r.allowed).count() as u64,
         })
     }
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::competition::Competition;
 use crate::competition::spec::Spec;
 use crate::events::{Format, Outcome};
-use crate::sandbox::{Backend, Job, Limits, assets};
+use crate::sandbox::{Backend, GpuSet, Gpus, Job, Limits, ModelCache, Network, Proxy, assets};
 use crate::store::{Hash, Store};
 
 /// How stored code runs: the sandbox backend, the managed Python and the limits. The execute
@@ -25,6 +25,14 @@ pub struct Runner {
     pub backend: Arc<dyn Backend>,
     pub python: PathBuf,
     pub limits: Limits,
+    /// The runs' network, and its proxy when it is `proxy` (started by the pipeline).
+    pub network: Network,
+    pub proxy: Option<Arc<Proxy>>,
+    /// The pretrained weights runs see (`--model-cache`), listed.
+    pub model_cache: Option<Arc<ModelCache>>,
+    /// The GPUs asked for and those found for them (`--gpus`).
+    pub gpus_asked: Option<Gpus>,
+    pub gpus: Option<Arc<GpuSet>>,
 }
 
 /// One run of stored code.
@@ -38,17 +46,29 @@ pub struct Ran {
 
 impl Runner {
     /// What makes runs of the same code on the same data differ, for unit keys: the backend,
-    /// its image, the harness's and the requirements' blake3 and the limits.
+    /// its image, the harness's and the requirements' blake3, the limits and, unless it is
+    /// `none` (so that runs made before networks existed keep their keys), the network and
+    /// the relay's blake3, the model cache's listing and the GPUs asked for, when there are.
     pub fn identity(&self) -> serde_json::Map<String, serde_json::Value> {
         let v = serde_json::json!({
             "backend": self.backend.name(), "image": self.backend.image(),
             "harness": assets::hash(assets::HARNESS), "requirements": assets::hash(assets::REQUIREMENTS),
             "limits": self.limits,
         });
-        match v {
-            serde_json::Value::Object(map) => map,
-            _ => unreachable!("a JSON object"),
+        let serde_json::Value::Object(mut map) = v else {
+            unreachable!("a JSON object")
+        };
+        if self.network != Network::None {
+            map.insert("network".into(), serde_json::json!(self.network));
+            map.insert("relay".into(), assets::hash(assets::RELAY).into());
         }
+        if let Some(cache) = &self.model_cache {
+            map.insert("model_cache".into(), cache.blake3.to_hex().into());
+        }
+        if let Some(gpus) = &self.gpus_asked {
+            map.insert("gpus".into(), serde_json::json!(gpus));
+        }
+        map
     }
 
     /// Runs `code` (an object of `store`) for `c` in `format`, with `public_dir` as its public
@@ -103,6 +123,9 @@ impl Runner {
             public_dir,
             spec: Spec::of(&c.manifest),
             limits: self.limits.clone(),
+            proxy: self.proxy.clone(),
+            model_cache: self.model_cache.clone(),
+            gpus: self.gpus.clone(),
         };
         let backend = self.backend.clone();
         let run = tokio::task::spawn_blocking(move || backend.run(&job, &out_dir))

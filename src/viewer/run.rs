@@ -128,6 +128,9 @@ fn execution(x: &Ided<Execution>) -> Value {
         backend => b.backend,
         id => x.event_id.to_hex(),
         leakage => b.leakage,
+        network => b.network_summary().map(|(line, refused)| context! { line, refused }),
+        model_cache => b.model_cache_blake3.map(|h| h.to_hex()),
+        gpus => b.gpu_summary(),
     }
 }
 

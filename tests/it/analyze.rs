@@ -133,6 +133,12 @@ fn execution(g: &Generation, r: Option<f64>) -> Execution {
         stderr_tail: String::new(),
         findings: "[]".into(),
         leakage: g.model == "m1" && g.language == "kk",
+        network: None,
+        requests: None,
+        requests_total: None,
+        requests_denied: None,
+        model_cache_blake3: None,
+        gpus: None,
     }
 }
 

@@ -56,6 +56,9 @@ fn job(code: &Path) -> Job {
             k: None,
         },
         limits: Limits::default(),
+        proxy: None,
+        model_cache: None,
+        gpus: None,
     }
 }
 

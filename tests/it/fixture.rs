@@ -415,6 +415,12 @@ fn execution(g: &Generation, end: End) -> Execution {
         },
         findings: "[]".into(),
         leakage: false,
+        network: None,
+        requests: None,
+        requests_total: None,
+        requests_denied: None,
+        model_cache_blake3: None,
+        gpus: None,
     }
 }
 

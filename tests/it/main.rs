@@ -32,6 +32,7 @@ mod medals;
 mod mle_bench;
 mod mle_layouts;
 mod module_graph;
+mod network;
 mod query;
 mod react;
 mod readme;

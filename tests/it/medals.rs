@@ -374,6 +374,12 @@ fn commit_runs(store: &Store, runs: &[(&str, &str, u32, End)]) {
                 stderr_tail: String::new(),
                 findings: "[]".into(),
                 leakage: false,
+                network: None,
+                requests: None,
+                requests_total: None,
+                requests_denied: None,
+                model_cache_blake3: None,
+                gpus: None,
             };
             execs.push(event(&(competition, code_blake3), vec![ge.id], x, 100 + t as i64));
         }
@@ -656,6 +662,12 @@ fn a_schema_3_grade_rederives_with_the_rules_it_was_written_under() {
         stderr_tail: String::new(),
         findings: "[]".into(),
         leakage: false,
+        network: None,
+        requests: None,
+        requests_total: None,
+        requests_denied: None,
+        model_cache_blake3: None,
+        gpus: None,
     };
     let xe = event(&(PLAIN, code_blake3), vec![ge.id], x, 100);
     let execution = xe.id;

@@ -578,3 +578,55 @@ fn dev_and_dev_shm_hold_no_more_than_their_size() {
         }
     }
 }
+
+/// The suite's escapes, again with `--network proxy`: a run that may open IPv4 sockets
+/// (its relay to the proxy listens on its loopback) still reaches no server of the host,
+/// reads no answers and no environment, writes nowhere but its output folder, and opens
+/// no socket of another family.
+#[test]
+fn the_hostile_suite_holds_in_proxy_mode() {
+    let ws = Workspace::new();
+    let proxy = ["--network", "proxy"];
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (r, _) = grade(
+        &ws,
+        &format!("s = socket.create_connection(('127.0.0.1', {port}), timeout=2)\ns.sendall(b'leak')"),
+        &proxy,
+    );
+    assert_eq!(outcome(&r), "runtime_error", "{r}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("Connection refused"),
+        "{r}"
+    );
+    assert!(listener.accept().is_err(), "the server saw a connection");
+    let answers = Path::new(repo()).join("data/credit-risk/private/answers.csv");
+    let (r, _) = grade(
+        &ws,
+        &format!("open({:?}).read()", answers.display().to_string()),
+        &proxy,
+    );
+    assert!(r["detail"].as_str().unwrap().contains("FileNotFoundError"), "{r}");
+    let search = "found = [os.path.join(d, f) for d, _, fs in os.walk('/') for f in fs if 'answers' in f or f == 'train.csv' and not d.startswith('/data')]\nif found:\n    raise RuntimeError(f'found {found}')";
+    let (r, _) = grade(&ws, search, &proxy);
+    assert_eq!(outcome(&r), "ok", "the search found something: {r}");
+    let environment = "for p in os.listdir('/proc'):\n    try:\n        if b'sk-fake' in open(f'/proc/{p}/environ', 'rb').read():\n            raise RuntimeError('saw the key in ' + p)\n    except OSError:\n        pass\nif any('sk-fake' in v for v in os.environ.values()):\n    raise RuntimeError('saw the key')\nassert os.environ['HTTPS_PROXY'] == 'http://127.0.0.1:3128'";
+    let (r, _) = grade(&ws, environment, &proxy);
+    assert_eq!(outcome(&r), "ok", "{r}");
+    let host = ws.dir.path().join("escaped.txt");
+    let writes = format!(
+        "ok = []\nfor p in ['/data/x', '/usr/x', '/sandbox/x', '/sandbox/proxy.sock', '/x', {:?}]:\n    try:\n        open(p, 'w').write('x')\n        ok.append(p)\n    except OSError:\n        pass\nif ok:\n    raise RuntimeError(f'wrote {{ok}}')",
+        host.display().to_string()
+    );
+    let (r, _) = grade(&ws, &writes, &proxy);
+    assert_eq!(outcome(&r), "ok", "{r}");
+    assert!(!host.exists());
+    let families = "for name, family in [('vsock', socket.AF_VSOCK), ('netlink', socket.AF_NETLINK), ('packet', socket.AF_PACKET)]:\n    try:\n        socket.socket(family, socket.SOCK_DGRAM)\n        print(f'{name}: made')\n    except OSError as e:\n        print(f'{name}: errno {e.errno}')";
+    let (r, text) = grade(&ws, families, &proxy);
+    assert_eq!(outcome(&r), "ok", "{text}");
+    for family in ["vsock", "netlink", "packet"] {
+        let refused = format!("{family}: errno {}", libc::EAFNOSUPPORT);
+        assert!(text.contains(&refused), "{refused}: {text}");
+    }
+}

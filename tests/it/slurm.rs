@@ -1192,3 +1192,56 @@ fn a_run_into_s3_whose_nodes_cannot_start_ml2b_names_each_tasks_file_on_its_node
         "nothing committed: {plans}"
     );
 }
+
+/// `--network proxy` on the nodes: each task starts its own squid, and code a model wrote
+/// downloads from the allowed host (a server on this host, named by the manifest), is
+/// refused the blocked one, and the events the nodes commit record it, as a local run's do.
+#[test]
+fn execute_on_slurm_goes_out_through_a_proxy_on_each_node() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let (conf, shared) = cluster();
+    let ws = toy_in(Workspace::new_in(&shared));
+    let host = host_address_on_cluster(&conf);
+    let (allowed, blocked, allowed_hits, blocked_hits) = crate::network::internet_in(&ws, &host);
+    let code = format!("```python\n{}```", crate::network::solution(allowed, blocked));
+    let (port, _) = crate::common::chat_server(move |_, _| (200, crate::common::completion(&code)));
+    crate::common::add_model(&ws, port);
+    let stage = |args: &[&str]| {
+        let out = ws
+            .ml2b()
+            .env("ML2B_TEST_KEY", crate::common::KEY)
+            .env("SLURM_CONF", &conf)
+            .args(["--json", "stage"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    stage(&["generate", "--model", "fake", "--format", "mono", "--langs", "en"]);
+    let run = stage(&[
+        "execute",
+        "--network",
+        "proxy",
+        "--engine",
+        "slurm",
+        "--shards",
+        "1",
+    ]);
+    assert_eq!(run["committed"], 1, "{run}");
+    let rows = crate::common::query(
+        &ws,
+        "SELECT network, requests_total, requests_denied, outcome, host FROM execute",
+    );
+    let row = &rows[0];
+    assert!(["n1", "n2"].contains(&row["host"].as_str().unwrap()), "{rows}");
+    assert_eq!(row["network"], "proxy", "{rows}");
+    assert_eq!(
+        (row["requests_total"].as_u64(), row["requests_denied"].as_u64()),
+        (Some(3), Some(1)),
+        "{rows}"
+    );
+    assert_eq!(row["outcome"], "ok", "{rows}");
+    assert_eq!(allowed_hits.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(blocked_hits.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
