@@ -5,9 +5,16 @@ grading). The difference is an upper bound on the sandbox's overhead per run.
 
     python benches/sandbox_overhead.py [--ml2b target/release/ml2b] [--python PY] [-n 20]
     python benches/sandbox_overhead.py --throughput [-j 2]
+    python benches/sandbox_overhead.py --network [--backends local,docker] [-n 20]
 
 `--throughput` instead runs every bundled competition's reference solution in both formats
 through `ml2b grade-file`, `-j` at a time, and reports the wall time and runs per minute.
+
+`--network` measures `--network proxy` against `--network none`, side by side in one run on
+each backend (the two interleaved): the trivial solution through `ml2b grade-file`, which
+starts squid for each run (a stage starts it once), so the difference is what one run
+through the proxy costs at most; and the same solution downloading a 1 MiB file from a
+server on this machine through the proxy, an allowed host of the bench's own root.
 """
 
 import argparse
@@ -51,9 +58,83 @@ def throughput(ml2b: str, jobs: int) -> None:
           f"not ok: {bad or 'none'}")
 
 
+DOWNLOAD = """import urllib.request
+import numpy as np
+
+def train_and_predict(data, X_val):
+    body = urllib.request.urlopen("http://files.huggingface.co:{port}/blob", timeout=60).read()
+    assert len(body) == 1 << 20
+    return np.full(len(X_val), data['compressive_strength'].mean())
+"""
+
+
+def network(ml2b: str, backends: list[str], n: int) -> None:
+    """--network proxy against --network none, interleaved, on each backend."""
+    import http.server
+    import shutil
+    import threading
+
+    class Blob(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", str(1 << 20))
+            self.end_headers()
+            self.wfile.write(b"x" * (1 << 20))
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Blob)
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp).chmod(0o755)  # the sandbox's own user reads the public files through it
+        root = Path(tmp) / "root"
+        # The bundled root, with an allowlist whose host is this machine's server.
+        (root / "manifests").mkdir(parents=True)
+        for f in (ROOT / "manifests").iterdir():
+            if f.is_file():
+                shutil.copy(f, root / "manifests" / f.name)
+            else:
+                shutil.copytree(f, root / "manifests" / f.name)
+        (root / "data").symlink_to(ROOT / "data")
+        (root / "manifests" / "network.toml").write_text(
+            f'[proxy]\nports = [80, 443, {port}]\n[proxy.hosts]\n"files.huggingface.co" = "127.0.0.1"\n')
+        trivial, download = Path(tmp) / "trivial.py", Path(tmp) / "download.py"
+        trivial.write_text(TRIVIAL)
+        download.write_text(DOWNLOAD.replace("{port}", str(port)))
+
+        def run(backend: str, code: Path, proxy: bool) -> float:
+            cmd = [ml2b, "--json", "grade-file", "--root", str(root), "--competition", COMP, "--format", "mono",
+                   "--backend", backend, "--network", "proxy" if proxy else "none", str(code)]
+            start = time.perf_counter()
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            took = time.perf_counter() - start
+            report = json.loads(out.stdout) if out.stdout else {"outcome": out.stderr}
+            if report["outcome"] != "ok":
+                raise SystemExit(f"{backend} proxy={proxy} {code.name}: {report}")
+            return took
+
+        print(f"runs: {n} of each, interleaved, competition {COMP}; medians")
+        print(f"{'backend':8} {'none':>9} {'proxy':>9} {'overhead':>9} {'1 MiB via proxy':>16}")
+        for backend in backends:
+            run(backend, trivial, False), run(backend, trivial, True)  # warm
+            none, proxy, fetch = [], [], []
+            for _ in range(n):
+                none.append(run(backend, trivial, False))
+                proxy.append(run(backend, trivial, True))
+                fetch.append(run(backend, download, True))
+            m = statistics.median
+            print(f"{backend:8} {m(none) * 1000:7.0f}ms {m(proxy) * 1000:7.0f}ms "
+                  f"{(m(proxy) - m(none)) * 1000:7.0f}ms {m(fetch) * 1000:14.0f}ms")
+    server.shutdown()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--throughput", action="store_true")
+    ap.add_argument("--network", action="store_true")
+    ap.add_argument("--backends", default="local,docker")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--ml2b", default="/var/tmp/ml2b-target/release/ml2b")
     ap.add_argument("--python", default="/var/tmp/ml2b-venv/bin/python")
@@ -61,6 +142,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.throughput:
         throughput(args.ml2b, args.j)
+        return
+    if args.network:
+        network(args.ml2b, args.backends.split(","), args.n)
         return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -146,3 +146,50 @@ impl Runner {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nowhere;
+
+    impl Backend for Nowhere {
+        fn name(&self) -> &'static str {
+            "local"
+        }
+
+        fn run(
+            &self,
+            _: &Job,
+            _: &std::path::Path,
+        ) -> Result<crate::sandbox::Run, crate::sandbox::SandboxError> {
+            unreachable!("never run")
+        }
+    }
+
+    fn runner(network: Network, gpus: Option<Gpus>) -> Runner {
+        Runner {
+            backend: Arc::new(Nowhere),
+            python: "/nowhere/python".into(),
+            limits: Limits::default(),
+            network,
+            proxy: None,
+            model_cache: None,
+            gpus_asked: gpus,
+            gpus: None,
+        }
+    }
+
+    /// A run without a network, cache or GPUs keeps the identity (and so the execute unit
+    /// keys) it had before they existed; each of them changes it.
+    #[test]
+    fn only_what_was_asked_for_joins_the_identity() {
+        let plain = runner(Network::None, None).identity();
+        let keys: Vec<&str> = plain.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["backend", "harness", "image", "limits", "requirements"]);
+        let proxy = runner(Network::Proxy(crate::sandbox::Allowlist::default()), None).identity();
+        assert!(proxy.contains_key("network") && proxy.contains_key("relay"));
+        let gpu = runner(Network::None, Some(Gpus::Count(1))).identity();
+        assert_eq!(gpu["gpus"], serde_json::json!({"count": 1}));
+    }
+}
