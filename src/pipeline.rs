@@ -223,7 +223,7 @@ impl<'a> Pipeline<'a> {
     /// others run code); the budget, not the unit count, bounds the requests. The summary
     /// records what the budget did.
     pub fn generate(&self, s: &GenerateSettings) -> Result<RunSummary, PipelineError> {
-        let stage = self.generate_stage(s)?;
+        let stage = self.generate_stage(s, Here::Runs)?;
         let budget = stage.requests.responder.budget().clone();
         let in_flight = budget.limits().max_in_flight;
         let units = match s.agent.searches() {
@@ -272,7 +272,8 @@ impl<'a> Pipeline<'a> {
     /// The plan is recorded here, by the submitter: a task that never runs still leaves its
     /// samples in every table's denominator.
     pub fn generate_pending(&self, s: &GenerateSettings) -> Result<Vec<Hash>, PipelineError> {
-        let stage = self.generate_stage(s)?;
+        // Planned here, searched elsewhere: the agents' trials need no proxy or GPU here.
+        let stage = self.generate_stage(s, Here::Plans)?;
         let planned = stage.plan(self.store)?;
         stage.record_plan(self.store, &planned)?;
         self.pending_of::<Generate>(planned)
@@ -296,7 +297,7 @@ impl<'a> Pipeline<'a> {
             .collect())
     }
 
-    fn generate_stage(&self, s: &GenerateSettings) -> Result<Generate, PipelineError> {
+    fn generate_stage(&self, s: &GenerateSettings, here: Here) -> Result<Generate, PipelineError> {
         let model = self.model(s)?;
         let limits = self.request_limits(&model, s)?;
         let budget = self.budgets.of(&model.name, limits);
@@ -314,8 +315,8 @@ impl<'a> Pipeline<'a> {
             translations: self.translations(&s.selection)?,
             force: s.force,
             limits: prompt::Limits::of(&s.sandbox.limits),
-            aide: self.aide(s)?,
-            react: self.react(s)?,
+            aide: self.aide(s, here)?,
+            react: self.react(s, here)?,
         })
     }
 
@@ -366,11 +367,11 @@ impl<'a> Pipeline<'a> {
     }
 
     /// The AIDE agent the settings ask for, with its sandbox; `None` for one-shot.
-    fn aide(&self, s: &GenerateSettings) -> Result<Option<Arc<Aide>>, PipelineError> {
+    fn aide(&self, s: &GenerateSettings, here: Here) -> Result<Option<Arc<Aide>>, PipelineError> {
         let AgentSettings::Aide(config) = &s.agent else {
             return Ok(None);
         };
-        let runner = self.runner(&s.sandbox, &s.selection.root)?;
+        let runner = self.runner_with(&s.sandbox, &s.selection.root, here)?;
         let trials = Trials::new(runner, s.sandbox.jobs).map_err(|e| SandboxError::Io {
             what: "creating the aide agent's trial pool".into(),
             source: e,
@@ -382,11 +383,11 @@ impl<'a> Pipeline<'a> {
     }
 
     /// The react agent the settings ask for, with its sandbox; `None` for the others.
-    fn react(&self, s: &GenerateSettings) -> Result<Option<Arc<React>>, PipelineError> {
+    fn react(&self, s: &GenerateSettings, here: Here) -> Result<Option<Arc<React>>, PipelineError> {
         let AgentSettings::React(config) = &s.agent else {
             return Ok(None);
         };
-        let runner = self.runner(&s.sandbox, &s.selection.root)?;
+        let runner = self.runner_with(&s.sandbox, &s.selection.root, here)?;
         let trials = Trials::new(runner.clone(), s.sandbox.jobs).map_err(|e| SandboxError::Io {
             what: "creating the react agent's trial pool".into(),
             source: e,

@@ -5,7 +5,8 @@
 //! (`--root`, default: the bundled competitions) and the `--competitions` / `--langs`
 //! selection; then verifies the store, prints the headline table (AUP / pass rate per
 //! model, averaged over languages, with its samples still missing) and the hash that names
-//! the whole run. The environment is checked first (`crate::preflight`; `--skip-preflight`).
+//! the whole run; when no planned sample has a verdict (every unit failed), it says so
+//! instead of printing a table of zeros. The environment is checked first (`crate::preflight`; `--skip-preflight`).
 //! Every stage skips what the store already holds, so a run killed at any point resumes
 //! where it stopped when started again. Exit 1 when a unit failed, a planned sample has no
 //! verdict (unless `--accept-incomplete`) or the store does not verify.
@@ -82,8 +83,23 @@ pub(super) fn run(settings: &GlobalSettings, run: &RunSettings) -> anyhow::Resul
                 s.segments
             )?;
         }
-        write!(settings.printer.stdout(), "{}", headline(settings)?)?;
-        writeln!(settings.printer.stdout(), "run {hash}")?;
+        let no_verdict = completeness
+            .as_ref()
+            .is_some_and(|c| c.planned > 0 && c.missing == c.planned);
+        match headline(settings)?.filter(|_| !no_verdict) {
+            Some(table) => {
+                write!(settings.printer.stdout(), "{table}")?;
+                writeln!(settings.printer.stdout(), "run {hash}")?;
+            }
+            // Every planned sample failed or is still missing: no table of zeros.
+            None => {
+                writeln!(
+                    settings.printer.stdout(),
+                    "no headline: no planned sample has a verdict (the failures are listed above; `ml2b query \"SELECT * FROM fault\"` says why each unit failed)"
+                )?;
+                writeln!(settings.printer.stdout(), "run {hash} (no verdict)")?;
+            }
+        }
     }
     let complete = super::judge_completeness(&settings.printer, completeness.as_ref(), run.accept_incomplete);
     let verified = outcome(&settings.printer, &report.problems, failed);
@@ -223,13 +239,14 @@ fn minutes(seconds: f64) -> String {
     }
 }
 
-/// The headline: every model's average over languages from the latest `aup` table.
-fn headline(settings: &GlobalSettings) -> anyhow::Result<String> {
+/// The headline: every model's average over languages from the latest `aup` table; none
+/// when there is no such table.
+fn headline(settings: &GlobalSettings) -> anyhow::Result<Option<String>> {
     let Some(e) = crate::stages::analyze::latest(&settings.store)?
         .into_iter()
         .find(|e| e.body.name == "aup")
     else {
-        return Ok(String::new());
+        return Ok(None);
     };
     let (schema, batches) = crate::stages::analyze::load(&settings.store, &e.body)?;
     let all = arrow::compute::concat_batches(&schema, &batches)?;
@@ -250,8 +267,8 @@ fn headline(settings: &GlobalSettings) -> anyhow::Result<String> {
     ];
     let indices: Vec<usize> = columns.iter().filter_map(|c| schema.index_of(c).ok()).collect();
     let avg = avg.project(&indices)?;
-    Ok(format!(
+    Ok(Some(format!(
         "{}\n",
         arrow::util::pretty::pretty_format_batches(&[avg])?
-    ))
+    )))
 }

@@ -7,7 +7,9 @@
 //! An empty value is no filter (the form sends every field); an unknown parameter, a sort
 //! column not in [`SORTS`] or a page that is not a number is 400. Filters are the
 //! DataFrame API's comparisons with literal values, never SQL text, so no value can change
-//! the query. Ties sort by generation id, so pages do not overlap.
+//! the query. Ties sort by generation id, so pages do not overlap. A sample that is still
+//! missing a stage (`missing_stage`) shows `pending` for its verdict, not the zero the
+//! tables count it as.
 //!
 //! The `runs` view is computed once for every column the viewer reads ([`warm`]), before
 //! anything else reads it: the view keeps results by column set, and a first reader of
@@ -47,7 +49,7 @@ const SORTS: [&str; 11] = [
 ];
 
 /// The columns a list shows.
-const COLUMNS: [&str; 14] = [
+const COLUMNS: [&str; 15] = [
     "generation_id",
     "model",
     "format",
@@ -62,7 +64,12 @@ const COLUMNS: [&str; 14] = [
     "r_p_automl",
     "leakage",
     "cost_usd",
+    "missing_stage",
 ];
+
+/// The verdict's columns: a sample still missing a stage shows `pending` in them, not the
+/// zero the tables count it as (a failure would show the same zero).
+const VERDICT: [&str; 4] = ["valid", "score", "r_p", "r_p_automl"];
 
 /// Rows per page.
 const PAGE_ROWS: usize = 100;
@@ -323,8 +330,10 @@ fn table(q: &RunQuery, rows: &Grid) -> Result<String, ViewError> {
         .map(|i| {
             // A planned sample never generated has no run page.
             let run = rows.get(i, "generation_id").is_some_and(|id| !id.is_empty());
+            let pending = rows.get(i, "missing_stage").is_some_and(|s| !s.is_empty());
             rows.row(i)
                 .map(|(name, text, numeric)| match name {
+                    _ if pending && VERDICT.contains(&name) => Td::new(name, Some("pending"), false, None),
                     "generation_id" => Td::new(
                         name,
                         text.map(|t| &t[..t.len().min(12)]),

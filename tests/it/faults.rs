@@ -204,6 +204,16 @@ fn a_sandbox_that_cannot_start_records_faults_not_verdicts_and_a_later_run_compl
             && err.contains("reference (modular): 1 of 1 missing: 1 not executed"),
         "{err}"
     );
+    // No table of zeros when nothing has a verdict: it says so, and the hash says why.
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("no headline: no planned sample has a verdict"),
+        "{said}"
+    );
+    assert!(
+        said.contains(" (no verdict)\n") && !said.contains("pass_rate"),
+        "{said}"
+    );
     let executed = rows(&ws, "SELECT count(*) AS n FROM execute");
     assert_eq!(
         executed[0]["n"], 0,
@@ -230,6 +240,11 @@ fn a_sandbox_that_cannot_start_records_faults_not_verdicts_and_a_later_run_compl
     // With the managed Python, the same command executes the two runs and completes.
     let out = ws.ml2b().args(args).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("pass_rate") && !said.contains("no headline"),
+        "{said}"
+    );
     let outcomes = rows(&ws, "SELECT outcome FROM execute");
     assert_eq!(outcomes.len(), 2);
     assert!(outcomes.iter().all(|r| r["outcome"] == "ok"), "{outcomes:?}");

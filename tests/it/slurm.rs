@@ -1231,7 +1231,7 @@ fn execute_on_slurm_goes_out_through_a_proxy_on_each_node() {
     assert_eq!(run["committed"], 1, "{run}");
     let rows = crate::common::query(
         &ws,
-        "SELECT network, requests_total, requests_denied, outcome, host FROM execute",
+        "SELECT network, requests_total, requests_denied, outcome, host, stdout_tail FROM execute",
     );
     let row = &rows[0];
     assert!(["n1", "n2"].contains(&row["host"].as_str().unwrap()), "{rows}");
@@ -1242,6 +1242,14 @@ fn execute_on_slurm_goes_out_through_a_proxy_on_each_node() {
         "{rows}"
     );
     assert_eq!(row["outcome"], "ok", "{rows}");
+    let said = row["stdout_tail"].as_str().unwrap();
+    for way in [
+        "direct: failed ConnectionRefusedError",
+        "dns: failed gaierror",
+        "udp: failed OSError",
+    ] {
+        assert!(said.contains(way), "{way} on the node: {said}");
+    }
     assert_eq!(allowed_hits.load(std::sync::atomic::Ordering::SeqCst), 2);
     assert_eq!(blocked_hits.load(std::sync::atomic::Ordering::SeqCst), 0);
 }

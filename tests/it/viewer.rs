@@ -173,6 +173,18 @@ fn the_viewer_lists_filters_and_shows_runs_in_a_browser() {
     for row in &all {
         assert_eq!(row["generation_id"].len(), 12, "{row:?}");
     }
+    // A run not executed yet is pending, not a zero like a failure's.
+    let pending: Vec<_> = all.iter().filter(|r| r["outcome"] == "not_executed").collect();
+    assert_eq!(pending.len(), 1, "the fixture's run never executed: {all:?}");
+    assert_eq!(
+        (pending[0]["r_p"].as_str(), pending[0]["missing_stage"].as_str()),
+        ("pending", "execute")
+    );
+    let failed = all
+        .iter()
+        .find(|r| r["outcome"] == "timeout")
+        .expect("the fixture's timeout");
+    assert_eq!(failed["r_p"], "0.0000", "a failure is a zero: {failed:?}");
 
     let language = THE_RUN.2;
     let filtered = dump_dom(
