@@ -122,14 +122,29 @@ impl From<cli::Backend> for BackendKind {
         }
     }
 }
+/// The GPUs `manifests/sandbox.toml` of the benchmark at `root` gives every run, if any.
+fn default_gpus(root: &Path) -> Result<Option<crate::sandbox::Gpus>, InputError> {
+    use crate::manifest::sandbox::{FILE, GpuCount, SandboxManifest};
+    let manifest = SandboxManifest::load(root).map_err(|e| InputError(crate::error::chain(&e)))?;
+    let text = match manifest.gpus {
+        None => return Ok(None),
+        Some(GpuCount::Number(n)) => n.to_string(),
+        Some(GpuCount::Word(w)) => w,
+    };
+    text.parse()
+        .map(Some)
+        .map_err(|e| InputError(format!("{}: gpus: {e}", root.join(FILE).display())))
+}
+
 impl SandboxSettings {
     fn new(backend: cli::Backend, timeout_s: u64, memory_bytes: u64, jobs: usize) -> Self {
         Self::of(backend.into(), timeout_s, memory_bytes, jobs)
     }
 
-    /// The sandbox flags; without `-j`, as many runs as this machine holds
+    /// The sandbox flags over the defaults of the benchmark at `root`
+    /// (`manifests/sandbox.toml`); without `-j`, as many runs as this machine holds
     /// ([`SandboxSettings::machine_jobs`]).
-    fn resolve(args: &cli::SandboxArgs) -> Self {
+    fn resolve(args: &cli::SandboxArgs, root: &Path) -> Result<Self, InputError> {
         let cli::SandboxArgs {
             backend,
             jobs,
@@ -145,11 +160,15 @@ impl SandboxSettings {
             allow: allow_domains.clone(),
         };
         let model_cache = model_cache.as_deref().map(crate::cluster::plan::absolute);
-        match jobs {
+        let gpus = match gpus {
+            Some(g) => Some(*g),
+            None => default_gpus(root)?,
+        };
+        Ok(match jobs {
             Some(n) => Self {
                 network,
                 model_cache,
-                gpus: *gpus,
+                gpus,
                 ..Self::new(*backend, *timeout, *memory, *n as usize)
             },
             None => {
@@ -158,11 +177,11 @@ impl SandboxSettings {
                     jobs_chosen: Some(why),
                     network,
                     model_cache,
-                    gpus: *gpus,
+                    gpus,
                     ..Self::new(*backend, *timeout, *memory, n)
                 }
             }
-        }
+        })
     }
 }
 impl cli::RequestArgs {
@@ -301,7 +320,7 @@ impl GenerateSettings {
             request_shares: 1,
             force: *force,
             agent,
-            sandbox: SandboxSettings::resolve(sandbox),
+            sandbox: SandboxSettings::resolve(sandbox, &select.root.root)?,
             engine,
             shard: None,
             stop: None,
@@ -327,7 +346,7 @@ impl ExecuteSettings {
         } = args;
         Ok(Self {
             root: root.root.clone(),
-            sandbox: SandboxSettings::resolve(sandbox),
+            sandbox: SandboxSettings::resolve(sandbox, &root.root)?,
             since: parse_since(since.as_deref())?,
             engine: EngineSettings::resolve(engine, &root.root)?,
             shard: None,
@@ -538,7 +557,7 @@ impl RunSettings {
                 entries,
                 seeds: *seeds,
                 agent: AgentSettings::resolve(agent)?,
-                sandbox: SandboxSettings::resolve(sandbox),
+                sandbox: SandboxSettings::resolve(sandbox, &root.root)?,
                 engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b run")?,
                 preflight: !skip_preflight,
                 requests: requests.resolve(),
@@ -597,7 +616,7 @@ impl BaselinesSettings {
                 selection,
                 seeds: *seeds,
                 agent: AgentSettings::OneShot,
-                sandbox: SandboxSettings::resolve(sandbox),
+                sandbox: SandboxSettings::resolve(sandbox, &root.root)?,
                 engine: EngineSettings::resolve_waiting(engine, &root.root, "ml2b baselines")?,
                 preflight: !skip_preflight,
                 requests: LimitOverrides::default(),
@@ -768,7 +787,7 @@ pub struct GradeFileSettings {
 }
 
 impl GradeFileSettings {
-    pub fn resolve(args: &cli::GradeFileArgs) -> Self {
+    pub fn resolve(args: &cli::GradeFileArgs) -> Result<Self, InputError> {
         let cli::GradeFileArgs {
             root,
             file,
@@ -783,7 +802,7 @@ impl GradeFileSettings {
             gpus,
             out,
         } = args;
-        Self {
+        Ok(Self {
             root: root.root.clone(),
             file: file.clone(),
             competition: competition.clone(),
@@ -794,11 +813,14 @@ impl GradeFileSettings {
                     allow: allow_domains.clone(),
                 },
                 model_cache: model_cache.as_deref().map(crate::cluster::plan::absolute),
-                gpus: *gpus,
+                gpus: match gpus {
+                    Some(g) => Some(*g),
+                    None => default_gpus(&root.root)?,
+                },
                 ..SandboxSettings::new(*backend, *timeout, *memory, 1)
             },
             out: out.clone(),
-        }
+        })
     }
 }
 

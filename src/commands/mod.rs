@@ -75,7 +75,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Score(args) => score::score(&settings, &s::ScoreSettings::resolve(&args)),
         Command::Aup(args) => aup::aup(&settings, &s::AupSettings::resolve(&args)?),
         Command::Prepare(args) => prepare::prepare(&settings, &s::PrepareSettings::resolve(&args)),
-        Command::GradeFile(args) => grade_file::grade_file(&settings, &s::GradeFileSettings::resolve(&args)),
+        Command::GradeFile(args) => grade_file::grade_file(&settings, &s::GradeFileSettings::resolve(&args)?),
         Command::GradeSample(args) => {
             grade_sample::grade_sample(&settings, &s::GradeSampleSettings::resolve(&args))
         }

@@ -10,6 +10,7 @@ mod file;
 pub mod languages;
 pub mod models;
 pub mod network;
+pub mod sandbox;
 pub mod task;
 pub mod templates;
 pub mod verbatim;

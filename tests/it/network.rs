@@ -497,6 +497,30 @@ fn asking_for_more_gpus_than_the_machine_has_is_refused_clearly() {
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains("this machine has 0 NVIDIA GPU(s)"), "{err}");
     }
+    // The benchmark's default (`manifests/sandbox.toml`) asks the same, without the flag;
+    // a value that is no count is refused naming the file.
+    let file = ws.dir.path().join("plain.py");
+    write(&file, crate::competitions::TOY_MONO);
+    let grade = |ws: &Workspace| {
+        ws.ml2b()
+            .args(["grade-file", "--competition", "toy", "--format", "mono", "--root"])
+            .arg(ws.dir.path())
+            .arg(&file)
+            .output()
+            .unwrap()
+    };
+    let manifest = ws.dir.path().join("manifests/sandbox.toml");
+    write(&manifest, "gpus = 1024\n");
+    let out = grade(&ws);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--gpus 1024: this machine has"), "{err}");
+    write(&manifest, "gpus = \"many\"\n");
+    let err = String::from_utf8_lossy(&grade(&ws).stderr).into_owned();
+    assert!(
+        err.contains("manifests/sandbox.toml: gpus: `many` is neither"),
+        "{err}"
+    );
 }
 
 /// A solution that asks the CUDA driver for its devices (through `libcuda`, no framework

@@ -579,14 +579,20 @@ fn dev_and_dev_shm_hold_no_more_than_their_size() {
     }
 }
 
-/// The suite's escapes, again with `--network proxy`: a run that may open IPv4 sockets
-/// (its relay to the proxy listens on its loopback) still reaches no server of the host,
-/// reads no answers and no environment, writes nowhere but its output folder, and opens
-/// no socket of another family.
+/// The suite's escapes, again with `--network proxy`, on both backends: a run that may
+/// open IPv4 sockets (its relay to the proxy listens on its loopback) still reaches no
+/// server of the host, reads no answers and no environment, writes nowhere but its output
+/// folder, and opens no socket of another family.
 #[test]
 fn the_hostile_suite_holds_in_proxy_mode() {
+    for backend in ["local", "docker"] {
+        hostile_through_the_proxy(&["--network", "proxy", "--backend", backend]);
+    }
+}
+
+fn hostile_through_the_proxy(proxy: &[&str]) {
     let ws = Workspace::new();
-    let proxy = ["--network", "proxy"];
+    let proxy = proxy.to_vec();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
