@@ -228,18 +228,8 @@ pub struct GradeFileArgs {
     /// Address-space limit in bytes.
     #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
     pub memory: u64,
-    /// Its network: none, or proxy (the allowlisting squid; its requests are reported).
-    #[arg(long, value_enum, default_value_t = NetworkMode::None)]
-    pub network: NetworkMode,
-    /// A domain the proxy also allows (repeatable).
-    #[arg(long = "allow-domain", value_name = "DOMAIN")]
-    pub allow_domains: Vec<String>,
-    /// A folder of pretrained weights the run sees read-only at /cache.
-    #[arg(long, value_name = "DIR")]
-    pub model_cache: Option<PathBuf>,
-    /// NVIDIA GPUs the run gets (a number, or all).
-    #[arg(long, value_name = "N|all", value_parser = parse_gpus)]
-    pub gpus: Option<crate::sandbox::Gpus>,
+    #[command(flatten)]
+    pub environment: EnvironmentArgs,
     /// Keep the predictions and the harness's result record in this folder.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -377,6 +367,14 @@ pub struct SandboxArgs {
     /// Address-space limit per sandbox run, in bytes (the prompt states it too).
     #[arg(long, default_value_t = 8 << 30, value_name = "BYTES")]
     pub memory: u64,
+    #[command(flatten)]
+    pub environment: EnvironmentArgs,
+}
+
+/// What a run may reach and is given besides its files: the network, pretrained weights,
+/// GPUs (`ml2b grade-file` and every command that runs solutions).
+#[derive(Clone, Debug, Args)]
+pub struct EnvironmentArgs {
     /// A run's network: none (a loopback of its own), or proxy (an allowlisting squid, as
     /// ML2B runs: the domains of manifests/network.toml, Hugging Face, PyTorch and S3 by
     /// default; every request recorded with the run).

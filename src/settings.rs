@@ -122,6 +122,7 @@ impl From<cli::Backend> for BackendKind {
         }
     }
 }
+
 /// The GPUs `manifests/sandbox.toml` of the benchmark at `root` gives every run, if any.
 fn default_gpus(root: &Path) -> Result<Option<crate::sandbox::Gpus>, InputError> {
     use crate::manifest::sandbox::{FILE, GpuCount, SandboxManifest};
@@ -141,46 +142,49 @@ impl SandboxSettings {
         Self::of(backend.into(), timeout_s, memory_bytes, jobs)
     }
 
-    /// The sandbox flags over the defaults of the benchmark at `root`
-    /// (`manifests/sandbox.toml`); without `-j`, as many runs as this machine holds
-    /// ([`SandboxSettings::machine_jobs`]).
+    /// The sandbox flags, over the defaults of the benchmark at `root`; without `-j`, as
+    /// many runs as this machine holds ([`SandboxSettings::machine_jobs`]).
     fn resolve(args: &cli::SandboxArgs, root: &Path) -> Result<Self, InputError> {
         let cli::SandboxArgs {
             backend,
             jobs,
             timeout,
             memory,
+            environment,
+        } = args;
+        let s = match jobs {
+            Some(n) => Self::new(*backend, *timeout, *memory, *n as usize),
+            None => {
+                let (n, why) = Self::machine_jobs(*memory);
+                Self {
+                    jobs_chosen: Some(why),
+                    ..Self::new(*backend, *timeout, *memory, n)
+                }
+            }
+        };
+        s.with_environment(environment, root)
+    }
+
+    /// These settings with the run environment of `args`: the network, the model cache
+    /// (absolute) and the GPUs (the flag, else the default of the benchmark at `root`).
+    fn with_environment(self, args: &cli::EnvironmentArgs, root: &Path) -> Result<Self, InputError> {
+        let cli::EnvironmentArgs {
             network,
             allow_domains,
             model_cache,
             gpus,
         } = args;
-        let network = NetworkSettings {
-            proxy: *network == cli::NetworkMode::Proxy,
-            allow: allow_domains.clone(),
-        };
-        let model_cache = model_cache.as_deref().map(crate::cluster::plan::absolute);
-        let gpus = match gpus {
-            Some(g) => Some(*g),
-            None => default_gpus(root)?,
-        };
-        Ok(match jobs {
-            Some(n) => Self {
-                network,
-                model_cache,
-                gpus,
-                ..Self::new(*backend, *timeout, *memory, *n as usize)
+        Ok(Self {
+            network: NetworkSettings {
+                proxy: *network == cli::NetworkMode::Proxy,
+                allow: allow_domains.clone(),
             },
-            None => {
-                let (n, why) = Self::machine_jobs(*memory);
-                Self {
-                    jobs_chosen: Some(why),
-                    network,
-                    model_cache,
-                    gpus,
-                    ..Self::new(*backend, *timeout, *memory, n)
-                }
-            }
+            model_cache: model_cache.as_deref().map(crate::cluster::plan::absolute),
+            gpus: match gpus {
+                Some(g) => Some(*g),
+                None => default_gpus(root)?,
+            },
+            ..self
         })
     }
 }
@@ -796,10 +800,7 @@ impl GradeFileSettings {
             backend,
             timeout,
             memory,
-            network,
-            allow_domains,
-            model_cache,
-            gpus,
+            environment,
             out,
         } = args;
         Ok(Self {
@@ -807,18 +808,8 @@ impl GradeFileSettings {
             file: file.clone(),
             competition: competition.clone(),
             format: (*format).into(),
-            sandbox: SandboxSettings {
-                network: NetworkSettings {
-                    proxy: *network == cli::NetworkMode::Proxy,
-                    allow: allow_domains.clone(),
-                },
-                model_cache: model_cache.as_deref().map(crate::cluster::plan::absolute),
-                gpus: match gpus {
-                    Some(g) => Some(*g),
-                    None => default_gpus(&root.root)?,
-                },
-                ..SandboxSettings::new(*backend, *timeout, *memory, 1)
-            },
+            sandbox: SandboxSettings::new(*backend, *timeout, *memory, 1)
+                .with_environment(environment, &root.root)?,
             out: out.clone(),
         })
     }

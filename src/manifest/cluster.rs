@@ -45,10 +45,7 @@ impl ClusterManifest {
     /// The cluster manifest of the benchmark at `root`; the empty one when it has none.
     pub fn load(root: &Path) -> Result<Self, ManifestError> {
         let path = root.join(FILE);
-        if !path.exists() {
-            return Ok(Self::default());
-        }
-        let manifest: Self = super::load(&path)?;
+        let manifest: Self = super::load_optional(&path)?;
         manifest.check(&path)?;
         Ok(manifest)
     }

@@ -52,6 +52,15 @@ pub fn load<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ManifestEr
     parse(path, &text)
 }
 
+/// Reads and parses an optional manifest file: `T`'s default when there is none.
+pub fn load_optional<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, ManifestError> {
+    if path.exists() {
+        load(path)
+    } else {
+        Ok(T::default())
+    }
+}
+
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }

@@ -16,7 +16,7 @@ pub mod templates;
 pub mod verbatim;
 
 pub use competition::CompetitionManifest;
-pub use file::{ManifestError, load, parse};
+pub use file::{ManifestError, load, load_optional, parse};
 pub use languages::{Language, Languages, Tier};
 pub use models::{Model, Models};
 pub use task::TaskText;

@@ -32,11 +32,7 @@ pub enum GpuCount {
 impl SandboxManifest {
     /// The sandbox manifest of the benchmark at `root`; the empty one when it has none.
     pub fn load(root: &Path) -> Result<Self, ManifestError> {
-        let path = root.join(FILE);
-        if !path.exists() {
-            return Ok(Self::default());
-        }
-        super::load(&path)
+        super::load_optional(&root.join(FILE))
     }
 }
 

@@ -153,7 +153,8 @@ pub struct ProxyRequest {
     pub port: u16,
     /// The proxy's status (0: it answered nothing).
     pub status: u16,
-    /// False when the proxy refused the request (`ERR_ACCESS_DENIED`).
+    /// False when the proxy refused the request (`ERR_ACCESS_DENIED`); a request it
+    /// answered nothing to was not refused.
     pub allowed: bool,
     /// Bytes from the run to the proxy, and back.
     pub sent: u64,

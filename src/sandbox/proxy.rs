@@ -314,17 +314,9 @@ fn accept_loop(listener: &UnixListener, squid: SocketAddr, stopping: &AtomicBool
             return;
         }
         let Ok(client) = client else { continue };
+        // squid not reached: the run's connection is closed, and nothing was asked of it.
         let Ok(upstream) = TcpStream::connect(squid) else {
-            let mut r = shared.requests.lock().unwrap_or_else(|e| e.into_inner());
-            r.push(ProxyRequest {
-                method: String::new(),
-                host: String::new(),
-                port: 0,
-                status: 0,
-                allowed: false,
-                sent: 0,
-                received: 0,
-            });
+            tracing::warn!("the proxy link cannot reach squid on {squid}");
             continue;
         };
         let (Ok(c), Ok(u)) = (client.try_clone(), upstream.try_clone()) else {
@@ -359,7 +351,7 @@ fn relay(client: UnixStream, upstream: TcpStream, shared: &Shared) {
     let (request, sent) = up.join().unwrap_or_default();
     let mut record = parse_request(&request);
     record.status = parse_status(&answer);
-    record.allowed = record.status != 0 && !denied(&answer);
+    record.allowed = !denied(&answer);
     record.sent = sent;
     record.received = received;
     shared

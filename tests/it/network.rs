@@ -124,19 +124,24 @@ def train_and_predict(data, X_val):
     )
 }
 
+/// `ml2b --json grade-file FILE --competition toy --format mono FLAGS` in the toy root.
+fn grade_file(ws: &Workspace, file: &std::path::Path, flags: &[&str]) -> std::process::Output {
+    ws.ml2b()
+        .args(["--json", "grade-file", "--competition", "toy", "--format", "mono"])
+        .args(flags)
+        .arg("--root")
+        .arg(ws.dir.path())
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 /// `ml2b grade-file` of [`solution`] with `--network proxy` on `backend`.
 fn through_the_proxy(backend: &str) {
     let (ws, allowed, blocked, allowed_hits, blocked_hits) = internet();
     let file = ws.dir.path().join("fetch.py");
     write(&file, solution(allowed, blocked));
-    let out = ws
-        .ml2b()
-        .args(["--json", "grade-file", "--competition", "toy", "--format", "mono"])
-        .args(["--backend", backend, "--network", "proxy", "--root"])
-        .arg(ws.dir.path())
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = grade_file(&ws, &file, &["--backend", backend, "--network", "proxy"]);
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     let said = report["stdout_tail"].as_str().unwrap_or_default().to_string();
@@ -279,44 +284,14 @@ fn a_bad_allowlist_is_an_input_error_naming_the_file() {
     );
     let file = ws.dir.path().join("s.py");
     write(&file, crate::competitions::TOY_MONO);
-    let out = ws
-        .ml2b()
-        .args([
-            "grade-file",
-            "--competition",
-            "toy",
-            "--format",
-            "mono",
-            "--network",
-            "proxy",
-            "--root",
-        ])
-        .arg(ws.dir.path())
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = grade_file(&ws, &file, &["--network", "proxy"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("manifests/network.toml: proxy.allow: `github.com/x` is not a domain name"),
         "{err}"
     );
-    let out = ws
-        .ml2b()
-        .args([
-            "grade-file",
-            "--competition",
-            "toy",
-            "--format",
-            "mono",
-            "--allow-domain",
-            ".x.org",
-            "--root",
-        ])
-        .arg(ws.dir.path())
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = grade_file(&ws, &file, &["--allow-domain", ".x.org"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("add --network proxy"));
 }
@@ -360,25 +335,8 @@ fn a_model_cache_is_seen_read_only_where_the_libraries_look_and_its_listing_keys
     let file = ws.dir.path().join("reads.py");
     write(&file, READS_THE_CACHE);
     for backend in ["local", "docker"] {
-        let out = ws
-            .ml2b()
-            .args([
-                "--json",
-                "grade-file",
-                "--competition",
-                "toy",
-                "--format",
-                "mono",
-                "--backend",
-                backend,
-            ])
-            .arg("--model-cache")
-            .arg(&cache)
-            .arg("--root")
-            .arg(ws.dir.path())
-            .arg(&file)
-            .output()
-            .unwrap();
+        let cache = cache.to_str().unwrap();
+        let out = grade_file(&ws, &file, &["--backend", backend, "--model-cache", cache]);
         let report: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
         assert_eq!(report["outcome"], "ok", "{backend}: {report}");
@@ -461,22 +419,7 @@ fn has_gpu() -> bool {
 fn grade_with_gpus(ws: &Workspace, gpus: &str, code: &str) -> std::process::Output {
     let file = ws.dir.path().join("gpu.py");
     write(&file, code);
-    ws.ml2b()
-        .args([
-            "--json",
-            "grade-file",
-            "--competition",
-            "toy",
-            "--format",
-            "mono",
-            "--gpus",
-            gpus,
-            "--root",
-        ])
-        .arg(ws.dir.path())
-        .arg(&file)
-        .output()
-        .unwrap()
+    grade_file(ws, &file, &["--gpus", gpus])
 }
 
 /// More GPUs than the machine has (here: any, where it has none) is an input error that
@@ -501,14 +444,7 @@ fn asking_for_more_gpus_than_the_machine_has_is_refused_clearly() {
     // a value that is no count is refused naming the file.
     let file = ws.dir.path().join("plain.py");
     write(&file, crate::competitions::TOY_MONO);
-    let grade = |ws: &Workspace| {
-        ws.ml2b()
-            .args(["grade-file", "--competition", "toy", "--format", "mono", "--root"])
-            .arg(ws.dir.path())
-            .arg(&file)
-            .output()
-            .unwrap()
-    };
+    let grade = |ws: &Workspace| grade_file(ws, &file, &[]);
     let manifest = ws.dir.path().join("manifests/sandbox.toml");
     write(&manifest, "gpus = 1024\n");
     let out = grade(&ws);
