@@ -24,7 +24,8 @@ WITH open AS (
     GROUP BY stage, unit
 ), named AS (
     SELECT l.stage, l.label, l.message,
-        CASE WHEN p.agent IN ('aide', 'react') THEN p.model || '+' || p.agent ELSE p.model END AS model
+        CASE WHEN p.agent IN ('aide', 'react') THEN p.model || '+' || p.agent
+            WHEN p.agent = 'external' THEN p.model || '+' || p.agent_name ELSE p.model END AS model
     FROM latest l
     LEFT JOIN planned p ON p.generate_key = l.unit
 )

@@ -426,7 +426,7 @@ pub struct RequestArgs {
 }
 
 /// How LLM models turn a prompt into a submission.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Agent {
     /// One answer per unit.
     #[default]
@@ -437,12 +437,47 @@ pub enum Agent {
     /// ReAct: the model calls tools (list, read, write and run files, validate on a split of
     /// the training data) until it submits a file; every step is in `trajectory`.
     React,
+    /// An external agent of `manifests/agents.toml`, its requests through ml2b's gateway.
+    External(String),
+}
+
+impl std::str::FromStr for Agent {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "one-shot" => Ok(Self::OneShot),
+            "aide" => Ok(Self::Aide),
+            "react" => Ok(Self::React),
+            _ => match s.strip_prefix("external:") {
+                Some(name) if !name.is_empty() => Ok(Self::External(name.to_string())),
+                _ => Err(format!(
+                    "`{s}`: one of one-shot, aide, react, or external:NAME (an agent of manifests/agents.toml)"
+                )),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::OneShot => f.write_str("one-shot"),
+            Self::Aide => f.write_str("aide"),
+            Self::React => f.write_str("react"),
+            Self::External(name) => write!(f, "external:{name}"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Args)]
 pub struct AgentArgs {
-    /// The agent of LLM models (the reference and template models have none).
-    #[arg(long, value_enum, default_value_t = Agent::OneShot)]
+    /// The agent of LLM models (the reference and template models have none): one-shot (one
+    /// answer per unit), aide (AIDE's tree search, every attempt in `journal`), react (tool
+    /// calls until it submits, every step in `trajectory`), or external:NAME (an agent of
+    /// manifests/agents.toml run in the sandbox, every request through ml2b's recording
+    /// gateway, in `gateway`).
+    #[arg(long, default_value_t = Agent::OneShot, value_name = "AGENT")]
     pub agent: Agent,
     /// aide: attempts per unit at most (default 20); react: model turns (default 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

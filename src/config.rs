@@ -91,6 +91,8 @@ pub enum AgentSettings {
     OneShot,
     Aide(aide::Config),
     React(react::Config),
+    /// An external agent: its name in `manifests/agents.toml`.
+    External(String),
 }
 
 /// `ml2b stage translate-validate`.

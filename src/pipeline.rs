@@ -34,6 +34,7 @@ use crate::error::IsInputError;
 use crate::events::Provider;
 use crate::events::{Execution, Generation, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
+use crate::manifest::agents::{self, AgentsManifest, SubmissionKind};
 use crate::manifest::network::NetworkManifest;
 use crate::manifest::{ManifestError, Model, Models};
 use crate::progress::Progress;
@@ -41,10 +42,11 @@ use crate::providers::budget::{Budgets, LimitOverrides, RequestLimits};
 use crate::providers::http::is_floating_alias;
 use crate::providers::{Responder, client_config};
 use crate::sandbox::network::{DEFAULT_DOMAINS, DEFAULT_PORTS};
-use crate::sandbox::{Allowlist, Backend, GpuSet, ModelCache, Network, Proxy, SandboxError};
+use crate::sandbox::{Allowlist, Backend, GpuSet, Limits, ModelCache, Network, Proxy, SandboxError, pyenv};
 use crate::stages::analyze::Analyze;
 use crate::stages::execute::Execute;
 use crate::stages::generate::aide::{Aide, trial::Trials};
+use crate::stages::generate::external::{self, External};
 use crate::stages::generate::react::{React, python::Python};
 use crate::stages::generate::{Generate, prompt};
 use crate::stages::grade::GradeStage;
@@ -317,7 +319,77 @@ impl<'a> Pipeline<'a> {
             limits: prompt::Limits::of(&s.sandbox.limits),
             aide: self.aide(s, here)?,
             react: self.react(s, here)?,
+            external: self.external(s)?,
         })
+    }
+
+    /// The external agent the settings name, with its Python environment (made on first
+    /// use from its lock) and identity; `None` for ml2b's own agents.
+    fn external(&self, s: &GenerateSettings) -> Result<Option<Arc<External>>, PipelineError> {
+        let AgentSettings::External(name) = &s.agent else {
+            return Ok(None);
+        };
+        let root = &s.selection.root;
+        let manifest = AgentsManifest::load(root)?;
+        let agent = manifest.agent(name, root)?.clone();
+        if agent.submission == SubmissionKind::Csv {
+            return Err(InputError(format!(
+                "agent `{name}`: a csv submission (MLE-bench's) is graded by `ml2b grade-sample`; the generate stage takes python submissions only"
+            ))
+            .into());
+        }
+        if s.sandbox.backend != BackendKind::Local {
+            return Err(InputError(
+                "an external agent runs under the local backend (bubblewrap): use --backend local".into(),
+            )
+            .into());
+        }
+        let dir = root.join(&agent.dir);
+        if !dir.is_dir() {
+            return Err(InputError(format!(
+                "agent `{name}`: its folder {} (`dir` in {}) does not exist",
+                dir.display(),
+                agents::FILE
+            ))
+            .into());
+        }
+        let requirements = match &agent.requirements {
+            Some(path) => {
+                let path = root.join(path);
+                std::fs::read_to_string(&path)
+                    .map_err(|e| InputError(format!("agent `{name}`: reading {}: {e}", path.display())))?
+            }
+            None => String::new(),
+        };
+        let python = if requirements.is_empty() {
+            self.python()?
+        } else {
+            let env = pyenv::Env {
+                dir: pyenv::agent_venv_dir(name),
+                requirements: &requirements,
+                name: &format!("agent `{name}`'s requirements"),
+                no_deps: true,
+            };
+            pyenv::ensure_env(&env, || {
+                self.progress
+                    .info(&format!("creating agent `{name}`'s Python environment (first use)"));
+                SlowStep::begin(self.progress, "installing the agent's requirements")
+            })?
+        };
+        let identity = external::identity(name, &agent, &dir, &requirements)?;
+        let limits = Limits {
+            wall: std::time::Duration::from_secs(agent.time_limit_s),
+            ..s.sandbox.limits.clone()
+        };
+        Ok(Some(Arc::new(External {
+            name: name.clone(),
+            agent,
+            dir,
+            python,
+            limits,
+            identity,
+            backend: crate::sandbox::local::Local::new()?,
+        })))
     }
 
     /// The model `s` names, with its `--max-tokens`, warning when its id is a floating alias.

@@ -225,8 +225,10 @@ impl AgentSettings {
             max_debug_depth,
             validation_fraction,
         } = args;
-        if *agent == cli::Agent::OneShot {
-            return Ok(Self::OneShot);
+        match agent {
+            cli::Agent::OneShot => return Ok(Self::OneShot),
+            cli::Agent::External(name) => return Ok(Self::External(name.clone())),
+            _ => {}
         }
         if !(*validation_fraction > 0.0 && *validation_fraction < 1.0) {
             return Err(InputError(format!(
@@ -235,6 +237,7 @@ impl AgentSettings {
         }
         match agent {
             cli::Agent::OneShot => Ok(Self::OneShot),
+            cli::Agent::External(name) => Ok(Self::External(name.clone())),
             cli::Agent::React => Ok(Self::React(react::Config {
                 steps: steps.unwrap_or(react::Config::REACT.steps),
                 time_budget_s: time_budget.unwrap_or(react::Config::REACT.time_budget_s),

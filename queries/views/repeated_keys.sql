@@ -11,7 +11,8 @@
 -- they part).
 SELECT 'generate' AS log, h
 FROM (
-    SELECT key_hash(CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent ELSE model END,
+    SELECT key_hash(CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent
+            WHEN agent = 'external' THEN model || '+' || agent_name ELSE model END,
         format, competition, language, seed) AS h
     FROM generate
 )

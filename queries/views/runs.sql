@@ -45,7 +45,8 @@ WITH gen AS (
         input_tokens, output_tokens, cost_usd,
         key_hash(model, format, competition, language, seed) AS h
     FROM (
-        SELECT CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent ELSE model END AS model,
+        SELECT CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent
+            WHEN agent = 'external' THEN model || '+' || agent_name ELSE model END AS model,
             format, competition, language, seed, event_id, created_at,
             code_blake3, input_tokens, output_tokens, cost_usd
         FROM generate
@@ -111,7 +112,8 @@ WITH gen AS (
     SELECT p.model, p.format, p.competition, p.language, p.seed
     FROM (
         SELECT DISTINCT
-            CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent ELSE model END AS model,
+            CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent
+            WHEN agent = 'external' THEN model || '+' || agent_name ELSE model END AS model,
             format, competition, language, seed
         FROM planned
     ) p

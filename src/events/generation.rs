@@ -7,9 +7,10 @@
 //! Schema versions: 2 ended at `translation_passed`; 3 added `text_blake3` and
 //! `text_translated_by` (nullable, at the end): which task text the prompt was rendered
 //! from, and the model that produced it. A version-2 event reads them as none (not
-//! recorded). The unit key is hashed under [`UNIT_KEY_VERSION`], not the schema version:
-//! what a unit is did not change, so a store written before plans the same units and runs
-//! none of them again.
+//! recorded). 4 added `agent_name` (nullable, at the end): an external agent's name. The
+//! unit key is hashed under [`UNIT_KEY_VERSION`], not the schema version: what a unit is
+//! did not change, so a store written before plans the same units and runs none of them
+//! again.
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +61,9 @@ pub struct Generation {
     /// event produced that text, byte for byte; none for English and for a text imported
     /// or written by hand.
     pub text_translated_by: Option<String>,
+    /// Since version 4. The external agent's name in `manifests/agents.toml` (`--agent
+    /// external:NAME`); none for every other agent.
+    pub agent_name: Option<String>,
 }
 
 /// The version a generate unit key is hashed under: version 2's, for every schema since.
@@ -89,7 +93,7 @@ impl Generation {
 
 impl EventBody for Generation {
     const STAGE: &'static str = "generate";
-    const SCHEMA_VERSION: u32 = 3;
+    const SCHEMA_VERSION: u32 = 4;
 }
 
 /// Who turned the prompt into the submission (a column of the `generate` log).
@@ -106,4 +110,7 @@ pub enum Agent {
     Reference,
     /// A template provider: a rendering (the AutoGluon baseline).
     Template,
+    /// An agent outside ml2b (`--agent external:NAME`, its name in the event's
+    /// `agent_name`): its requests are in the `gateway` log, its run in `external`.
+    External,
 }

@@ -20,6 +20,8 @@
 //!                                            format, seed)
 //! journal              Attempt              (aide search, step)                  —
 //! trajectory           TrajectoryStep       (react search, step)                 —
+//! gateway              GatewayCall          (external agent's run, call)         —
+//! external             ExternalRun          external agent's run                 —
 //! execute              Execution            (competition, format, code, sandbox) the generate event
 //! grade                Grade                execute event (+ its baseline runs)  execute, baselines
 //! analyze              Analysis             table of queries/ (+ input heads)    —
@@ -49,7 +51,9 @@
 
 mod analysis;
 mod execution;
+mod external;
 mod fault;
+mod gateway;
 mod generation;
 mod grade;
 mod journal;
@@ -62,11 +66,13 @@ mod vocabulary;
 
 pub use analysis::Analysis;
 pub use execution::{Execution, UNIT_KEY_VERSION as EXECUTE_KEY_VERSION};
+pub use external::ExternalRun;
 pub use fault::Fault;
+pub use gateway::GatewayCall;
 pub use generation::{Agent, Generation, UNIT_KEY_VERSION as GENERATE_KEY_VERSION};
 pub use grade::{Grade, GradeV2, GradeV3};
 pub use journal::Attempt;
-pub use planned::PlannedSample;
+pub use planned::{PlannedSample, UNIT_KEY_VERSION as PLANNED_KEY_VERSION};
 pub use rating::Rating;
 pub use trajectory::TrajectoryStep;
 pub use translated::TranslatedText;
@@ -105,7 +111,7 @@ impl Log {
 }
 
 /// Every log of the pipeline, in pipeline order.
-pub const LOGS: [Log; 11] = [
+pub const LOGS: [Log; 13] = [
     Log::of::<TranslatedText>(),
     Log::of::<Rating>(),
     Log::of::<TranslationCheck>(),
@@ -113,6 +119,8 @@ pub const LOGS: [Log; 11] = [
     Log::of::<Generation>(),
     Log::of::<Attempt>(),
     Log::of::<TrajectoryStep>(),
+    Log::of::<GatewayCall>(),
+    Log::of::<ExternalRun>(),
     Log::of::<Execution>(),
     Log::of::<Grade>(),
     Log::of::<Analysis>(),

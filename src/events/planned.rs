@@ -11,6 +11,11 @@
 //! (the `fault` log) finds its model; its own unit key is derived from it (so that no event
 //! of another log shares it), and the log drops a key it holds: planning the same units
 //! again appends nothing.
+//!
+//! Schema versions: 2 added `agent_name` (nullable, at the end): an external agent's name,
+//! which makes its entrant (`<model>+<agent>`). Version-1 events read it as none. The
+//! unit key is hashed under [`UNIT_KEY_VERSION`] (version 1's), so planning a store
+//! written before appends nothing.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,9 +35,16 @@ pub struct PlannedSample {
     pub seed: u32,
     /// The generate unit's key.
     pub generate_key: Hash,
+    /// Since version 2. The external agent's name (`--agent external:NAME`); none for every
+    /// other agent.
+    pub agent_name: Option<String>,
 }
+
+/// The version a planned sample's unit key is hashed under: version 1's, for every schema
+/// since.
+pub const UNIT_KEY_VERSION: u32 = 1;
 
 impl EventBody for PlannedSample {
     const STAGE: &'static str = "planned";
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = 2;
 }

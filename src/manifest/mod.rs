@@ -4,6 +4,7 @@
 //! Every manifest is parsed with unknown keys rejected, and every error names
 //! the file, the line and the key (or field) that is wrong.
 
+pub mod agents;
 pub mod cluster;
 pub mod competition;
 mod file;

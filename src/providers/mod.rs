@@ -26,7 +26,7 @@ use std::time::Duration;
 
 pub use http::{Attempt, ChatRequest, ClientConfig, Completion, Message, ProviderError, cost_usd};
 
-pub use model::{ChatModel, RespondError, Response, Sample};
+pub use model::{ChatModel, ForwardError, Protocol, RespondError, Response, Sample};
 
 use budget::{Budget, RequestLimits};
 
@@ -95,6 +95,34 @@ impl Responder {
         &self.budget
     }
 
+    /// Forwards an agent's own request `body` (see [`ChatModel::forward`]) and stores the
+    /// response in `store`.
+    pub async fn forward(
+        &self,
+        store: &Store,
+        protocol: Protocol,
+        body: Vec<u8>,
+        tokens: u64,
+    ) -> Result<Response, ForwardError> {
+        let not_set_up = |message: String| ForwardError {
+            status: 500,
+            message,
+            attempts: Vec::new(),
+        };
+        let chat = self
+            .chat
+            .as_ref()
+            .ok_or_else(|| not_set_up(RespondError::NoRequests.to_string()))?;
+        let completion = chat.forward(protocol, body, tokens).await?;
+        let json = serde_json::to_vec(&completion).map_err(|e| not_set_up(e.to_string()))?;
+        let store = store.clone();
+        let object = tokio::task::spawn_blocking(move || store.objects().put(&json))
+            .await
+            .map_err(|e| not_set_up(e.to_string()))?
+            .map_err(|e| not_set_up(format!("storing the response: {}", crate::error::chain(&e))))?;
+        Ok(Response { completion, object })
+    }
+
     /// Asks for `request` and stores the response in `store`.
     pub async fn respond(
         &self,
@@ -130,6 +158,13 @@ impl ChatModel for http::OpenAiClient {
             .await
             .map_err(unanswered)
     }
+
+    async fn forward(&self, protocol: Protocol, body: Vec<u8>, tokens: u64) -> Result<Completion, ForwardError> {
+        match protocol {
+            Protocol::Openai => Ok(http::OpenAiClient::forward(self, body, tokens).await?),
+            Protocol::Anthropic => Err(other_protocol("openai", protocol)),
+        }
+    }
 }
 
 #[async_trait::async_trait]
@@ -138,6 +173,30 @@ impl ChatModel for http::AnthropicClient {
         http::AnthropicClient::complete(self, request)
             .await
             .map_err(unanswered)
+    }
+
+    async fn forward(&self, protocol: Protocol, body: Vec<u8>, tokens: u64) -> Result<Completion, ForwardError> {
+        match protocol {
+            Protocol::Anthropic => Ok(http::AnthropicClient::forward(self, body, tokens).await?),
+            Protocol::Openai => Err(other_protocol("anthropic", protocol)),
+        }
+    }
+}
+
+/// A forwarded request in the other protocol than the model speaks: ml2b forwards an
+/// agent's request as it was written, never translated.
+fn other_protocol(speaks: &str, asked: Protocol) -> ForwardError {
+    let path = match speaks {
+        "openai" => "/v1/chat/completions",
+        _ => "/v1/messages",
+    };
+    ForwardError {
+        status: 400,
+        message: format!(
+            "this unit's model speaks the {speaks} protocol, not {}: send the request to {path}",
+            asked.name()
+        ),
+        attempts: Vec::new(),
     }
 }
 

@@ -6,11 +6,13 @@ use serde_json::{Map, Value};
 
 use super::logs::{Found as Located, Logs, newest_first, oldest_first};
 use super::{
-    AttemptRef, Detail, EventRow, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step, Table,
+    AttemptRef, Detail, EventRow, ExternalView, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step, Table,
     Texts,
 };
 use crate::competition::Benchmark;
-use crate::events::{Analysis, Attempt, Execution, Generation, Grade, TranslatedText, TranslationCheck};
+use crate::events::{
+    Analysis, Attempt, Execution, ExternalRun, GatewayCall, Generation, Grade, TranslatedText, TranslationCheck,
+};
 use crate::log::event::{COMMON_COLUMNS, from_batch};
 use crate::log::rows::{Kind, lookup_key};
 use crate::log::{Event, EventBody};
@@ -22,6 +24,9 @@ const TABLE_ROWS: usize = 50;
 const DOWNSTREAM: usize = 50;
 /// Attempts of one search listed.
 const ATTEMPTS: usize = 100_000;
+
+/// The most gateway calls a record lists.
+const CALLS: usize = 10_000;
 
 /// What a record is read with.
 pub(super) struct Reader<'a> {
@@ -188,6 +193,10 @@ impl Reader<'_> {
             crate::events::Agent::Aide => self.attempts(&g.unit_key)?,
             _ => Vec::new(),
         };
+        let external = match body.agent {
+            crate::events::Agent::External => self.external(&g.unit_key)?,
+            _ => None,
+        };
         Ok(Run {
             entrant: entrant(body),
             prompt: self.prompt(body.prompt_blake3)?,
@@ -199,6 +208,7 @@ impl Reader<'_> {
             execution,
             grade,
             attempts,
+            external,
             generation: ided(g),
         })
     }
@@ -231,6 +241,42 @@ impl Reader<'_> {
         events.sort_by_key(|e| (e.body.step, e.provenance.created_at));
         events.truncate(ATTEMPTS);
         Ok(events.into_iter().map(attempt_ref).collect())
+    }
+
+    /// The external agent's run of the unit `search`, with its gateway calls in order.
+    fn external(&self, search: &Hash) -> Result<Option<ExternalView>, RecordError> {
+        let key = lookup_key(&[&search.to_hex()]);
+        let mut runs = Vec::new();
+        for found in self.located(ExternalRun::STAGE, Kind::Lookup, &key)? {
+            runs.extend(self.typed::<ExternalRun>(&found)?);
+        }
+        let Some(run) = runs.into_iter().max_by_key(|e| e.provenance.created_at) else {
+            return Ok(None);
+        };
+        let mut calls = Vec::new();
+        for found in self.located(GatewayCall::STAGE, Kind::Lookup, &key)? {
+            calls.extend(self.typed::<GatewayCall>(&found)?.into_iter().map(|e| e.body));
+        }
+        calls.sort_by_key(|c| c.call);
+        calls.truncate(CALLS);
+        let logs = match self.text_object(run.body.logs_blake3)? {
+            Some(text) => serde_json::from_str::<serde_json::Map<String, Value>>(&text)
+                        .unwrap_or_default()
+                .into_iter()
+                .map(|(path, v)| {
+                    let bytes = v["bytes"].as_u64().unwrap_or_default();
+                    (path, bytes, v["blake3"].as_str().unwrap_or_default().to_string())
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(Some(ExternalView {
+            stdout: self.text_object(Some(run.body.stdout_blake3))?,
+            stderr: self.text_object(Some(run.body.stderr_blake3))?,
+            logs,
+            calls,
+            run: ided(run),
+        }))
     }
 
     /// The English task text from the benchmark root, when it is the text the check read.
@@ -390,6 +436,9 @@ fn entrant(g: &Generation) -> String {
     match g.agent {
         crate::events::Agent::Aide => format!("{}+aide", g.model),
         crate::events::Agent::React => format!("{}+react", g.model),
+        crate::events::Agent::External => {
+            format!("{}+{}", g.model, g.agent_name.as_deref().unwrap_or("external"))
+        }
         _ => g.model.clone(),
     }
 }

@@ -135,6 +135,9 @@ fn write_run(f: &mut fmt::Formatter<'_>, run: &Run) -> fmt::Result {
         section(f, "stdout (tail)", Some(&x.body.stdout_tail))?;
         section(f, "stderr (tail)", Some(&x.body.stderr_tail))?;
     }
+    if let Some(x) = &run.external {
+        write_external(f, x)?;
+    }
     if !run.attempts.is_empty() {
         writeln!(f, "\n── aide search ({} attempts) ──", run.attempts.len())?;
         for a in &run.attempts {
@@ -152,6 +155,39 @@ fn write_run(f: &mut fmt::Formatter<'_>, run: &Run) -> fmt::Result {
         }
     }
     Ok(())
+}
+
+/// An external agent's run: how it ended, its requests, what it kept and printed.
+fn write_external(f: &mut fmt::Formatter<'_>, x: &crate::record::ExternalView) -> fmt::Result {
+    let r = &x.run.body;
+    let exit = r.exit_code.map_or("killed".to_string(), |c| format!("exit {c}"));
+    writeln!(
+        f,
+        "\n── external agent {}: {} ({exit}, {:.1} s) ──",
+        r.agent, r.ended, r.wall_seconds
+    )?;
+    writeln!(
+        f,
+        "  {} request(s) through the gateway, {} refused; {} in, {} out, ${:.4}",
+        r.calls, r.refused_calls, r.input_tokens, r.output_tokens, r.cost_usd
+    )?;
+    for c in &x.calls {
+        let how = match (&c.refused, c.cached) {
+            (Some(why), _) => format!("refused: {why}"),
+            (None, true) => "from the store".to_string(),
+            (None, false) => format!("{} HTTP attempt(s)", c.http_attempts),
+        };
+        writeln!(
+            f,
+            "  call {:>4} {:<9} {}  {} in, {} out, {:.2} s  {how}",
+            c.call, c.protocol, c.status, c.input_tokens, c.output_tokens, c.answer_seconds
+        )?;
+    }
+    for (path, bytes, blake3) in &x.logs {
+        writeln!(f, "  kept logs/{path} ({bytes} bytes, blake3 {})", &blake3[..16.min(blake3.len())])?;
+    }
+    section(f, "agent stdout (tail)", x.stdout.as_deref())?;
+    section(f, "agent stderr (tail)", x.stderr.as_deref())
 }
 
 fn write_execution(f: &mut fmt::Formatter<'_>, x: Option<&Execution>) -> fmt::Result {

@@ -105,6 +105,8 @@ pub struct Run {
     pub grade: Option<Ided<Grade>>,
     /// The aide search's attempts, in step order (none for other agents).
     pub attempts: Vec<AttemptRef>,
+    /// An external agent's run: how it ended, its requests, what it printed and kept.
+    pub external: Option<ExternalView>,
 }
 
 /// One attempt of a search, as a node of its tree.
@@ -216,4 +218,16 @@ impl Artefact {
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.name() == name)
     }
+}
+
+/// An external agent's run, as `show` and the run page present it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExternalView {
+    pub run: Ided<crate::events::ExternalRun>,
+    /// Its requests through the gateway, in order (the first 10,000).
+    pub calls: Vec<crate::events::GatewayCall>,
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+    /// What it kept in `/home/logs`: path, bytes, blake3.
+    pub logs: Vec<(String, u64, String)>,
 }

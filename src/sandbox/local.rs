@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 
 use super::cgroup::RunGroup;
 use super::error::{SandboxError, io};
-use super::job::{Backend, Job, Run, SHM_BYTES};
+use super::job::{Backend, Job, Limits, Run, SHM_BYTES};
 use super::model_cache::{self, ModelCache};
 use super::network::{PROXY_SOCKET, proxy_env};
 use super::proxy::Link;
@@ -64,7 +64,7 @@ static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0)
 /// `RLIMIT_NPROC`, which counts per uid, bounds each run alone and concurrent runs (`-j N`,
 /// several ml2b processes) never share a budget. Drawn from 1,000,000 upwards, by this
 /// process's pid and a counter, above any uid a system assigns to accounts.
-fn sandbox_uid() -> u32 {
+pub(super) fn sandbox_uid() -> u32 {
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 64;
     1_000_000 + (std::process::id() % 50_000) * 64 + run
 }
@@ -121,17 +121,29 @@ impl Local {
     }
 
     fn command(&self, job: &Job, stage: &Staged, seccomp: &OwnedFd) -> Result<Command, SandboxError> {
-        let uid = stage.uid;
+        let mut cmd = self.base(&job.limits, stage.uid, seccomp)?;
+        self.harness_mounts(&mut cmd, job, stage);
+        // The root bwrap builds is a tmpfs: make it read-only once every mount point exists.
+        cmd.args(["--remount-ro", "/", "--chdir", "/tmp", "--"]);
+        cmd.args(harness_argv(job));
+        Ok(finish(cmd, seccomp))
+    }
+
+    /// What every run under bubblewrap starts with: the limits, the unprivileged uid, the
+    /// namespaces, the seccomp filter, the cleared environment ([`ENV`]), the system's
+    /// folders read-only, `/proc`, a minimal `/dev`, `/dev/shm` and `/tmp`. The caller adds
+    /// its mounts, then `--remount-ro / … -- PROGRAM`, then [`finish`]es the command.
+    pub(super) fn base(&self, limits: &Limits, uid: u32, seccomp: &OwnedFd) -> Result<Command, SandboxError> {
         let root = is_root();
         let mut cmd = Command::new("prlimit");
         let nproc = if root {
-            job.limits.processes
+            limits.processes
         } else {
-            job.limits.processes + tasks_of(current_uid())
+            limits.processes + tasks_of(current_uid())
         };
-        cmd.arg(format!("--as={}", job.limits.memory_bytes))
+        cmd.arg(format!("--as={}", limits.memory_bytes))
             .arg(format!("--nproc={nproc}"))
-            .arg(format!("--fsize={}", job.limits.output_bytes))
+            .arg(format!("--fsize={}", limits.output_bytes))
             .arg("--core=0")
             .arg("--");
         if root {
@@ -175,7 +187,14 @@ impl Local {
             "/dev/shm",
         ]);
         cmd.args(["--remount-ro", "/dev"]);
-        cmd.args(["--size", &job.limits.output_bytes.to_string(), "--tmpfs", "/tmp"]);
+        cmd.args(["--size", &limits.output_bytes.to_string(), "--tmpfs", "/tmp"]);
+        Ok(cmd)
+    }
+
+    /// A solution's run: the managed Python, the harness, code and spec under `/sandbox`,
+    /// the GPUs, the model cache and the relay to the proxy when asked, the public files at
+    /// `/data` and the output folder at `/out`.
+    fn harness_mounts(&self, cmd: &mut Command, job: &Job, stage: &Staged) {
         // After /tmp: a venv under /tmp must not be hidden by the tmpfs.
         let venv = venv_root(&job.python);
         cmd.arg("--ro-bind").arg(&venv).arg(&venv);
@@ -205,17 +224,19 @@ impl Local {
         }
         cmd.arg("--ro-bind").arg(&job.public_dir).arg("/data");
         cmd.arg("--bind").arg(&stage.out).arg("/out");
-        // The root bwrap builds is a tmpfs: make it read-only once every mount point exists.
-        cmd.args(["--remount-ro", "/", "--chdir", "/tmp", "--"]);
-        cmd.args(harness_argv(job));
-        cmd.env_clear().env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        // SAFETY: the hook only calls fcntl, which is async-signal-safe.
-        unsafe { cmd.pre_exec(seccomp::inherit(seccomp)) };
-        Ok(cmd)
     }
+}
+
+/// The command's own environment (bubblewrap's, not the run's), its pipes, and the seccomp
+/// filter's descriptor passed on.
+pub(super) fn finish(mut cmd: Command, seccomp: &OwnedFd) -> Command {
+    cmd.env_clear().env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: the hook only calls fcntl, which is async-signal-safe.
+    unsafe { cmd.pre_exec(seccomp::inherit(seccomp)) };
+    cmd
 }
 
 fn which(tool: &str) -> Option<PathBuf> {
@@ -247,7 +268,7 @@ fn tasks_of(uid: u32) -> u64 {
 }
 
 /// The virtual environment holding `python` (`<venv>/bin/python`), not its target.
-fn venv_root(python: &Path) -> PathBuf {
+pub(super) fn venv_root(python: &Path) -> PathBuf {
     python
         .parent()
         .and_then(Path::parent)
@@ -255,7 +276,7 @@ fn venv_root(python: &Path) -> PathBuf {
 }
 
 /// Reads a pipe to its end, keeping its head and its tail ([`Captured`]).
-fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Captured> {
+pub(super) fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Captured> {
     std::thread::spawn(move || {
         let mut kept = Captured::default();
         let mut buf = [0u8; 8192];
@@ -281,7 +302,7 @@ impl Backend for Local {
         let uid = sandbox_uid();
         let private = RunDir::create(is_root().then_some((uid, uid)))?;
         let stage = Staged::new(private.path(), job, uid)?;
-        let group = run_group(job);
+        let group = run_group(&job.limits);
         let link = job
             .proxy
             .as_ref()
@@ -298,7 +319,7 @@ impl Backend for Local {
         drop(filter);
         let out = drain(child.stdout.take().expect("piped"));
         let err = drain(child.stderr.take().expect("piped"));
-        let (status, timed_out) = watch(&mut child, job, &stage.out, started)?;
+        let (status, timed_out) = watch(&mut child, &job.limits, &stage.out, started)?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let oom_killed = group.as_ref().is_some_and(RunGroup::oom_killed);
         // Kills anything of the run still alive before its outputs are read.
@@ -331,9 +352,9 @@ const WATCH: Duration = Duration::from_millis(200);
 
 /// Waits for the sandbox, killing it at the wall-clock limit (then `timed_out`) or when its
 /// output folder grows past the output limits (which [`classify`] then reports).
-fn watch(
+pub(super) fn watch(
     child: &mut std::process::Child,
-    job: &Job,
+    limits: &Limits,
     out: &Path,
     started: Instant,
 ) -> Result<(std::process::ExitStatus, bool), SandboxError> {
@@ -342,10 +363,10 @@ fn watch(
         if let Some(status) = child.try_wait().map_err(io("waiting for the sandbox".into()))? {
             return Ok((status, false));
         }
-        let timed_out = started.elapsed() >= job.limits.wall;
+        let timed_out = started.elapsed() >= limits.wall;
         let flooded = measured.elapsed() >= WATCH && {
             measured = Instant::now();
-            Usage::of(out, &job.limits).over(&job.limits).is_some()
+            Usage::of(out, limits).over(limits).is_some()
         };
         if timed_out || flooded {
             let _ = child.kill();
@@ -358,9 +379,9 @@ fn watch(
 
 /// The control group of a run, or `None` (said once per process) where the host has none
 /// to give: the limits are then per process only.
-fn run_group(job: &Job) -> Option<RunGroup> {
+pub(super) fn run_group(limits: &Limits) -> Option<RunGroup> {
     static WARNED: std::sync::Once = std::sync::Once::new();
-    match RunGroup::create(&job.limits) {
+    match RunGroup::create(limits) {
         Ok(group) => Some(group),
         Err(e) => {
             WARNED.call_once(|| {

@@ -21,9 +21,10 @@
 //! backend's own `cgroup` (its run-wide limits); `network`, the policy of a run's network,
 //! and `proxy`, the allowlisting proxy and the relay that records a run's requests;
 //! `model_cache`, a folder of pretrained weights every run sees read-only; `gpu`, the
-//! NVIDIA GPUs handed to a run. This
+//! NVIDIA GPUs handed to a run; `agent`, an external agent's run (the local backend). This
 //! file only declares and re-exports.
 
+pub mod agent;
 pub mod assets;
 mod cgroup;
 pub mod docker;

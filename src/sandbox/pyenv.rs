@@ -8,6 +8,9 @@
 //! `.ml2b-stamp` holds the base's path, a newline and the requirements verbatim (trailing
 //! newlines trimmed); `scripts/python-env` keeps the same stamp, so either may create the
 //! environment and the other reuses it. `$ML2B_PYTHON` skips all of this.
+//!
+//! An external agent with a `requirements` lock gets an environment of its own the same way
+//! ([`ensure_env`], [`agent_venv_dir`]), installed with `--no-deps`: exactly the lock.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -38,11 +41,41 @@ pub fn ensure<G>(on_create: impl FnOnce() -> G) -> Result<PathBuf, SandboxError>
     if let Some(p) = std::env::var_os("ML2B_PYTHON") {
         return Ok(PathBuf::from(p));
     }
+    let env = Env {
+        dir: venv_dir(),
+        requirements: super::assets::REQUIREMENTS,
+        name: "assets/execute/requirements.txt",
+        no_deps: false,
+    };
+    ensure_env(&env, on_create)
+}
+
+/// A virtual environment to make (or reuse) from a requirements text.
+pub struct Env<'a> {
+    pub dir: PathBuf,
+    pub requirements: &'a str,
+    /// What the requirements are, for errors (their file).
+    pub name: &'a str,
+    /// The requirements are a complete lock: install exactly them (`pip --no-deps`).
+    pub no_deps: bool,
+}
+
+/// Where the environment of the external agent `name` lives: `$ML2B_AGENTS_VENVS/<name>`,
+/// default `/var/tmp/ml2b-agents/<name>`.
+pub fn agent_venv_dir(name: &str) -> PathBuf {
+    std::env::var_os("ML2B_AGENTS_VENVS")
+        .map_or_else(|| PathBuf::from("/var/tmp/ml2b-agents"), PathBuf::from)
+        .join(name)
+}
+
+/// The Python of `env`, creating the environment when its stamp (the base's path and the
+/// requirements) is not what it holds.
+pub fn ensure_env<G>(env: &Env<'_>, on_create: impl FnOnce() -> G) -> Result<PathBuf, SandboxError> {
     let io = |what: String| move |source| SandboxError::Io { what, source };
-    let req = super::assets::REQUIREMENTS;
+    let req = env.requirements;
     let base = base_python();
     let want = format!("{}\n{}", base.display(), req.trim_end_matches('\n'));
-    let venv = venv_dir();
+    let venv = &env.dir;
     let python = venv.join("bin/python");
     let stamp = venv.join(".ml2b-stamp");
     let have = std::fs::read_to_string(&stamp).unwrap_or_default();
@@ -62,29 +95,23 @@ pub fn ensure<G>(on_create: impl FnOnce() -> G) -> Result<PathBuf, SandboxError>
         }
     };
     if venv.exists() {
-        std::fs::remove_dir_all(&venv).map_err(io(format!("removing the stale {}", venv.display())))?;
+        std::fs::remove_dir_all(venv).map_err(io(format!("removing the stale {}", venv.display())))?;
     }
     run(
-        Command::new(&base).args(["-m", "venv"]).arg(&venv),
+        Command::new(&base).args(["-m", "venv"]).arg(venv),
         &format!(
             "creating the Python environment with {} (Debian: apt-get install python3-venv)",
             base.display()
         ),
     )?;
     let requirements = super::assets::materialize("requirements.txt", req)?;
-    run(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(&requirements),
-        "installing assets/execute/requirements.txt (needs PyPI on first use)",
-    )?;
+    let mut pip = Command::new(&python);
+    pip.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]);
+    if env.no_deps {
+        pip.arg("--no-deps");
+    }
+    pip.arg("-r").arg(&requirements);
+    run(&mut pip, &format!("installing {} (needs PyPI on first use)", env.name))?;
     std::fs::write(&stamp, &want).map_err(io(format!("writing {}", stamp.display())))?;
     Ok(python)
 }

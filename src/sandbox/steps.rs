@@ -58,6 +58,11 @@ impl Captured {
         }
     }
 
+    /// The kept bytes: the stream's last 16 to 64 KiB (all of a shorter one).
+    pub(super) fn kept(&self) -> &[u8] {
+        &self.tail
+    }
+
     /// Whether the stream began with [`READY`].
     fn began_ready(&self) -> bool {
         self.head == READY.as_bytes()

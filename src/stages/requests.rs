@@ -20,6 +20,7 @@ pub const TEMPERATURE: f64 = 0.7;
 
 /// The model a stage instance asks, the store its answers and objects go to, and the
 /// responder that sends its requests (retries, budget, cost).
+#[derive(Clone)]
 pub struct Requests {
     pub model: Model,
     pub store: Store,

@@ -110,6 +110,7 @@ fn render(viewer: &Viewer, record: &Record, run: &Run) -> Result<String, ViewErr
             response,
             sandbox => sandbox(run.execution.as_ref())?,
             attempts => attempts(run),
+            external => external(run)?,
             tree => tree(&record.event),
             header => safe(header(&record.event)?),
             links => safe(links(&record.links)?),
@@ -173,6 +174,45 @@ fn sandbox(x: Option<&Ided<Execution>>) -> Result<Option<Value>, ViewError> {
     Ok(Some(context! {
         stdout => safe(pre(&x.body.stdout_tail)?),
         stderr => safe(pre(&x.body.stderr_tail)?),
+    }))
+}
+
+/// An external agent's run: how it ended, its gateway calls, what it kept and printed.
+fn external(run: &Run) -> Result<Option<Value>, ViewError> {
+    let Some(x) = &run.external else {
+        return Ok(None);
+    };
+    let r = &x.run.body;
+    let calls: Vec<Value> = x
+        .calls
+        .iter()
+        .map(|c| {
+            context! {
+                call => c.call,
+                protocol => c.protocol,
+                status => c.status,
+                refused => c.refused,
+                cached => c.cached,
+                tokens => format!("{} in, {} out", c.input_tokens, c.output_tokens),
+                seconds => format!("{:.2}", c.answer_seconds),
+            }
+        })
+        .collect();
+    Ok(Some(context! {
+        agent => r.agent,
+        ended => r.ended,
+        bad => r.ended != "submitted",
+        exit => r.exit_code.map_or("killed".to_string(), |c| format!("exit {c}")),
+        seconds => format!("{:.1}", r.wall_seconds),
+        summary => format!(
+            "{} request(s), {} refused; {} in, {} out, ${:.4}",
+            r.calls, r.refused_calls, r.input_tokens, r.output_tokens, r.cost_usd
+        ),
+        calls,
+        logs => x.logs.iter().map(|(path, bytes, blake3)| context! { path, bytes, blake3 }).collect::<Vec<_>>(),
+        stdout => safe(pre(x.stdout.as_deref().unwrap_or_default())?),
+        stderr => safe(pre(x.stderr.as_deref().unwrap_or_default())?),
+        id => x.run.event_id.to_hex(),
     }))
 }
 

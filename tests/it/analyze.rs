@@ -110,6 +110,7 @@ fn generation(&(model, comp, lang, seed, _): &Run) -> Generation {
         translation_passed: true,
         text_blake3: None,
         text_translated_by: None,
+        agent_name: None,
     }
 }
 

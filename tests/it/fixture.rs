@@ -380,6 +380,7 @@ fn generation(model: &str, competition: &str, language: &str, agent: Agent) -> G
         translation_passed: true,
         text_blake3: None,
         text_translated_by: None,
+        agent_name: None,
     }
 }
 

@@ -347,6 +347,7 @@ fn commit_runs(store: &Store, runs: &[(&str, &str, u32, End)]) {
             translation_passed: true,
             text_blake3: None,
             text_translated_by: None,
+            agent_name: None,
         };
         let ge = event(&(model, competition, seed), vec![], g, t as i64);
         let predictions = match end {
@@ -644,6 +645,7 @@ fn a_schema_3_grade_rederives_with_the_rules_it_was_written_under() {
         translation_passed: true,
         text_blake3: None,
         text_translated_by: None,
+        agent_name: None,
     };
     let ge = event(&("m1", PLAIN, 0), vec![], g, 0);
     let predictions = store.objects().put(spaced.as_bytes()).unwrap();

@@ -59,6 +59,17 @@ impl AnthropicClient {
     /// One completion, retried as `retry.rs` says.
     pub async fn complete(&self, req: &ChatRequest) -> Result<Completion, ProviderError> {
         let body = serde_json::to_vec(&Body::new(req)).expect("strings and numbers always serialise");
+        self.send(body, req.token_estimate()).await
+    }
+
+    /// An agent's own request body (JSON, its `model` already this client's model id),
+    /// sent as it is, with the same key, version header, retries and budget as
+    /// [`Self::complete`]: what an external agent's gateway forwards.
+    pub async fn forward(&self, body: Vec<u8>, tokens: u64) -> Result<Completion, ProviderError> {
+        self.send(body, tokens).await
+    }
+
+    async fn send(&self, body: Vec<u8>, tokens: u64) -> Result<Completion, ProviderError> {
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("anthropic-version"),
@@ -68,9 +79,7 @@ impl AnthropicClient {
             name: HeaderName::from_static("x-api-key"),
             prefix: "",
         };
-        self.transport
-            .complete(headers, auth, body, parse, req.token_estimate())
-            .await
+        self.transport.complete(headers, auth, body, parse, tokens).await
     }
 }
 

@@ -66,6 +66,19 @@ impl OpenAiClient {
             .complete(HeaderMap::new(), auth, body, parse, req.token_estimate())
             .await
     }
+
+    /// An agent's own request body (JSON, its `model` already this client's model id),
+    /// sent as it is, with the same key, retries and budget as [`Self::complete`]: what an
+    /// external agent's gateway forwards. `tokens` is its estimate against the budget.
+    pub async fn forward(&self, body: Vec<u8>, tokens: u64) -> Result<Completion, ProviderError> {
+        let auth = Auth {
+            name: AUTHORIZATION,
+            prefix: "Bearer ",
+        };
+        self.transport
+            .complete(HeaderMap::new(), auth, body, parse, tokens)
+            .await
+    }
 }
 
 #[derive(Serialize)]

@@ -40,6 +40,7 @@
 
 pub mod aide;
 pub mod cache;
+pub mod external;
 pub mod extract;
 pub mod prompt;
 pub mod react;
@@ -82,6 +83,8 @@ pub enum Unit {
     Search { body: Generation, search: aide::Search },
     /// A react search: model turns and the tool calls they make, until a submit.
     React { body: Generation, search: react::Search },
+    /// An external agent's run, its requests through the gateway.
+    External { body: Generation, run: external::Unit },
 }
 
 /// A (competition, language) this invocation covers.
@@ -113,6 +116,8 @@ pub struct Generate {
     pub aide: Option<std::sync::Arc<aide::Aide>>,
     /// The react agent, for LLM models (`None`: one-shot, or aide).
     pub react: Option<std::sync::Arc<react::React>>,
+    /// An external agent, for LLM models (`None`: one of ml2b's).
+    pub external: Option<std::sync::Arc<external::External>>,
 }
 
 impl Generate {
@@ -179,6 +184,7 @@ impl Generate {
                 Provider::Template => Agent::Template,
                 _ if self.aide.is_some() => Agent::Aide,
                 _ if self.react.is_some() => Agent::React,
+                _ if self.external.is_some() => Agent::External,
                 _ => Agent::OneShot,
             },
             format,
@@ -199,6 +205,10 @@ impl Generate {
             translation_passed: *passed,
             text_blake3,
             text_translated_by,
+            agent_name: match self.requests.model.provider {
+                Provider::Reference | Provider::Template => None,
+                _ => self.external.as_ref().map(|e| e.name.clone()),
+            },
         }
     }
 
@@ -314,6 +324,26 @@ impl Generate {
         })
     }
 
+    /// An external agent's unit, keyed by the agent's identity, its prompt, limits and
+    /// budget.
+    fn external_unit(
+        &self,
+        ext: &external::External,
+        mut body: Generation,
+        c: &Competition,
+        format: Format,
+    ) -> Result<Planned<Unit>, StageError> {
+        let inputs = self.prompt_inputs(c, &body.language, format)?;
+        let rendered = prompt::render(&inputs).map_err(|e| StageError::failed("rendering the prompt", e))?;
+        let instructions = format!("{}\n\n{}\n", rendered.system.trim_end(), rendered.user.trim_end()).into_bytes();
+        let hash = crate::store::Hash::of(&instructions);
+        body.prompt_blake3 = Some(hash);
+        planned(ext.key_params(&hash), body, |body, key| Unit::External {
+            body,
+            run: external::Unit { key, instructions },
+        })
+    }
+
     fn request_unit(
         &self,
         mut body: Generation,
@@ -364,13 +394,13 @@ impl Generate {
 /// Records `planned` in the `planned` log (each unit under its own key, so a unit planned
 /// before is not recorded again): what every table's denominator counts.
 pub(crate) fn record_plan(store: &Store, planned: &[Planned<Unit>]) -> Result<(), StageError> {
-    use crate::events::PlannedSample;
+    use crate::events::{PLANNED_KEY_VERSION, PlannedSample};
     use crate::log::{Event, Provenance, StageLog};
     let log = StageLog::new(store, PlannedSample::STAGE)?;
     let mut view = log.view()?;
     let mut events = Vec::new();
     for p in planned {
-        let key = unit_key(PlannedSample::STAGE, PlannedSample::SCHEMA_VERSION, &[], &p.key)?;
+        let key = unit_key(PlannedSample::STAGE, PLANNED_KEY_VERSION, &[], &p.key)?;
         if view.contains(&key) {
             continue;
         }
@@ -383,6 +413,7 @@ pub(crate) fn record_plan(store: &Store, planned: &[Planned<Unit>]) -> Result<()
             format: g.format,
             seed: g.seed,
             generate_key: p.key,
+            agent_name: g.agent_name.clone(),
         };
         events.push(Event::new(key, Vec::new(), body, Provenance::now(0))?);
     }
@@ -399,7 +430,8 @@ impl Unit {
             Self::Fixed { body, .. }
             | Self::Request { body, .. }
             | Self::Search { body, .. }
-            | Self::React { body, .. } => body,
+            | Self::React { body, .. }
+            | Self::External { body, .. } => body,
         }
     }
 }
@@ -483,10 +515,11 @@ impl Stage for Generate {
                     planned.push(match self.requests.model.provider {
                         Provider::Reference => self.reference_unit(body, c, format)?,
                         Provider::Template => self.template_unit(body, c)?,
-                        _ => match (&self.aide, &self.react) {
-                            (Some(aide), _) => self.search_unit(aide, body, c, format)?,
-                            (None, Some(react)) => self.react_unit(react, body, c, format)?,
-                            (None, None) => self.request_unit(body, c, format)?,
+                        _ => match (&self.aide, &self.react, &self.external) {
+                            (Some(aide), _, _) => self.search_unit(aide, body, c, format)?,
+                            (None, Some(react), _) => self.react_unit(react, body, c, format)?,
+                            (None, None, Some(ext)) => self.external_unit(ext, body, c, format)?,
+                            (None, None, None) => self.request_unit(body, c, format)?,
                         },
                     });
                 }
@@ -551,6 +584,14 @@ impl Stage for Generate {
                     .ok_or(StageError::Invariant("a react unit without its agent"))?;
                 let c = self.competition(&body.competition)?;
                 react::search(&self.requests, react, c, body, search).await
+            }
+            Unit::External { body, run } => {
+                let ext = self
+                    .external
+                    .as_ref()
+                    .ok_or(StageError::Invariant("an external unit without its agent"))?;
+                let c = self.competition(&body.competition)?;
+                external::run(&self.requests, ext, c, body, run).await
             }
         }
     }
