@@ -9,7 +9,7 @@ SELECT model, count(*) AS generations,
     stable_sum(cost_usd) AS cost_usd
 FROM (
     SELECT CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent
-            WHEN agent = 'external' THEN model || '+' || agent_name ELSE model END AS model,
+            WHEN agent = 'external' THEN model || '+' || coalesce(agent_name, 'external') ELSE model END AS model,
         input_tokens, output_tokens, cost_usd
     FROM generate
 )

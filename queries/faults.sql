@@ -25,7 +25,7 @@ WITH open AS (
 ), named AS (
     SELECT l.stage, l.label, l.message,
         CASE WHEN p.agent IN ('aide', 'react') THEN p.model || '+' || p.agent
-            WHEN p.agent = 'external' THEN p.model || '+' || p.agent_name ELSE p.model END AS model
+            WHEN p.agent = 'external' THEN p.model || '+' || coalesce(p.agent_name, 'external') ELSE p.model END AS model
     FROM latest l
     LEFT JOIN planned p ON p.generate_key = l.unit
 )

@@ -34,7 +34,7 @@ use crate::error::IsInputError;
 use crate::events::Provider;
 use crate::events::{Execution, Generation, TranslationCheck};
 use crate::log::{EventBody, LogError, StageLog};
-use crate::manifest::agents::{self, AgentsManifest, SubmissionKind};
+use crate::manifest::agents::{self, AgentsManifest};
 use crate::manifest::network::NetworkManifest;
 use crate::manifest::{ManifestError, Model, Models};
 use crate::progress::Progress;
@@ -332,12 +332,6 @@ impl<'a> Pipeline<'a> {
         let root = &s.selection.root;
         let manifest = AgentsManifest::load(root)?;
         let agent = manifest.agent(name, root)?.clone();
-        if agent.submission == SubmissionKind::Csv {
-            return Err(InputError(format!(
-                "agent `{name}`: a csv submission (MLE-bench's) is graded by `ml2b grade-sample`; the generate stage takes python submissions only"
-            ))
-            .into());
-        }
         if s.sandbox.backend != BackendKind::Local {
             return Err(InputError(
                 "an external agent runs under the local backend (bubblewrap): use --backend local".into(),

@@ -12,7 +12,7 @@
 SELECT 'generate' AS log, h
 FROM (
     SELECT key_hash(CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent
-            WHEN agent = 'external' THEN model || '+' || agent_name ELSE model END,
+            WHEN agent = 'external' THEN model || '+' || coalesce(agent_name, 'external') ELSE model END,
         format, competition, language, seed) AS h
     FROM generate
 )

@@ -46,7 +46,7 @@ WITH gen AS (
         key_hash(model, format, competition, language, seed) AS h
     FROM (
         SELECT CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent
-            WHEN agent = 'external' THEN model || '+' || agent_name ELSE model END AS model,
+            WHEN agent = 'external' THEN model || '+' || coalesce(agent_name, 'external') ELSE model END AS model,
             format, competition, language, seed, event_id, created_at,
             code_blake3, input_tokens, output_tokens, cost_usd
         FROM generate
@@ -113,7 +113,7 @@ WITH gen AS (
     FROM (
         SELECT DISTINCT
             CASE WHEN agent IN ('aide', 'react') THEN model || '+' || agent
-            WHEN agent = 'external' THEN model || '+' || agent_name ELSE model END AS model,
+            WHEN agent = 'external' THEN model || '+' || coalesce(agent_name, 'external') ELSE model END AS model,
             format, competition, language, seed
         FROM planned
     ) p

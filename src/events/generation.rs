@@ -78,6 +78,17 @@ impl Generation {
         )
     }
 
+    /// Whether the code is an external agent's `submission.csv` (predictions, graded as they
+    /// are, never run): its `extraction` says `"submission": "csv"`.
+    pub fn is_csv_submission(&self) -> bool {
+        self.agent == Agent::External
+            && self
+                .extraction
+                .as_deref()
+                .and_then(|e| serde_json::from_str::<serde_json::Value>(e).ok())
+                .is_some_and(|e| e["submission"] == "csv")
+    }
+
     /// Which task text the prompt was rendered from, for `show` and the viewer: who made
     /// it and its blake3 (none when not recorded, or no text was read).
     pub fn text_origin(&self) -> Option<String> {

@@ -13,6 +13,10 @@
 //! unit fails, its fault is recorded, and the sample counts as missing until a later run
 //! executes it. A `sandbox_error` that an earlier ml2b committed as an execution is run
 //! again, under a key that adds that event's id (the `runs` view takes the latest run).
+//!
+//! An external agent's `submission.csv` (MLE-bench's contract) is not code: it runs nowhere
+//! (its key names no sandbox), and its event names the file as the predictions grade
+//! scores, with backend `none`.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -33,6 +37,8 @@ pub struct Unit {
     competition: String,
     format: Format,
     code: Hash,
+    /// The code is an external agent's `submission.csv`: graded as it is, never run.
+    csv: bool,
 }
 
 /// The stage.
@@ -67,7 +73,12 @@ impl Stage for Execute {
             }
             let format = g.format;
             let code = g.code_blake3;
-            let mut params = self.runner.identity();
+            let csv = g.is_csv_submission();
+            // A submission.csv runs nowhere: its key names no sandbox.
+            let mut params = match csv {
+                false => self.runner.identity(),
+                true => serde_json::Map::from_iter([("submission".to_string(), "csv".into())]),
+            };
             params.insert("competition".into(), g.competition.clone().into());
             params.insert("format".into(), g.format.harness_mode().into());
             params.insert("code".into(), g.code_blake3.to_hex().into());
@@ -88,6 +99,7 @@ impl Stage for Execute {
                     competition: g.competition.clone(),
                     format,
                     code,
+                    csv,
                 },
             });
         }
@@ -104,6 +116,9 @@ impl Stage for Execute {
             .bench
             .select(std::slice::from_ref(&unit.competition))
             .map_err(StageError::Benchmark)?[0];
+        if unit.csv {
+            return Ok(submitted_csv(unit));
+        }
         c.verify_files(Side::Public)?;
         let code = self.store.objects().get(&unit.code).map_err(LogError::from)?;
         let findings = crate::check::check(&String::from_utf8_lossy(&code), unit.format);
@@ -156,6 +171,34 @@ impl Stage for Execute {
                 None => None,
             },
         })
+    }
+}
+
+/// The execution of an external agent's `submission.csv`: nothing runs; the file is the
+/// predictions grade reads (a missing or malformed one is an invalid grade, as
+/// `ml2b grade-sample` finds it).
+fn submitted_csv(unit: Unit) -> Execution {
+    Execution {
+        competition: unit.competition,
+        format: unit.format,
+        code_blake3: unit.code,
+        backend: "none".into(),
+        image: None,
+        outcome: Outcome::Ok,
+        predictions_blake3: Some(unit.code),
+        result: "{}".into(),
+        detail: Some("an external agent's submission.csv: graded as it is, not run".into()),
+        wall_seconds: 0.0,
+        stdout_tail: String::new(),
+        stderr_tail: String::new(),
+        findings: "[]".into(),
+        leakage: false,
+        network: None,
+        requests: None,
+        requests_total: None,
+        requests_denied: None,
+        model_cache_blake3: None,
+        gpus: None,
     }
 }
 

@@ -304,11 +304,12 @@ fn the_old_segments_have_todays_columns() {
                 f.name()
             );
         }
-        // grade v3 added eight columns; generate v3 the task text's blake3 and producer;
-        // execute v3 the network, its requests (three columns), the model cache and GPUs.
+        // grade v3 added eight columns; generate v3 the task text's blake3 and producer, v4
+        // the external agent's name; execute v3 the network, its requests (three columns),
+        // the model cache and GPUs.
         let expected = match log.stage {
             "grade" => 8,
-            "generate" => 2,
+            "generate" => 3,
             "execute" => 6,
             _ => 0,
         };

@@ -382,3 +382,141 @@ fn wecoais_aide_from_pypi_runs_as_an_external_agent_through_the_gateway() {
     let cost = ml2b(&ws, &["--json", "query", &cost_sql()]).0;
     assert_eq!(cost[0]["input_tokens"], 4000, "{cost}");
 }
+
+/// An agent speaking Anthropic's Messages API (and, wrongly, OpenAI's too).
+const ANTHROPIC_AGENT: &str = r#"
+import json, os, re, sys, urllib.request, urllib.error
+def post(url, body, headers):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=dict(headers, **{"Content-Type": "application/json"}))
+    try:
+        return 200, json.load(urllib.request.urlopen(req, timeout=120))
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+key = os.environ["ANTHROPIC_API_KEY"]
+status, answer = post(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages",
+    {"model": os.environ["ML2B_MODEL"], "max_tokens": 1000, "system": "You write code.",
+     "messages": [{"role": "user", "content": open("/home/instructions.txt").read()}]},
+    {"x-api-key": key, "anthropic-version": "2023-06-01"})
+wrong, refusal = post(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+    {"model": "x", "messages": [{"role": "user", "content": "hi"}]}, {"Authorization": "Bearer " + key})
+streamed, _ = post(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages",
+    {"model": "x", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "hi"}]}, {"x-api-key": key})
+stranger, _ = post(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages",
+    {"model": "x", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}, {"x-api-key": "sk-guess"})
+print(status, wrong, refusal["error"]["message"], streamed, stranger)
+text = answer["content"][0]["text"]
+open("/home/submission/submission.py", "w").write(re.search(r"```python\n(.*?)```", text, re.S).group(1))
+"#;
+
+#[test]
+fn an_anthropic_agent_is_forwarded_as_written_and_refusals_are_recorded() {
+    let (port, seen) = chat_server(|_, _| {
+        let text = format!("```python\n{TOY_MODULAR}```\n");
+        let body = serde_json::json!({"id": "msg_1", "type": "message", "role": "assistant",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 500, "output_tokens": 100}});
+        (200, body.to_string())
+    });
+    let ws = toy();
+    let models = ws.dir.path().join("manifests/models.toml");
+    let mut text = std::fs::read_to_string(&models).unwrap();
+    text.push_str(&format!(
+        "\n[[model]]\nname = \"claude-fake\"\nprovider = \"anthropic\"\nendpoint = \"http://127.0.0.1:{port}\"\nmodel = \"claude-fake-20250101\"\napi_key_env = \"ML2B_TEST_KEY\"\nusd_per_mtok_input = 3.0\nusd_per_mtok_output = 15.0\n"
+    ));
+    std::fs::write(models, text).unwrap();
+    let dir = ws.dir.path().join("agents/anthropic");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("agent.py"), ANTHROPIC_AGENT).unwrap();
+    std::fs::write(
+        ws.dir.path().join("manifests/agents.toml"),
+        "[agents.anthropic]\ndir = \"agents/anthropic\"\ncommand = [\"python\", \"/home/agent/agent.py\"]\nsubmission = \"python\"\ntime_limit_s = 120\n",
+    )
+    .unwrap();
+    ml2b(&ws, &["stage", "translate-validate"]);
+    let (out, _) = generate(&ws, "claude-fake", "anthropic");
+    assert_eq!(out["summary"]["ran"], 1, "{out}");
+    {
+        let s = seen.lock().unwrap();
+        assert_eq!(s.requests.len(), 1, "only the well-formed request reached the model");
+        let request = &s.requests[0].1;
+        assert_eq!(request["model"], "claude-fake-20250101");
+        assert_eq!(request["system"], "You write code.");
+        assert_eq!(request["max_tokens"], 1000);
+    }
+    let recorded = calls(&ws);
+    let statuses: Vec<u64> = recorded.iter().map(|c| c["status"].as_u64().unwrap()).collect();
+    assert_eq!(statuses, [200, 400, 400, 401]);
+    assert_eq!(recorded[0]["protocol"], "anthropic");
+    assert!((recorded[0]["cost_usd"].as_f64().unwrap() - (500.0 * 3.0 + 100.0 * 15.0) / 1e6).abs() < 1e-12);
+    assert!(recorded[1]["refused"].as_str().unwrap().contains("speaks the anthropic protocol"));
+    assert!(recorded[2]["refused"].as_str().unwrap().contains("stream"));
+    assert!(recorded[3]["refused"].as_str().unwrap().starts_with("authentication_error"));
+    let run = external_run(&ws);
+    assert_eq!((run["ended"].as_str(), run["refused_calls"].as_u64()), (Some("submitted"), Some(3)));
+    let stdout = String::from_utf8(object(&ws, run["stdout_blake3"].as_str().unwrap())).unwrap();
+    assert!(stdout.starts_with("200 400 this unit's model speaks the anthropic protocol"), "{stdout}");
+
+    // show and the run page tell the run.
+    let id = query(&ws, "SELECT event_id FROM generate")[0]["event_id"].as_str().unwrap().to_string();
+    let shown = String::from_utf8(ws.ml2b().args(["show", &id]).output().unwrap().stdout).unwrap();
+    assert!(shown.contains("── external agent anthropic: submitted (exit 0"), "{shown}");
+    assert!(shown.contains("4 request(s) through the gateway, 3 refused"), "{shown}");
+    assert!(shown.contains("refused: authentication_error"), "{shown}");
+}
+
+/// An MLE-bench-style agent: reads test.csv, asks the gateway which constant to predict,
+/// and writes submission.csv (`id`, `y`).
+const CSV_AGENT: &str = r#"
+import csv, json, os, urllib.request
+instructions = open("/home/instructions.txt").read()
+body = {"model": os.environ["ML2B_MODEL"], "messages": [{"role": "user", "content": instructions}]}
+req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=json.dumps(body).encode(),
+    headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})
+answer = json.load(urllib.request.urlopen(req, timeout=120))["choices"][0]["message"]["content"]
+rows = list(csv.DictReader(open("/home/data/test.csv")))
+with open("/home/submission/submission.csv", "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["id", "y"])
+    for i, row in enumerate(rows):
+        w.writerow([row["id"], float(answer) + (i % 7) / 100])
+"#;
+
+#[test]
+fn an_mle_bench_style_agent_leaves_a_csv_that_is_graded_as_it_is() {
+    let (port, seen) = chat_server(|_, _| (200, completion("0.4")));
+    let ws = toy();
+    add_model(&ws, port);
+    let dir = ws.dir.path().join("agents/csv");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("agent.py"), CSV_AGENT).unwrap();
+    std::fs::write(
+        ws.dir.path().join("manifests/agents.toml"),
+        "[agents.mlebench]\ndir = \"agents/csv\"\ncommand = [\"python\", \"/home/agent/agent.py\"]\nsubmission = \"csv\"\ntime_limit_s = 120\n",
+    )
+    .unwrap();
+    ml2b(&ws, &["stage", "translate-validate"]);
+    let (out, _) = generate(&ws, "fake", "mlebench");
+    assert_eq!(out["summary"]["ran"], 1, "{out}");
+    // The instructions are MLE-bench's contract, then the task.
+    {
+        let s = seen.lock().unwrap();
+        let asked = s.requests[0].1["messages"][0]["content"].as_str().unwrap().to_string();
+        assert!(asked.contains("/home/submission/submission.csv") && asked.contains("the column `id` and the column(s) `y`"), "{asked}");
+    }
+    assert_eq!(external_run(&ws)["ended"], "submitted");
+    let g = query(&ws, "SELECT code_blake3, extraction FROM generate");
+    let csv = String::from_utf8(object(&ws, g[0]["code_blake3"].as_str().unwrap())).unwrap();
+    assert!(csv.starts_with("id,y\r\n2,0.4"), "{csv}");
+    ml2b(&ws, &["stage", "execute"]);
+    let x = query(&ws, "SELECT backend, outcome, predictions_blake3, code_blake3, detail FROM execute");
+    assert_eq!((x[0]["backend"].as_str(), x[0]["outcome"].as_str()), (Some("none"), Some("ok")), "{x}");
+    assert_eq!(x[0]["predictions_blake3"], x[0]["code_blake3"]);
+    ml2b(&ws, &["stage", "grade"]);
+    let graded = query(&ws, "SELECT valid, score, reason FROM grade");
+    assert_eq!(graded[0]["valid"], true, "{graded}");
+    // The same file through grade-sample gets the same score.
+    let file = ws.dir.path().join("submission.csv");
+    std::fs::write(&file, &csv).unwrap();
+    let sample = ml2b(&ws, &["--json", "grade-sample", file.to_str().unwrap(), "--competition", "toy"]).0;
+    assert_eq!(sample["exact_score"], graded[0]["score"], "{sample}");
+}

@@ -55,6 +55,7 @@ use crate::events::Format;
 use crate::events::Provider;
 use crate::events::{Agent, GENERATE_KEY_VERSION, Generation};
 use crate::log::{EventBody, LogError, unit_key};
+use crate::manifest::agents::SubmissionKind;
 use crate::manifest::models::Model;
 use crate::providers::{self as provider, template};
 use crate::store::Store;
@@ -334,8 +335,14 @@ impl Generate {
         format: Format,
     ) -> Result<Planned<Unit>, StageError> {
         let inputs = self.prompt_inputs(c, &body.language, format)?;
-        let rendered = prompt::render(&inputs).map_err(|e| StageError::failed("rendering the prompt", e))?;
-        let instructions = format!("{}\n\n{}\n", rendered.system.trim_end(), rendered.user.trim_end()).into_bytes();
+        let instructions = match ext.agent.submission {
+            SubmissionKind::Python => {
+                let rendered = prompt::render(&inputs).map_err(|e| StageError::failed("rendering the prompt", e))?;
+                format!("{}\n\n{}\n", rendered.system.trim_end(), rendered.user.trim_end())
+            }
+            SubmissionKind::Csv => external::csv_instructions(c, &inputs.task, &body.language),
+        }
+        .into_bytes();
         let hash = crate::store::Hash::of(&instructions);
         body.prompt_blake3 = Some(hash);
         planned(ext.key_params(&hash), body, |body, key| Unit::External {

@@ -85,6 +85,31 @@ impl External {
     }
 }
 
+/// The instructions of an agent that leaves a `submission.csv` (MLE-bench's contract): the
+/// contract in English, as MLE-bench's `instructions.txt` gives it, then the task's text in
+/// the pair's language.
+pub fn csv_instructions(c: &Competition, task: &crate::manifest::TaskText, language: &str) -> String {
+    let columns = &c.manifest.columns;
+    let targets: Vec<String> = match columns.one_hot.is_empty() {
+        true => columns.targets.iter().map(|t| format!("`{t}`")).collect(),
+        false => columns.one_hot.iter().map(|t| format!("`{t}`")).collect(),
+    };
+    format!(
+        "You are solving a machine-learning competition. Its description (language: {language}) follows the rules.\n\n\
+         - The data is in /home/data (read-only): train.csv holds the training rows with the target column(s) {targets}; test.csv holds the rows to predict.\n\
+         - Write your predictions to /home/submission/submission.csv: a header, then one row per row of test.csv, with the column `{id}` and the column(s) {targets}.\n\
+         - It is scored with {metric} on the held-out answers of test.csv.\n\
+         - Anything you want kept (a journal, notes) goes to /home/logs; /home/workspace is yours.\n\n\
+         # {title}\n\n{description}\n\n## Data\n\n{data_card}\n",
+        targets = targets.join(", "),
+        id = columns.id,
+        metric = c.manifest.metric.name,
+        title = task.title,
+        description = task.description.trim_end(),
+        data_card = task.data_card.trim_end(),
+    )
+}
+
 /// The agent's identity: blake3 over its manifest entry (JSON) and each file of its folder
 /// (relative path and bytes, in path order; links by their target).
 pub fn identity(name: &str, agent: &ExternalAgent, dir: &Path, requirements: &str) -> Result<Hash, StageError> {
@@ -137,7 +162,7 @@ pub async fn run(
     let (ran, _kept) = ran?;
     let outcome = Outcome::of(&ran, &record, ext.agent.submission);
     let run = keep(g, ext, &body, &unit, &ran, &record, &outcome).await?;
-    finish(&mut body, &record.calls, &outcome, &run);
+    finish(&mut body, &record.calls, &outcome, &run, ext.agent.submission);
     let code = outcome.submission.clone().unwrap_or_default();
     body.code_blake3 = g.put(code.clone()).await?;
     body.code_bytes = code.len() as u64;
@@ -340,12 +365,12 @@ async fn keep(
 }
 
 /// The generate event's fields from the run.
-fn finish(body: &mut Generation, calls: &[GatewayCall], outcome: &Outcome, run: &ExternalRun) {
+fn finish(body: &mut Generation, calls: &[GatewayCall], outcome: &Outcome, run: &ExternalRun, kind: SubmissionKind) {
     if let Some(last) = calls.iter().rev().find(|c| c.response_blake3.is_some()) {
         body.request_blake3 = last.key;
         body.response_blake3 = last.response_blake3;
     }
-    body.extraction = Some(json!({ "external": outcome.ended }).to_string());
+    body.extraction = Some(json!({ "external": outcome.ended, "submission": kind }).to_string());
     body.finish_reason = Some(outcome.ended.to_string());
     body.attempts = calls.iter().map(|c| c.http_attempts).sum();
     body.input_tokens = run.input_tokens;
