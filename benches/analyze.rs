@@ -98,6 +98,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             translation_passed: true,
                             text_blake3: None,
                             text_translated_by: None,
+                            agent_name: None,
                         };
                         // Every sample is planned first, as generate records it; one in
                         // 50 was never generated (its provider failed): a missing row.
@@ -109,6 +110,7 @@ fn build(store: &Store, bench: &Benchmark, seeds: u32) -> u64 {
                             format,
                             seed,
                             generate_key: key("g", i),
+                            agent_name: None,
                         };
                         planned.push(Event::new(key("p", i), vec![], plan, p.clone()).unwrap());
                         if i.is_multiple_of(50) {

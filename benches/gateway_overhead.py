@@ -87,6 +87,10 @@ def root_with(tmp, port, requests):
     """A root with one competition (English), the scripted model and the timing agent."""
     root = os.path.join(tmp, "root")
     shutil.copytree(os.path.join(CRATE, "manifests"), os.path.join(root, "manifests"))
+    competitions = os.path.join(root, "manifests", "competitions")
+    for name in os.listdir(competitions):
+        if name != f"{COMPETITION}.toml":
+            os.remove(os.path.join(competitions, name))
     src = os.path.join(CRATE, "data", COMPETITION)
     shutil.copytree(src, os.path.join(root, "data", COMPETITION), ignore=shutil.ignore_patterns("source"))
     with open(os.path.join(root, "manifests", "models.toml"), "a") as f:
@@ -128,21 +132,22 @@ def main():
     direct = []
     url = f"http://127.0.0.1:{port}/v1"
     with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)  # the sandbox's own uid reads the root's data
         root = root_with(tmp, port, args.requests)
         env = dict(os.environ, ML2B_BENCH_KEY="sk-bench", ML2B_STORE=os.path.join(tmp, "store"))
-        base = [args.ml2b, "--quiet", "--root", root]
-        subprocess.run(base + ["stage", "translate-validate", "--competition", COMPETITION, "--language", "en"],
-                       env=env, check=True, capture_output=True)
         direct += [scope["ask"](url, "sk-bench", i) for i in range(args.requests // 2)]
-        out = subprocess.run(base + ["--json", "stage", "generate", "--model", "scripted", "--agent",
-                                     "external:timing", "--competition", COMPETITION, "--language", "en",
-                                     "--format", "modular"], env=env, capture_output=True, text=True)
+        out = subprocess.run([args.ml2b, "--json", "stage", "generate", "--root", root, "--model", "scripted",
+                              "--agent", "external:timing", "--competition", COMPETITION, "--language", "en",
+                              "--format", "modular"], env=env, capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"ml2b generate failed:\n{out.stderr}")
         direct += [scope["ask"](url, "sk-bench", i) for i in range(args.requests - args.requests // 2)]
-        run = json.loads(subprocess.run([args.ml2b, "--json", "query", "SELECT logs_blake3, calls FROM external"],
+        run = json.loads(subprocess.run([args.ml2b, "--json", "query", "SELECT * FROM external"],
                                         env=env, capture_output=True, text=True, check=True).stdout)[0]
         objects = os.path.join(tmp, "store", "objects")
+        if "logs_blake3" not in run:
+            stderr = read_object(objects, run["stderr_blake3"]).decode()
+            sys.exit(f"the agent kept no times: {run}\n{stderr}")
         listing = json.loads(read_object(objects, run["logs_blake3"]))
         times = json.loads(read_object(objects, listing["times.json"]["blake3"]))
         recorded = json.loads(subprocess.run(

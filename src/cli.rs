@@ -565,8 +565,10 @@ pub struct StageArgs {
     pub stage: StageCommand,
 }
 
-/// The stages `ml2b stage` runs.
+/// The stages `ml2b stage` runs. Parsed once per process and matched at once: the sizes of
+/// its variants (generate's flags are the most) cost nothing worth a box.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)]
 pub enum StageCommand {
     /// Back-translation BLEU/chrF and human-rating AC1 of every translated task text, gated.
     TranslateValidate(TranslateValidateArgs),

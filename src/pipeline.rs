@@ -365,8 +365,9 @@ impl<'a> Pipeline<'a> {
                 no_deps: true,
             };
             pyenv::ensure_env(&env, || {
-                self.progress
-                    .info(&format!("creating agent `{name}`'s Python environment (first use)"));
+                self.progress.info(&format!(
+                    "creating agent `{name}`'s Python environment (first use)"
+                ));
                 SlowStep::begin(self.progress, "installing the agent's requirements")
             })?
         };

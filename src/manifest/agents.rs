@@ -127,7 +127,11 @@ impl AgentsManifest {
                 return Err(invalid(name, ".time_limit_s", "must be at least 1".into()));
             }
             if agent.budget.usd.is_some_and(|u| !u.is_finite() || u < 0.0) {
-                return Err(invalid(name, ".budget.usd", "must be a non-negative number".into()));
+                return Err(invalid(
+                    name,
+                    ".budget.usd",
+                    "must be a non-negative number".into(),
+                ));
             }
         }
         Ok(())
@@ -168,7 +172,10 @@ mod tests {
         )
         .unwrap();
         let mine = &ok.agents["mine"];
-        assert_eq!((mine.submission, mine.time_limit_s, mine.budget.requests), (SubmissionKind::Csv, 3600, Some(3)));
+        assert_eq!(
+            (mine.submission, mine.time_limit_s, mine.budget.requests),
+            (SubmissionKind::Csv, 3600, Some(3))
+        );
         for bad in [
             "[agents.aide]\ndir = \"a\"\ncommand = [\"x\"]\nsubmission = \"python\"\n",
             "[agents.Mine]\ndir = \"a\"\ncommand = [\"x\"]\nsubmission = \"python\"\n",
@@ -180,6 +187,9 @@ mod tests {
             assert!(e.contains("manifests/agents.toml"), "{e}");
         }
         let missing = ok.agent("theirs", Path::new(".")).unwrap_err().to_string();
-        assert!(missing.contains("no external agent `theirs`") && missing.contains("mine"), "{missing}");
+        assert!(
+            missing.contains("no external agent `theirs`") && missing.contains("mine"),
+            "{missing}"
+        );
     }
 }

@@ -159,7 +159,12 @@ impl ChatModel for http::OpenAiClient {
             .map_err(unanswered)
     }
 
-    async fn forward(&self, protocol: Protocol, body: Vec<u8>, tokens: u64) -> Result<Completion, ForwardError> {
+    async fn forward(
+        &self,
+        protocol: Protocol,
+        body: Vec<u8>,
+        tokens: u64,
+    ) -> Result<Completion, ForwardError> {
         match protocol {
             Protocol::Openai => Ok(http::OpenAiClient::forward(self, body, tokens).await?),
             Protocol::Anthropic => Err(other_protocol("openai", protocol)),
@@ -175,7 +180,12 @@ impl ChatModel for http::AnthropicClient {
             .map_err(unanswered)
     }
 
-    async fn forward(&self, protocol: Protocol, body: Vec<u8>, tokens: u64) -> Result<Completion, ForwardError> {
+    async fn forward(
+        &self,
+        protocol: Protocol,
+        body: Vec<u8>,
+        tokens: u64,
+    ) -> Result<Completion, ForwardError> {
         match protocol {
             Protocol::Anthropic => Ok(http::AnthropicClient::forward(self, body, tokens).await?),
             Protocol::Openai => Err(other_protocol("anthropic", protocol)),

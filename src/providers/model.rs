@@ -118,7 +118,12 @@ pub trait ChatModel: Send + Sync {
     /// Sends an agent's own request `body` (JSON in `protocol`'s shape, its `model` already
     /// the provider's model id) as it is; `tokens` is its estimate against the budget.
     /// Only the HTTP providers of the same protocol take one.
-    async fn forward(&self, protocol: Protocol, _body: Vec<u8>, _tokens: u64) -> Result<Completion, ForwardError> {
+    async fn forward(
+        &self,
+        protocol: Protocol,
+        _body: Vec<u8>,
+        _tokens: u64,
+    ) -> Result<Completion, ForwardError> {
         Err(ForwardError {
             status: 501,
             message: format!(

@@ -94,7 +94,11 @@ pub const TABLES: [Query; 14] = queries!("":
 pub const SUPERSEDED: [Query; 8] = [
     superseded!("cost", 1, "Token usage and cost per model"),
     superseded!("cost", 2, "Token usage and cost per model"),
-    superseded!("faults", 1, "Faults of the environment that left samples without a verdict"),
+    superseded!(
+        "faults",
+        1,
+        "Faults of the environment that left samples without a verdict"
+    ),
     superseded!("aup", 1, "AUP and pass rate per model and language"),
     superseded!("pass_rate", 1, "Pass rate per model and language"),
     superseded!("rp_matrix", 1, "Task × language matrix of r per model"),

@@ -6,12 +6,13 @@ use serde_json::{Map, Value};
 
 use super::logs::{Found as Located, Logs, newest_first, oldest_first};
 use super::{
-    AttemptRef, Detail, EventRow, ExternalView, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run, Step, Table,
-    Texts,
+    AttemptRef, Detail, EventRow, ExternalView, Finding, Found, Ided, Link, Prompt, Record, RecordError, Run,
+    Step, Table, Texts,
 };
 use crate::competition::Benchmark;
 use crate::events::{
-    Analysis, Attempt, Execution, ExternalRun, GatewayCall, Generation, Grade, TranslatedText, TranslationCheck,
+    Analysis, Attempt, Execution, ExternalRun, GatewayCall, Generation, Grade, TranslatedText,
+    TranslationCheck,
 };
 use crate::log::event::{COMMON_COLUMNS, from_batch};
 use crate::log::rows::{Kind, lookup_key};
@@ -261,7 +262,7 @@ impl Reader<'_> {
         calls.truncate(CALLS);
         let logs = match self.text_object(run.body.logs_blake3)? {
             Some(text) => serde_json::from_str::<serde_json::Map<String, Value>>(&text)
-                        .unwrap_or_default()
+                .unwrap_or_default()
                 .into_iter()
                 .map(|(path, v)| {
                     let bytes = v["bytes"].as_u64().unwrap_or_default();

@@ -131,6 +131,6 @@ pub use error::{Candidate, RecordError};
 pub use list::{Filters, RunRow};
 pub use resolve::{Found, is_id_prefix};
 pub use types::{
-    Artefact, AttemptRef, Detail, EventRow, ExternalView, Finding, Ided, Link, Prompt, Record, Run, Step, Table,
-    Texts,
+    Artefact, AttemptRef, Detail, EventRow, ExternalView, Finding, Ided, Link, Prompt, Record, Run, Step,
+    Table, Texts,
 };

@@ -184,7 +184,11 @@ fn write_external(f: &mut fmt::Formatter<'_>, x: &crate::record::ExternalView) -
         )?;
     }
     for (path, bytes, blake3) in &x.logs {
-        writeln!(f, "  kept logs/{path} ({bytes} bytes, blake3 {})", &blake3[..16.min(blake3.len())])?;
+        writeln!(
+            f,
+            "  kept logs/{path} ({bytes} bytes, blake3 {})",
+            &blake3[..16.min(blake3.len())]
+        )?;
     }
     section(f, "agent stdout (tail)", x.stdout.as_deref())?;
     section(f, "agent stderr (tail)", x.stderr.as_deref())

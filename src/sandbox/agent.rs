@@ -88,12 +88,14 @@ impl Local {
         let owner = is_root().then_some((uid, uid));
         let private = RunDir::create(owner)?;
         let staged = stage(private.path(), job, owner)?;
-        let listener = UnixListener::bind(&staged.socket).map_err(io(format!("binding {}", staged.socket.display())))?;
+        let listener =
+            UnixListener::bind(&staged.socket).map_err(io(format!("binding {}", staged.socket.display())))?;
         std::fs::set_permissions(&staged.socket, std::fs::Permissions::from_mode(0o666))
             .map_err(io("opening the gateway's socket to the agent".into()))?;
         (job.serve)(listener)?;
         let group = run_group(&job.limits);
-        let filter = seccomp::memfd(seccomp::Sockets::Inet).map_err(io("writing the seccomp filter".into()))?;
+        let filter =
+            seccomp::memfd(seccomp::Sockets::Inet).map_err(io("writing the seccomp filter".into()))?;
         let mut cmd = self.base(&job.limits, uid, &filter)?;
         mounts(&mut cmd, job, &staged);
         cmd.args(["--remount-ro", "/", "--chdir", "/home/workspace", "--"]);
@@ -147,7 +149,8 @@ fn stage(dir: &Path, job: &AgentJob<'_>, owner: Option<(u32, u32)>) -> Result<St
     let inputs = dir.join("sandbox");
     std::fs::create_dir_all(&inputs).map_err(io(format!("creating {}", inputs.display())))?;
     let chmod = |p: &Path, mode: u32| {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).map_err(io(format!("chmod {}", p.display())))
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
+            .map_err(io(format!("chmod {}", p.display())))
     };
     chmod(&inputs, 0o755)?;
     let staged = Staged {
@@ -156,7 +159,10 @@ fn stage(dir: &Path, job: &AgentJob<'_>, owner: Option<(u32, u32)>) -> Result<St
         instructions: inputs.join("instructions.txt"),
         home: dir.join("home"),
     };
-    for (path, bytes) in [(&staged.relay, super::assets::RELAY.as_bytes()), (&staged.instructions, &job.instructions[..])] {
+    for (path, bytes) in [
+        (&staged.relay, super::assets::RELAY.as_bytes()),
+        (&staged.instructions, &job.instructions[..]),
+    ] {
         std::fs::write(path, bytes).map_err(io(format!("writing {}", path.display())))?;
         chmod(path, 0o644)?;
     }
@@ -177,13 +183,19 @@ fn mounts(cmd: &mut std::process::Command, job: &AgentJob<'_>, staged: &Staged) 
     let venv = venv_root(&job.python);
     cmd.arg("--ro-bind").arg(&venv).arg(&venv);
     cmd.arg("--bind").arg(&staged.home).arg("/home");
-    cmd.arg("--ro-bind").arg(&staged.instructions).arg("/home/instructions.txt");
+    cmd.arg("--ro-bind")
+        .arg(&staged.instructions)
+        .arg("/home/instructions.txt");
     cmd.arg("--ro-bind").arg(&job.public_dir).arg("/home/data");
     cmd.arg("--ro-bind").arg(&job.agent_dir).arg("/home/agent");
     cmd.arg("--ro-bind").arg(&staged.relay).arg("/sandbox/relay.py");
     cmd.arg("--bind").arg(&staged.socket).arg(PROXY_SOCKET);
     let path = format!("{}:/usr/bin:/bin", venv.join("bin").display());
-    let fixed = [("PATH", path.as_str()), ("HOME", "/home/workspace"), ("TMPDIR", "/tmp")];
+    let fixed = [
+        ("PATH", path.as_str()),
+        ("HOME", "/home/workspace"),
+        ("TMPDIR", "/tmp"),
+    ];
     for (k, v) in fixed {
         cmd.args(["--setenv", k, v]);
     }
@@ -222,7 +234,8 @@ fn copy_files(from: &Path, to: &Path) -> Result<(), SandboxError> {
         if kind.is_dir() {
             copy_files(&entry.path(), &target)?;
         } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).map_err(io(format!("keeping {}", entry.path().display())))?;
+            std::fs::copy(entry.path(), &target)
+                .map_err(io(format!("keeping {}", entry.path().display())))?;
         }
     }
     Ok(())

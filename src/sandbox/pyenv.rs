@@ -111,7 +111,10 @@ pub fn ensure_env<G>(env: &Env<'_>, on_create: impl FnOnce() -> G) -> Result<Pat
         pip.arg("--no-deps");
     }
     pip.arg("-r").arg(&requirements);
-    run(&mut pip, &format!("installing {} (needs PyPI on first use)", env.name))?;
+    run(
+        &mut pip,
+        &format!("installing {} (needs PyPI on first use)", env.name),
+    )?;
     std::fs::write(&stamp, &want).map_err(io(format!("writing {}", stamp.display())))?;
     Ok(python)
 }

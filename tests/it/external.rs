@@ -79,7 +79,10 @@ fn generate(ws: &Workspace, model: &str, agent: &str) -> (Value, String) {
 
 /// The repository's cost table.
 fn cost_sql() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("queries/cost.sql").display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("queries/cost.sql")
+        .display()
+        .to_string()
 }
 
 fn object(ws: &Workspace, hex: &str) -> Vec<u8> {
@@ -115,30 +118,58 @@ fn a_minimal_agent_asks_through_the_gateway_and_its_submission_is_graded() {
         let s = seen.lock().unwrap();
         assert_eq!(s.requests.len(), 1);
         let (auth, request) = &s.requests[0];
-        assert_eq!(auth, &format!("Bearer {KEY}"), "the model gets ml2b's key, not the agent's");
+        assert_eq!(
+            auth,
+            &format!("Bearer {KEY}"),
+            "the model gets ml2b's key, not the agent's"
+        );
         assert_eq!(request["model"], "fake-coder-2025-01-01");
         assert_eq!(request["temperature"], 0);
-        assert!(request["messages"][0]["content"].as_str().unwrap().contains("(ask 0)"));
+        assert!(
+            request["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .contains("(ask 0)")
+        );
     }
 
     // One recorded call: the agent's body and the response are objects.
     let calls = calls(&ws);
     assert_eq!(calls.len(), 1);
     let c = &calls[0];
-    assert_eq!((c["status"].as_u64(), c["cached"].as_bool(), c["refused"].is_null()), (Some(200), Some(false), true));
-    assert_eq!((c["input_tokens"].as_u64(), c["output_tokens"].as_u64()), (Some(1200), Some(300)));
+    assert_eq!(
+        (
+            c["status"].as_u64(),
+            c["cached"].as_bool(),
+            c["refused"].is_null()
+        ),
+        (Some(200), Some(false), true)
+    );
+    assert_eq!(
+        (c["input_tokens"].as_u64(), c["output_tokens"].as_u64()),
+        (Some(1200), Some(300))
+    );
     assert!((c["cost_usd"].as_f64().unwrap() - 0.0018).abs() < 1e-12);
     let body: Value = serde_json::from_slice(&object(&ws, c["request_blake3"].as_str().unwrap())).unwrap();
-    assert_eq!(body["model"], "fake", "the agent's own body, as it sent it (ML2B_MODEL)");
+    assert_eq!(
+        body["model"], "fake",
+        "the agent's own body, as it sent it (ML2B_MODEL)"
+    );
 
     // The run, its logs and its submission.
     let run = external_run(&ws);
     assert_eq!(run["ended"], "submitted", "{run}");
     assert_eq!(run["exit_code"], 0);
-    assert_eq!((run["calls"].as_u64(), run["refused_calls"].as_u64()), (Some(1), Some(0)));
+    assert_eq!(
+        (run["calls"].as_u64(), run["refused_calls"].as_u64()),
+        (Some(1), Some(0))
+    );
     let listing: Value = serde_json::from_slice(&object(&ws, run["logs_blake3"].as_str().unwrap())).unwrap();
     assert!(listing["run/journal.json"]["blake3"].is_string(), "{listing}");
-    assert_eq!(String::from_utf8(object(&ws, run["stdout_blake3"].as_str().unwrap())).unwrap(), "submitted\n");
+    assert_eq!(
+        String::from_utf8(object(&ws, run["stdout_blake3"].as_str().unwrap())).unwrap(),
+        "submitted\n"
+    );
 
     // The generate event: the submission is the code, the agent is named, tokens summed.
     let g = query(
@@ -149,7 +180,10 @@ fn a_minimal_agent_asks_through_the_gateway_and_its_submission_is_graded() {
     assert_eq!(g[0]["agent_name"], "minimal");
     assert_eq!(g[0]["finish_reason"], "submitted");
     assert_eq!(g[0]["unit_key"], run["search"]);
-    assert_eq!(String::from_utf8(object(&ws, g[0]["code_blake3"].as_str().unwrap())).unwrap(), TOY_MODULAR);
+    assert_eq!(
+        String::from_utf8(object(&ws, g[0]["code_blake3"].as_str().unwrap())).unwrap(),
+        TOY_MODULAR
+    );
 
     // The submission executes and grades like generated code; cost.sql names the entrant.
     ml2b(&ws, &["stage", "execute"]);
@@ -176,19 +210,35 @@ fn the_budget_stops_an_agent_and_the_unit_says_so() {
     );
     let (out, _) = generate(&ws, "fake", "minimal");
     assert_eq!(out["summary"]["ran"], 1, "{out}");
-    assert_eq!(seen.lock().unwrap().requests.len(), 2, "the third request never reached the model");
+    assert_eq!(
+        seen.lock().unwrap().requests.len(),
+        2,
+        "the third request never reached the model"
+    );
     let calls = calls(&ws);
     assert_eq!(calls.len(), 3);
     assert_eq!(calls[2]["status"], 402);
     let refused = calls[2]["refused"].as_str().unwrap();
-    assert!(refused.starts_with("budget_exceeded: this run's budget of 2 requests is spent"), "{refused}");
+    assert!(
+        refused.starts_with("budget_exceeded: this run's budget of 2 requests is spent"),
+        "{refused}"
+    );
     let run = external_run(&ws);
     assert_eq!(run["ended"], "budget_exceeded", "{run}");
-    assert_eq!((run["exit_code"].as_i64(), run["refused_calls"].as_u64()), (Some(3), Some(1)));
+    assert_eq!(
+        (run["exit_code"].as_i64(), run["refused_calls"].as_u64()),
+        (Some(3), Some(1))
+    );
     let stderr = String::from_utf8(object(&ws, run["stderr_blake3"].as_str().unwrap())).unwrap();
-    assert!(stderr.contains("gateway said 402") && stderr.contains("budget of 2 requests"), "{stderr}");
+    assert!(
+        stderr.contains("gateway said 402") && stderr.contains("budget of 2 requests"),
+        "{stderr}"
+    );
     let g = query(&ws, "SELECT finish_reason, code_bytes FROM generate");
-    assert_eq!((g[0]["finish_reason"].as_str(), g[0]["code_bytes"].as_u64()), (Some("budget_exceeded"), Some(0)));
+    assert_eq!(
+        (g[0]["finish_reason"].as_str(), g[0]["code_bytes"].as_u64()),
+        (Some("budget_exceeded"), Some(0))
+    );
 }
 
 #[test]
@@ -206,7 +256,18 @@ fn a_killed_run_resumes_without_asking_again_and_a_replay_asks_no_model() {
     let mut child = ws
         .ml2b()
         .env("ML2B_TEST_KEY", KEY)
-        .args(["stage", "generate", "--langs", "en", "--format", "modular", "--agent", "external:minimal", "--model", "fake"])
+        .args([
+            "stage",
+            "generate",
+            "--langs",
+            "en",
+            "--format",
+            "modular",
+            "--agent",
+            "external:minimal",
+            "--model",
+            "fake",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -215,14 +276,24 @@ fn a_killed_run_resumes_without_asking_again_and_a_replay_asks_no_model() {
     child.kill().unwrap();
     child.wait().unwrap();
     *killed.lock().unwrap() = true;
-    assert_eq!(query(&ws, "SELECT count(*) AS n FROM gateway")[0]["n"], 0, "nothing committed yet");
+    assert_eq!(
+        query(&ws, "SELECT count(*) AS n FROM gateway")[0]["n"],
+        0,
+        "nothing committed yet"
+    );
 
     let (again, _) = generate(&ws, "fake", "minimal");
     assert_eq!(again["summary"]["ran"], 1, "{again}");
     // The first request was answered from the store; only the unanswered one was asked again.
     assert_eq!(seen.lock().unwrap().requests.len(), 3);
     let recorded = calls(&ws);
-    assert_eq!(recorded.iter().map(|c| c["cached"].as_bool().unwrap()).collect::<Vec<_>>(), [true, false]);
+    assert_eq!(
+        recorded
+            .iter()
+            .map(|c| c["cached"].as_bool().unwrap())
+            .collect::<Vec<_>>(),
+        [true, false]
+    );
     assert_eq!(external_run(&ws)["ended"], "submitted");
 
     // A replay of this store, in another: the same run, and no model asked.
@@ -243,7 +314,11 @@ fn a_killed_run_resumes_without_asking_again_and_a_replay_asks_no_model() {
     assert_eq!(code(&replay), code(&ws), "{:?}\n{:?}", calls(&replay), calls(&ws));
     let replayed_calls = calls(&replay);
     assert_eq!(replayed_calls.len(), 2);
-    assert!(replayed_calls.iter().all(|c| c["cached"] == true && c["status"] == 200));
+    assert!(
+        replayed_calls
+            .iter()
+            .all(|c| c["cached"] == true && c["status"] == 200)
+    );
 }
 
 fn wait_for(done: impl Fn() -> bool) {
@@ -314,14 +389,36 @@ fn a_hostile_agent_reaches_nothing_but_the_gateway() {
     let listing: Value = serde_json::from_slice(&object(&ws, run["logs_blake3"].as_str().unwrap())).unwrap();
     let found: Value =
         serde_json::from_slice(&object(&ws, listing["hostile.json"]["blake3"].as_str().unwrap())).unwrap();
-    for attempt in ["host_tcp", "dns", "private_answers", "store", "write_data", "write_agent", "write_root", "udp", "netlink"] {
+    for attempt in [
+        "host_tcp",
+        "dns",
+        "private_answers",
+        "store",
+        "write_data",
+        "write_agent",
+        "write_root",
+        "udp",
+        "netlink",
+    ] {
         let what = found[attempt].as_str().unwrap();
         assert!(what.starts_with("failed"), "{attempt}: {what}");
     }
-    assert_eq!(found["gateway"], "succeeded: 'connected'", "the gateway is the one way out");
+    assert_eq!(
+        found["gateway"], "succeeded: 'connected'",
+        "the gateway is the one way out"
+    );
     assert_eq!(found["caller_key"], false);
-    let env: Vec<&str> = found["env"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    assert!(!env.iter().any(|k| k.starts_with("ML2B_STORE") || k.starts_with("CARGO")), "{env:?}");
+    let env: Vec<&str> = found["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        !env.iter()
+            .any(|k| k.starts_with("ML2B_STORE") || k.starts_with("CARGO")),
+        "{env:?}"
+    );
     drop(host);
 }
 
@@ -341,7 +438,9 @@ fn aide_answer(request: &Value) -> String {
         .to_string();
     }
     let code = format!("{TOY_MODULAR}\nprint('Validation metric: 0.75')\n");
-    completion(&format!("Predict the training share of `yes`.\n\n```python\n{code}```\n"))
+    completion(&format!(
+        "Predict the training share of `yes`.\n\n```python\n{code}```\n"
+    ))
 }
 
 #[test]
@@ -356,7 +455,8 @@ fn wecoais_aide_from_pypi_runs_as_an_external_agent_through_the_gateway() {
     let (out, stderr) = generate(&ws, "fake", "aideml");
     assert_eq!(out["summary"]["ran"], 1, "{out}\n{stderr}");
     let run = external_run(&ws);
-    let stderr_of = String::from_utf8_lossy(&object(&ws, run["stderr_blake3"].as_str().unwrap())).into_owned();
+    let stderr_of =
+        String::from_utf8_lossy(&object(&ws, run["stderr_blake3"].as_str().unwrap())).into_owned();
     assert_eq!(run["ended"], "submitted", "{run}\n{stderr_of}");
     // Two drafts, each a code request and a review: every one recorded, none refused.
     let s = seen.lock().unwrap();
@@ -364,8 +464,18 @@ fn wecoais_aide_from_pypi_runs_as_an_external_agent_through_the_gateway() {
     assert_eq!(calls.len(), s.requests.len());
     assert_eq!(calls.len(), 4, "{calls:?}");
     assert!(calls.iter().all(|c| c["status"] == 200 && c["refused"].is_null()));
-    assert_eq!(s.requests.iter().filter(|(_, r)| r.get("tools").is_some()).count(), 2);
-    assert!(s.requests.iter().all(|(_, r)| r["model"] == "fake-coder-2025-01-01"));
+    assert_eq!(
+        s.requests
+            .iter()
+            .filter(|(_, r)| r.get("tools").is_some())
+            .count(),
+        2
+    );
+    assert!(
+        s.requests
+            .iter()
+            .all(|(_, r)| r["model"] == "fake-coder-2025-01-01")
+    );
     // The task text reached AIDE: the first request carries the instructions.
     let first = s.requests[0].1["messages"].to_string();
     assert!(first.contains("train"), "{first}");
@@ -374,11 +484,21 @@ fn wecoais_aide_from_pypi_runs_as_an_external_agent_through_the_gateway() {
     let listing: Value = serde_json::from_slice(&object(&ws, run["logs_blake3"].as_str().unwrap())).unwrap();
     assert!(listing["0-run/journal.json"]["blake3"].is_string(), "{listing}");
     let tokens = query(&ws, "SELECT input_tokens, output_tokens FROM generate");
-    assert_eq!((tokens[0]["input_tokens"].as_u64(), tokens[0]["output_tokens"].as_u64()), (Some(2 * 1200 + 2 * 800), Some(2 * 300 + 2 * 40)));
+    assert_eq!(
+        (
+            tokens[0]["input_tokens"].as_u64(),
+            tokens[0]["output_tokens"].as_u64()
+        ),
+        (Some(2 * 1200 + 2 * 800), Some(2 * 300 + 2 * 40))
+    );
     ml2b(&ws, &["stage", "execute"]);
     ml2b(&ws, &["stage", "grade"]);
     let runs = query(&ws, "SELECT model, outcome FROM runs");
-    assert_eq!((runs[0]["model"].as_str(), runs[0]["outcome"].as_str()), (Some("fake+aideml"), Some("ok")), "{runs}");
+    assert_eq!(
+        (runs[0]["model"].as_str(), runs[0]["outcome"].as_str()),
+        (Some("fake+aideml"), Some("ok")),
+        "{runs}"
+    );
     let cost = ml2b(&ws, &["--json", "query", &cost_sql()]).0;
     assert_eq!(cost[0]["input_tokens"], 4000, "{cost}");
 }
@@ -437,7 +557,11 @@ fn an_anthropic_agent_is_forwarded_as_written_and_refusals_are_recorded() {
     assert_eq!(out["summary"]["ran"], 1, "{out}");
     {
         let s = seen.lock().unwrap();
-        assert_eq!(s.requests.len(), 1, "only the well-formed request reached the model");
+        assert_eq!(
+            s.requests.len(),
+            1,
+            "only the well-formed request reached the model"
+        );
         let request = &s.requests[0].1;
         assert_eq!(request["model"], "claude-fake-20250101");
         assert_eq!(request["system"], "You write code.");
@@ -448,19 +572,44 @@ fn an_anthropic_agent_is_forwarded_as_written_and_refusals_are_recorded() {
     assert_eq!(statuses, [200, 400, 400, 401]);
     assert_eq!(recorded[0]["protocol"], "anthropic");
     assert!((recorded[0]["cost_usd"].as_f64().unwrap() - (500.0 * 3.0 + 100.0 * 15.0) / 1e6).abs() < 1e-12);
-    assert!(recorded[1]["refused"].as_str().unwrap().contains("speaks the anthropic protocol"));
+    assert!(
+        recorded[1]["refused"]
+            .as_str()
+            .unwrap()
+            .contains("speaks the anthropic protocol")
+    );
     assert!(recorded[2]["refused"].as_str().unwrap().contains("stream"));
-    assert!(recorded[3]["refused"].as_str().unwrap().starts_with("authentication_error"));
+    assert!(
+        recorded[3]["refused"]
+            .as_str()
+            .unwrap()
+            .starts_with("authentication_error")
+    );
     let run = external_run(&ws);
-    assert_eq!((run["ended"].as_str(), run["refused_calls"].as_u64()), (Some("submitted"), Some(3)));
+    assert_eq!(
+        (run["ended"].as_str(), run["refused_calls"].as_u64()),
+        (Some("submitted"), Some(3))
+    );
     let stdout = String::from_utf8(object(&ws, run["stdout_blake3"].as_str().unwrap())).unwrap();
-    assert!(stdout.starts_with("200 400 this unit's model speaks the anthropic protocol"), "{stdout}");
+    assert!(
+        stdout.starts_with("200 400 this unit's model speaks the anthropic protocol"),
+        "{stdout}"
+    );
 
     // show and the run page tell the run.
-    let id = query(&ws, "SELECT event_id FROM generate")[0]["event_id"].as_str().unwrap().to_string();
+    let id = query(&ws, "SELECT event_id FROM generate")[0]["event_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let shown = String::from_utf8(ws.ml2b().args(["show", &id]).output().unwrap().stdout).unwrap();
-    assert!(shown.contains("── external agent anthropic: submitted (exit 0"), "{shown}");
-    assert!(shown.contains("4 request(s) through the gateway, 3 refused"), "{shown}");
+    assert!(
+        shown.contains("── external agent anthropic: submitted (exit 0"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("4 request(s) through the gateway, 3 refused"),
+        "{shown}"
+    );
     assert!(shown.contains("refused: authentication_error"), "{shown}");
 }
 
@@ -500,16 +649,30 @@ fn an_mle_bench_style_agent_leaves_a_csv_that_is_graded_as_it_is() {
     // The instructions are MLE-bench's contract, then the task.
     {
         let s = seen.lock().unwrap();
-        let asked = s.requests[0].1["messages"][0]["content"].as_str().unwrap().to_string();
-        assert!(asked.contains("/home/submission/submission.csv") && asked.contains("the column `id` and the column(s) `y`"), "{asked}");
+        let asked = s.requests[0].1["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            asked.contains("/home/submission/submission.csv")
+                && asked.contains("the column `id` and the column(s) `y`"),
+            "{asked}"
+        );
     }
     assert_eq!(external_run(&ws)["ended"], "submitted");
     let g = query(&ws, "SELECT code_blake3, extraction FROM generate");
     let csv = String::from_utf8(object(&ws, g[0]["code_blake3"].as_str().unwrap())).unwrap();
     assert!(csv.starts_with("id,y\r\n2,0.4"), "{csv}");
     ml2b(&ws, &["stage", "execute"]);
-    let x = query(&ws, "SELECT backend, outcome, predictions_blake3, code_blake3, detail FROM execute");
-    assert_eq!((x[0]["backend"].as_str(), x[0]["outcome"].as_str()), (Some("none"), Some("ok")), "{x}");
+    let x = query(
+        &ws,
+        "SELECT backend, outcome, predictions_blake3, code_blake3, detail FROM execute",
+    );
+    assert_eq!(
+        (x[0]["backend"].as_str(), x[0]["outcome"].as_str()),
+        (Some("none"), Some("ok")),
+        "{x}"
+    );
     assert_eq!(x[0]["predictions_blake3"], x[0]["code_blake3"]);
     ml2b(&ws, &["stage", "grade"]);
     let graded = query(&ws, "SELECT valid, score, reason FROM grade");
@@ -517,6 +680,16 @@ fn an_mle_bench_style_agent_leaves_a_csv_that_is_graded_as_it_is() {
     // The same file through grade-sample gets the same score.
     let file = ws.dir.path().join("submission.csv");
     std::fs::write(&file, &csv).unwrap();
-    let sample = ml2b(&ws, &["--json", "grade-sample", file.to_str().unwrap(), "--competition", "toy"]).0;
+    let sample = ml2b(
+        &ws,
+        &[
+            "--json",
+            "grade-sample",
+            file.to_str().unwrap(),
+            "--competition",
+            "toy",
+        ],
+    )
+    .0;
     assert_eq!(sample["exact_score"], graded[0]["score"], "{sample}");
 }

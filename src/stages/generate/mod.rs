@@ -337,7 +337,8 @@ impl Generate {
         let inputs = self.prompt_inputs(c, &body.language, format)?;
         let instructions = match ext.agent.submission {
             SubmissionKind::Python => {
-                let rendered = prompt::render(&inputs).map_err(|e| StageError::failed("rendering the prompt", e))?;
+                let rendered =
+                    prompt::render(&inputs).map_err(|e| StageError::failed("rendering the prompt", e))?;
                 format!("{}\n\n{}\n", rendered.system.trim_end(), rendered.user.trim_end())
             }
             SubmissionKind::Csv => external::csv_instructions(c, &inputs.task, &body.language),

@@ -51,6 +51,9 @@ use crate::stages::generate::cache;
 use crate::stages::requests::Requests;
 use crate::store::{Hash, KeyHasher, Store};
 
+/// The largest request body the gateway reads (a long agent history, not axum's 2 MB).
+const REQUEST_BYTES: usize = 64 << 20;
+
 /// The gateway of one unit.
 pub struct Gateway {
     shared: Arc<Shared>,
@@ -130,6 +133,7 @@ impl Gateway {
             .route("/v1/messages", post(anthropic))
             .route("/v1/models", get(models))
             .route("/models", get(models))
+            .layer(axum::extract::DefaultBodyLimit::max(REQUEST_BYTES))
             .with_state(self.shared.clone())
     }
 
@@ -239,11 +243,15 @@ impl Shared {
         };
         let request_blake3 = request.unwrap_or_else(|_| Hash::of(&body));
         self.record(protocol, call, request_blake3, &answer, started);
-        let mut response = (StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_GATEWAY), answer.body)
+        let mut response = (
+            StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_GATEWAY),
+            answer.body,
+        )
             .into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("application/json"),
+        );
         response
     }
 
@@ -254,7 +262,14 @@ impl Shared {
         }
         let mut request: serde_json::Map<String, Value> = match serde_json::from_slice(body) {
             Ok(Value::Object(m)) => m,
-            _ => return Answer::error(protocol, 400, "invalid_request_error", "the body is not a JSON object".into()),
+            _ => {
+                return Answer::error(
+                    protocol,
+                    400,
+                    "invalid_request_error",
+                    "the body is not a JSON object".into(),
+                );
+            }
         };
         if request.get("stream").and_then(Value::as_bool) == Some(true) {
             let why = "ml2b's gateway answers whole responses: send the request without `stream: true`";
@@ -264,7 +279,9 @@ impl Shared {
         let forwarded = serde_json::to_vec(&request).expect("a JSON value serialises");
         let agents_body = Hash::of(body);
         let (key, occurrence) = self.key(protocol, &forwarded, agents_body);
-        let mut answer = self.keyed(protocol, &request, forwarded, key, (agents_body, occurrence)).await;
+        let mut answer = self
+            .keyed(protocol, &request, forwarded, key, (agents_body, occurrence))
+            .await;
         answer.key = Some(key);
         answer
     }
@@ -285,15 +302,24 @@ impl Shared {
             return Answer::error(protocol, 402, "budget_exceeded", why);
         }
         if self.replay.is_some() {
-            let why = "the replayed store recorded no answer to this request (the agent asked something else)";
+            let why =
+                "the replayed store recorded no answer to this request (the agent asked something else)";
             return Answer::error(protocol, 404, "replay_miss", why.into());
         }
         let tokens = (forwarded.len() as u64).div_ceil(4) + max_tokens(request);
         let store = self.requests.store.clone();
-        match self.requests.responder.forward(&store, protocol, forwarded, tokens).await {
+        match self
+            .requests
+            .responder
+            .forward(&store, protocol, forwarded, tokens)
+            .await
+        {
             Ok(response) => {
                 let (s, k, object) = (store, key, response.object);
-                let _ = tokio::task::spawn_blocking(move || cache::record_object(&s, cache::REQUESTS, &k, &object)).await;
+                let _ = tokio::task::spawn_blocking(move || {
+                    cache::record_object(&s, cache::REQUESTS, &k, &object)
+                })
+                .await;
                 self.spend(completed(&response.completion, response.object, false))
             }
             Err(e) => {
@@ -310,7 +336,10 @@ impl Shared {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
         let api_key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
-        [bearer, api_key].into_iter().flatten().any(|k| k.trim() == self.token)
+        [bearer, api_key]
+            .into_iter()
+            .flatten()
+            .any(|k| k.trim() == self.token)
     }
 
     /// The request's cache key and its occurrence among the unit's identical bodies.
@@ -343,7 +372,9 @@ impl Shared {
     fn cached(&self, protocol: Protocol, key: &Hash, agents_body: Hash, occurrence: u32) -> Option<Answer> {
         let (object, bytes) = match &self.replay {
             Some(r) => {
-                let object = *r.answers.get(&(protocol.name().to_string(), agents_body, occurrence))?;
+                let object = *r
+                    .answers
+                    .get(&(protocol.name().to_string(), agents_body, occurrence))?;
                 let bytes = r.source.objects().get(&object).ok()?;
                 self.requests.store.objects().put(&bytes).ok()?;
                 (object, bytes)
@@ -357,7 +388,12 @@ impl Shared {
     /// Counts an answer's tokens and cost against the unit's budget.
     fn spend(&self, answer: Answer) -> Answer {
         let model = &self.requests.model;
-        let usd = cost_usd(answer.tokens.0, answer.tokens.1, model.usd_per_mtok_input, model.usd_per_mtok_output);
+        let usd = cost_usd(
+            answer.tokens.0,
+            answer.tokens.1,
+            model.usd_per_mtok_input,
+            model.usd_per_mtok_output,
+        );
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         calls.tokens += answer.tokens.0 + answer.tokens.1;
         calls.usd += usd;
@@ -369,11 +405,22 @@ impl Shared {
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         let b = &self.budget;
         let why = if b.requests.is_some_and(|max| calls.requests > max) {
-            Some(format!("this run's budget of {} requests is spent", b.requests.unwrap_or_default()))
+            Some(format!(
+                "this run's budget of {} requests is spent",
+                b.requests.unwrap_or_default()
+            ))
         } else if b.tokens.is_some_and(|max| calls.tokens >= max) {
-            Some(format!("this run's budget of {} tokens is spent ({} used)", b.tokens.unwrap_or_default(), calls.tokens))
+            Some(format!(
+                "this run's budget of {} tokens is spent ({} used)",
+                b.tokens.unwrap_or_default(),
+                calls.tokens
+            ))
         } else if b.usd.is_some_and(|max| calls.usd >= max) {
-            Some(format!("this run's budget of ${} is spent (${:.4} used)", b.usd.unwrap_or_default(), calls.usd))
+            Some(format!(
+                "this run's budget of ${} is spent (${:.4} used)",
+                b.usd.unwrap_or_default(),
+                calls.usd
+            ))
         } else {
             None
         };
@@ -405,7 +452,12 @@ impl Shared {
             http_attempts: a.attempts,
             input_tokens: a.tokens.0,
             output_tokens: a.tokens.1,
-            cost_usd: cost_usd(a.tokens.0, a.tokens.1, model.usd_per_mtok_input, model.usd_per_mtok_output),
+            cost_usd: cost_usd(
+                a.tokens.0,
+                a.tokens.1,
+                model.usd_per_mtok_input,
+                model.usd_per_mtok_output,
+            ),
             answer_seconds: started.elapsed().as_secs_f64(),
         };
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());

@@ -112,7 +112,12 @@ pub fn csv_instructions(c: &Competition, task: &crate::manifest::TaskText, langu
 
 /// The agent's identity: blake3 over its manifest entry (JSON) and each file of its folder
 /// (relative path and bytes, in path order; links by their target).
-pub fn identity(name: &str, agent: &ExternalAgent, dir: &Path, requirements: &str) -> Result<Hash, StageError> {
+pub fn identity(
+    name: &str,
+    agent: &ExternalAgent,
+    dir: &Path,
+    requirements: &str,
+) -> Result<Hash, StageError> {
     let mut k = KeyHasher::new("ml2b external agent v1");
     k.str(name).str(requirements);
     k.json(agent).map_err(LogError::Json)?;
@@ -132,10 +137,20 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) -> std::io::R
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
-        let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
         let kind = entry.file_type()?;
         if kind.is_symlink() {
-            out.push((rel, std::fs::read_link(&path)?.to_string_lossy().into_owned().into_bytes()));
+            out.push((
+                rel,
+                std::fs::read_link(&path)?
+                    .to_string_lossy()
+                    .into_owned()
+                    .into_bytes(),
+            ));
         } else if kind.is_dir() {
             walk(root, &path, out)?;
         } else {
@@ -155,8 +170,18 @@ pub async fn run(
     unit: Unit,
 ) -> Result<Generation, StageError> {
     body.prompt_blake3 = Some(g.put(unit.instructions.clone()).await?);
-    let token = format!("ml2b-{}", Hash::of(format!("{}{:?}", unit.key, std::time::SystemTime::now()).as_bytes()).short());
-    let gw = Gateway::new(g.clone(), body.clone(), &ext.name, unit.key, ext.agent.budget.clone(), token.clone())?;
+    let token = format!(
+        "ml2b-{}",
+        Hash::of(format!("{}{:?}", unit.key, std::time::SystemTime::now()).as_bytes()).short()
+    );
+    let gw = Gateway::new(
+        g.clone(),
+        body.clone(),
+        &ext.name,
+        unit.key,
+        ext.agent.budget.clone(),
+        token.clone(),
+    )?;
     let ran = run_agent(ext, c, &body, &unit, &gw, &g.model, &token).await;
     let record = gw.finish();
     let (ran, _kept) = ran?;
@@ -233,7 +258,9 @@ async fn run_agent(
         };
         let router = router.clone();
         let task = handle.spawn(async move {
-            let _ = axum::serve(listener, router).with_graceful_shutdown(shutdown).await;
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown)
+                .await;
         });
         *serving.lock().unwrap_or_else(|e| e.into_inner()) = Some(task);
         Ok(())
@@ -248,7 +275,8 @@ async fn run_agent(
         ext.limits.clone(),
         environment(ext, body, model, token),
     );
-    let sandbox = |e: SandboxError| StageError::failed(format!("running the external agent `{}`", ext.name), e);
+    let sandbox =
+        |e: SandboxError| StageError::failed(format!("running the external agent `{}`", ext.name), e);
     let out = crate::sandbox::scratch_dir().map_err(sandbox)?;
     let out_path = out.path().to_path_buf();
     let ran = tokio::task::spawn_blocking(move || {
@@ -271,7 +299,10 @@ async fn run_agent(
     let task = server.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(task) = task {
         let abort = task.abort_handle();
-        if tokio::time::timeout(std::time::Duration::from_secs(5), task).await.is_err() {
+        if tokio::time::timeout(std::time::Duration::from_secs(5), task)
+            .await
+            .is_err()
+        {
             abort.abort();
         }
     }
@@ -281,7 +312,12 @@ async fn run_agent(
 /// The agent's variables: the gateway's, the unit's, then its manifest's. `ML2B_MODEL` is
 /// the model's name, and a replay's the name of the model it replays, so the agent writes
 /// the same requests as in the run replayed.
-fn environment(ext: &External, body: &Generation, model: &crate::manifest::Model, token: &str) -> Vec<(String, String)> {
+fn environment(
+    ext: &External,
+    body: &Generation,
+    model: &crate::manifest::Model,
+    token: &str,
+) -> Vec<(String, String)> {
     let name = match model.provider {
         crate::events::Provider::Replay => model.model.clone(),
         _ => body.model.clone(),
@@ -322,7 +358,10 @@ async fn keep(
     let mut files = Vec::new();
     let logs = ran.kept.join("logs");
     if logs.is_dir() {
-        walk(&logs, &logs, &mut files).map_err(|source| StageError::Read { path: logs.clone(), source })?;
+        walk(&logs, &logs, &mut files).map_err(|source| StageError::Read {
+            path: logs.clone(),
+            source,
+        })?;
     }
     files.sort();
     for (rel, bytes) in files {
@@ -333,7 +372,10 @@ async fn keep(
     let logs_blake3 = if listing.is_empty() {
         None
     } else {
-        Some(g.put(serde_json::to_vec(&listing).map_err(LogError::Json)?).await?)
+        Some(
+            g.put(serde_json::to_vec(&listing).map_err(LogError::Json)?)
+                .await?,
+        )
     };
     let submission_blake3 = match &outcome.submission {
         Some(bytes) => Some(g.put(bytes.clone()).await?),
@@ -365,7 +407,13 @@ async fn keep(
 }
 
 /// The generate event's fields from the run.
-fn finish(body: &mut Generation, calls: &[GatewayCall], outcome: &Outcome, run: &ExternalRun, kind: SubmissionKind) {
+fn finish(
+    body: &mut Generation,
+    calls: &[GatewayCall],
+    outcome: &Outcome,
+    run: &ExternalRun,
+    kind: SubmissionKind,
+) {
     if let Some(last) = calls.iter().rev().find(|c| c.response_blake3.is_some()) {
         body.request_blake3 = last.key;
         body.response_blake3 = last.response_blake3;
