@@ -111,11 +111,14 @@ pub enum Command {
     Import(ImportArgs),
     /// Run one shard of a frozen cluster plan: what each Slurm array task runs.
     Worker(WorkerArgs),
-    /// Cluster plans: committed / planned / failed units and their Slurm jobs.
+    /// Where the store stands: its samples, open faults and cluster plans.
     ///
-    /// Read from the store (the log, the plan, `cluster/<P>/`); with --plan, once Slurm says
-    /// the plan's jobs ended, also how their tasks ended (exit 1 when one left its shard
-    /// undone). Without --plan, every submitted plan of the store, newest first.
+    /// Read from the store (the logs, the plans, `cluster/<P>/`). Without --plan: every
+    /// planned sample per model and format (complete, or missing by the stage it waits on),
+    /// the open faults per stage, then every submitted plan, newest first (--json: the
+    /// plans). With --plan: the plan's committed / planned / failed units and Slurm jobs
+    /// and, once Slurm says they ended, how their tasks ended (exit 1 when one left its
+    /// shard undone).
     Status(StatusArgs),
 }
 
@@ -125,6 +128,9 @@ pub struct StatusArgs {
     /// One plan: its hash or a unique prefix of 8+ hex digits (as `--engine slurm` printed).
     #[arg(long, value_name = "P")]
     pub plan: Option<String>,
+    /// The benchmark root the store's runs are of (for the samples' progress).
+    #[command(flatten)]
+    pub root: RootArgs,
 }
 
 /// `ml2b worker`.

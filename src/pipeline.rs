@@ -228,9 +228,11 @@ impl<'a> Pipeline<'a> {
         let stage = self.generate_stage(s, Here::Runs)?;
         let budget = stage.requests.responder.budget().clone();
         let in_flight = budget.limits().max_in_flight;
-        let units = match s.agent.searches() {
-            true => in_flight + s.sandbox.jobs.max(1),
-            false => in_flight,
+        let units = match &s.agent {
+            // Each unit is a whole agent in a sandbox: `-j` of them at once.
+            AgentSettings::External(_) => s.sandbox.jobs.max(1),
+            a if a.searches() => in_flight + s.sandbox.jobs.max(1),
+            _ => in_flight,
         };
         let asks = stage.requests.model.provider.answers_requests();
         let options = RunOptions {

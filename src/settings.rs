@@ -45,9 +45,21 @@ impl GlobalSettings {
                 json: *json,
                 quiet: *quiet,
                 progress: !quiet && std::io::stderr().is_terminal(),
+                lines: (!quiet && !json && !std::io::stderr().is_terminal()).then(progress_interval),
             },
         })
     }
+}
+
+/// How often progress is written as a plain line when stderr is not a terminal:
+/// `ML2B_PROGRESS_INTERVAL` seconds (0: at every unit), else every 30 seconds.
+fn progress_interval() -> std::time::Duration {
+    let seconds = std::env::var("ML2B_PROGRESS_INTERVAL")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or(30.0);
+    std::time::Duration::from_secs_f64(seconds)
 }
 
 /// The store `--store` names: a directory, or an S3 store. A command that never touches
@@ -81,6 +93,9 @@ pub struct Printer {
     pub quiet: bool,
     /// Draw progress bars.
     pub progress: bool,
+    /// Stderr is not a terminal: write progress as a plain line this often instead (none:
+    /// a terminal, `--quiet` or `--json`).
+    pub lines: Option<std::time::Duration>,
 }
 
 impl Printer {
@@ -432,11 +447,13 @@ impl WorkerSettings {
 pub struct StatusSettings {
     /// A plan's hash or hex prefix (8 to 64 lowercase hex digits); none: every plan.
     pub plan: Option<String>,
+    /// The benchmark root (the `runs` view's).
+    pub root: std::path::PathBuf,
 }
 
 impl StatusSettings {
     pub fn resolve(args: &cli::StatusArgs) -> Result<Self, InputError> {
-        let cli::StatusArgs { plan } = args;
+        let cli::StatusArgs { plan, root } = args;
         let hex = |p: &str| (8..=64).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_hexdigit());
         match plan {
             Some(p) if !hex(p) => Err(InputError(format!(
@@ -444,6 +461,7 @@ impl StatusSettings {
             ))),
             _ => Ok(Self {
                 plan: plan.as_ref().map(|p| p.to_ascii_lowercase()),
+                root: root.root.clone(),
             }),
         }
     }

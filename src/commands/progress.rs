@@ -2,11 +2,23 @@
 //!
 //! One bar per phase, and below it one spinner line per unit in flight (one per worker of
 //! a `-j N` run, showing what it runs and for how long); a spinner for a slow step with no
-//! measurable progress (creating the Python environment, building the runtime image). All
-//! hidden when stderr is not a terminal or with `--quiet`; messages go through the printer.
+//! measurable progress (creating the Python environment, building the runtime image). The
+//! bar shows the estimate of what remains (`ETA`, from the rate of the units done so far:
+//! the units a phase counts are the ones still to run, what the store holds is not
+//! planned). All hidden with `--quiet`; messages go through the printer.
+//!
+//! When stderr is not a terminal (a log file, CI, `nohup`, a Slurm log) the bars are
+//! hidden and [`Lines`] writes plain lines instead, at most one per interval
+//! (`ML2B_PROGRESS_INTERVAL` seconds, default 30), so a long run is never silent and a
+//! short one prints nothing more than before:
+//! ```text
+//! generate: 12/40 (30%), 1 failed, 2m04s elapsed, about 4m49s left
+//! generate: done, 40/40, 1 failed, in 6m51s
+//! ```
+//! The closing line is written only for a phase that wrote a line before.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -23,6 +35,106 @@ pub struct ProgressBars {
     running: Mutex<Vec<(String, ProgressBar)>>,
     /// The spinner of the slow step under way.
     slow: Mutex<Option<ProgressBar>>,
+    /// Plain lines, when stderr is not a terminal.
+    lines: Option<Lines>,
+}
+
+/// Progress as plain lines, at most one per `interval`.
+struct Lines {
+    interval: Duration,
+    phase: Mutex<Phase>,
+}
+
+/// Where the current phase stands.
+struct Phase {
+    name: String,
+    total: u64,
+    done: u64,
+    failed: u64,
+    started: Instant,
+    /// When a line was last written (none yet: the phase's start).
+    written: Option<Instant>,
+}
+
+impl Lines {
+    fn begin(&self, name: &str, total: u64) {
+        *self.phase.lock().expect("progress lock") = Phase {
+            name: name.to_string(),
+            total,
+            done: 0,
+            failed: 0,
+            started: Instant::now(),
+            written: None,
+        };
+    }
+
+    /// Counts `n` units done (`failed` of them failed); writes a line when one is due.
+    fn advance(&self, printer: &Printer, n: u64, failed: u64) {
+        let mut p = self.phase.lock().expect("progress lock");
+        p.done += n;
+        p.failed += failed;
+        let since = p.written.unwrap_or(p.started).elapsed();
+        if since >= self.interval && p.total > 0 {
+            printer.info(p.line());
+            p.written = Some(Instant::now());
+        }
+    }
+
+    fn end(&self, printer: &Printer) {
+        let p = self.phase.lock().expect("progress lock");
+        if p.written.is_some() {
+            printer.info(format!(
+                "{}: done, {}/{}{}, in {}",
+                p.name,
+                p.done,
+                p.total,
+                failed(p.failed),
+                duration(p.started.elapsed())
+            ));
+        }
+    }
+}
+
+impl Phase {
+    fn line(&self) -> String {
+        let elapsed = self.started.elapsed();
+        let percent = self.done as f64 * 100.0 / self.total as f64;
+        let left = match self.done {
+            0 => String::new(),
+            done if done >= self.total => String::new(),
+            done => {
+                let rest = elapsed.mul_f64(self.total.saturating_sub(done) as f64 / done as f64);
+                format!(", about {} left", duration(rest))
+            }
+        };
+        format!(
+            "{}: {}/{} ({percent:.0}%){}, {} elapsed{left}",
+            self.name,
+            self.done,
+            self.total,
+            failed(self.failed),
+            duration(elapsed)
+        )
+    }
+}
+
+/// `, N failed` (nothing when none did).
+fn failed(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(", {n} failed")
+    }
+}
+
+/// `1h02m`, `4m09s`, `12.3 s`.
+fn duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{:.1} s", d.as_secs_f64()),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
 }
 
 impl ProgressBars {
@@ -39,6 +151,17 @@ impl ProgressBars {
             bar: Mutex::new(None),
             running: Mutex::new(Vec::new()),
             slow: Mutex::new(None),
+            lines: printer.lines.map(|interval| Lines {
+                interval,
+                phase: Mutex::new(Phase {
+                    name: String::new(),
+                    total: 0,
+                    done: 0,
+                    failed: 0,
+                    started: Instant::now(),
+                    written: None,
+                }),
+            }),
         }
     }
 
@@ -50,9 +173,11 @@ impl ProgressBars {
 }
 
 fn style() -> ProgressStyle {
-    ProgressStyle::with_template("{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {elapsed_precise} {wide_msg}")
-        .expect("valid template")
-        .progress_chars("=> ")
+    ProgressStyle::with_template(
+        "{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {elapsed_precise} ETA {eta} {wide_msg}",
+    )
+    .expect("valid template")
+    .progress_chars("=> ")
 }
 
 impl Progress for ProgressBars {
@@ -64,6 +189,9 @@ impl Progress for ProgressBars {
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         *self.bar.lock().expect("progress lock") = Some(bar);
+        if let Some(lines) = &self.lines {
+            lines.begin(phase, total);
+        }
     }
 
     fn unit_started(&self, label: &str) {
@@ -82,7 +210,10 @@ impl Progress for ProgressBars {
             .push((label.to_string(), worker));
     }
 
-    fn unit_finished(&self, label: &str, _ok: bool) {
+    fn unit_finished(&self, label: &str, ok: bool) {
+        if let Some(lines) = &self.lines {
+            lines.advance(&self.printer, 1, u64::from(!ok));
+        }
         let mut running = self.running.lock().expect("progress lock");
         if let Some(i) = running.iter().position(|(l, _)| l == label) {
             let (_, worker) = running.remove(i);
@@ -94,6 +225,9 @@ impl Progress for ProgressBars {
     }
 
     fn advance(&self, n: u64) {
+        if let Some(lines) = &self.lines {
+            lines.advance(&self.printer, n, 0);
+        }
         self.with_bar(|b| b.inc(n));
     }
 
@@ -107,6 +241,9 @@ impl Progress for ProgressBars {
     }
 
     fn end(&self) {
+        if let Some(lines) = &self.lines {
+            lines.end(&self.printer);
+        }
         for (_, worker) in self.running.lock().expect("progress lock").drain(..) {
             worker.finish_and_clear();
         }

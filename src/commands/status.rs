@@ -1,5 +1,11 @@
-//! `ml2b status [--plan P]`: where cluster plans stand, from the store alone
-//! ([`crate::cluster::status`]).
+//! `ml2b status [--plan P]`: where the store's runs stand, local or on a cluster, from the
+//! store alone ([`crate::cluster::status`]).
+//!
+//! Without `--plan`, on a terminal or a log: every planned sample per model and format —
+//! planned, complete, and the missing ones by the stage each still waits on (the
+//! `completeness` table over the `runs` view, so it counts what a local run, a crashed one
+//! or a cluster's tasks committed alike) — the open faults per stage, then the submitted
+//! plans.
 //!
 //! With `--plan` (a hash or a unique prefix of a submitted plan's): the plan's stage, when
 //! and where it was made, its shards, committed / planned / failed units, every failed unit
@@ -32,6 +38,7 @@ pub(super) fn status(settings: &GlobalSettings, args: &StatusSettings) -> anyhow
         if settings.printer.json {
             settings.printer.json(&plans)?;
         } else {
+            print_samples(settings, &args.root)?;
             print_list(settings, &plans)?;
         }
         return Ok(ExitStatus::Success);
@@ -127,6 +134,72 @@ fn jobs(plan: &PlanStatus) -> String {
 
 fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// The samples per model and format, and the open faults per stage.
+fn print_samples(settings: &GlobalSettings, root: &std::path::Path) -> anyhow::Result<()> {
+    // Without a benchmark there is no `runs` view: only the plans are listed.
+    let Some(bench) = super::query::optional_bench(root)? else {
+        return Ok(());
+    };
+    let sql = |name: &str| {
+        crate::query::catalog::TABLES
+            .iter()
+            .find(|q| q.name == name)
+            .map(|q| q.sql)
+            .expect("a table of the catalog")
+    };
+    let (samples, faults) = super::runtime()?.block_on(async {
+        let session = crate::query::Session { bench: Some(&bench) };
+        let ctx = session.open(&settings.store).await?;
+        let samples = crate::query::run(&ctx, sql("completeness")).await?;
+        let faults = crate::query::run(&ctx, sql("faults")).await?;
+        Ok::<_, crate::query::QueryError>((samples, faults))
+    })?;
+    let mut out = settings.printer.stdout();
+    if samples.1.iter().all(|b| b.num_rows() == 0) {
+        writeln!(out, "samples: none planned yet")?;
+    } else {
+        let table = arrow::util::pretty::pretty_format_batches_with_schema(samples.0, &samples.1)?;
+        writeln!(
+            out,
+            "samples (per model and format; missing: by the stage each waits on)\n{table}"
+        )?;
+    }
+    writeln!(out, "open faults: {}", open_faults(&faults.1))?;
+    Ok(())
+}
+
+/// `none`, or the units per stage (`generate 2, execute 1`) of the `faults` table's rows.
+fn open_faults(batches: &[arrow::array::RecordBatch]) -> String {
+    use arrow::array::{Array, AsArray};
+    let mut per_stage: Vec<(String, i64)> = Vec::new();
+    for b in batches {
+        let (Some(stage), Some(units)) = (b.column_by_name("stage"), b.column_by_name("units")) else {
+            continue;
+        };
+        let stage = arrow::compute::cast(stage, &arrow::datatypes::DataType::Utf8).unwrap_or(stage.clone());
+        let units = arrow::compute::cast(units, &arrow::datatypes::DataType::Int64).unwrap_or(units.clone());
+        let (stage, units) = (
+            stage.as_string::<i32>(),
+            units.as_primitive::<arrow::datatypes::Int64Type>(),
+        );
+        for i in 0..b.num_rows() {
+            if stage.is_null(i) {
+                continue;
+            }
+            let name = stage.value(i).to_string();
+            match per_stage.iter_mut().find(|(s, _)| *s == name) {
+                Some((_, n)) => *n += units.value(i),
+                None => per_stage.push((name, units.value(i))),
+            }
+        }
+    }
+    if per_stage.is_empty() {
+        return "none".into();
+    }
+    let parts: Vec<String> = per_stage.iter().map(|(s, n)| format!("{s} {n}")).collect();
+    format!("{} (`ml2b query queries/faults.sql` says why)", parts.join(", "))
 }
 
 fn print_list(settings: &GlobalSettings, plans: &[PlanStatus]) -> anyhow::Result<()> {

@@ -100,8 +100,22 @@ pub fn heatmaps(rp_matrix: &Table, languages: &[String]) -> Result<Vec<Plot>, Re
         text_column(rp_matrix, "language")?,
         float_column(rp_matrix, "r")?,
     );
+    // A cell whose samples all wait for a stage is drawn as missing (grey, `n/a`), not as
+    // the 0 that counts them in r: it has no verdict yet. (A table derived before the
+    // `missing` column existed has none.)
+    let (runs, missing) = (
+        float_column(rp_matrix, "runs").ok(),
+        float_column(rp_matrix, "missing").ok(),
+    );
+    let pending = |i: usize| match (&runs, &missing) {
+        (Some(runs), Some(missing)) => missing[i].is_some_and(|m| m > 0.0 && Some(m) == runs[i]),
+        _ => false,
+    };
     let mut grids: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, f64>>> = BTreeMap::new();
     for i in 0..names.len() {
+        if pending(i) {
+            continue;
+        }
         if let Some(v) = r[i] {
             grids
                 .entry(&names[i])

@@ -1,7 +1,9 @@
 //! `/matrix`: the task × language matrix of r (the `rp_matrix` table) for one series
 //! (model, format), chosen by `?model=M&format=F` (default: the first). Each cell shows the
 //! cell's r, shaded from red (0) to green (1 and above), and links to its runs:
-//! `/?model=M&format=F&competition=C&language=L`.
+//! `/?model=M&format=F&competition=C&language=L`. A cell whose samples all still miss a
+//! stage (`missing`: not generated, executed or graded yet) shows `pending`, unshaded, not
+//! the 0 a failure shows; one with some pending shows its r (which counts them 0) marked `*`.
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,8 @@ struct Cell {
     r: Option<f64>,
     runs: Option<f64>,
     passed: Option<f64>,
+    /// Samples without a verdict yet (none: a table derived before the column existed).
+    missing: Option<f64>,
 }
 
 /// One series' cells by competition, then language.
@@ -86,6 +90,7 @@ fn cells<'a>(t: &'a Table, (model, format): &(String, String)) -> Result<Matrix<
         float_column(t, "runs")?,
         float_column(t, "passed")?,
     );
+    let missing = float_column(t, "missing").ok();
     let mut grid = Matrix::new();
     for i in 0..models.len() {
         if models[i] == model && formats[i] == format {
@@ -93,6 +98,7 @@ fn cells<'a>(t: &'a Table, (model, format): &(String, String)) -> Result<Matrix<
                 r: r[i],
                 runs: runs[i],
                 passed: passed[i],
+                missing: missing.as_ref().and_then(|m| m[i]),
             };
             grid.entry(comps[i]).or_default().insert(langs[i], cell);
         }
@@ -174,11 +180,16 @@ fn render(
 
 fn shown(cell: &Cell, link: String) -> Shown {
     let count = |v: Option<f64>| v.map_or("?".to_string(), |v| format!("{v}"));
-    let title = format!("{} runs, {} passed", count(cell.runs), count(cell.passed));
-    let (text, hue) = match cell.r {
+    let pending = cell.missing.filter(|m| *m > 0.0);
+    let mut title = format!("{} runs, {} passed", count(cell.runs), count(cell.passed));
+    if let Some(m) = pending {
+        title.push_str(&format!(", {m} pending (no verdict yet; counted 0 in r)"));
+    }
+    let (text, hue) = match (cell.r, pending) {
+        (_, Some(m)) if Some(m) == cell.runs => ("pending".to_string(), None),
         // Red at 0 through yellow to green at 1 and above.
-        Some(r) if r.is_finite() => (
-            format!("{r:.3}"),
+        (Some(r), _) if r.is_finite() => (
+            format!("{r:.3}{}", if pending.is_some() { "*" } else { "" }),
             Some(format!("{}", (r.clamp(0.0, 1.0) * 120.0).round())),
         ),
         _ => ("—".to_string(), None),
@@ -188,5 +199,36 @@ fn shown(cell: &Cell, link: String) -> Shown {
         hue,
         title,
         href: safe(link),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(r: f64, runs: f64, missing: Option<f64>) -> Cell {
+        Cell {
+            r: Some(r),
+            runs: Some(runs),
+            passed: Some(0.0),
+            missing,
+        }
+    }
+
+    #[test]
+    fn a_cell_waiting_for_its_runs_is_pending_not_a_failure() {
+        let all = shown(&cell(0.0, 2.0, Some(2.0)), String::new());
+        assert_eq!((all.text.as_str(), all.hue), ("pending", None));
+        assert!(all.title.contains("2 pending"), "{}", all.title);
+        let some = shown(&cell(0.25, 2.0, Some(1.0)), String::new());
+        assert_eq!(some.text, "0.250*");
+        assert!(some.hue.is_some());
+        let failed = shown(&cell(0.0, 2.0, Some(0.0)), String::new());
+        assert_eq!(
+            (failed.text.as_str(), failed.hue.as_deref()),
+            ("0.000", Some("0"))
+        );
+        let old = shown(&cell(0.5, 2.0, None), String::new());
+        assert_eq!(old.text, "0.500");
     }
 }

@@ -225,3 +225,38 @@ fn run_names_the_run_by_its_heads() {
         "a new segment changes the run hash"
     );
 }
+
+#[test]
+fn progress_to_a_file_is_plain_lines() {
+    // stderr is a pipe: no bars; with ML2B_PROGRESS_INTERVAL=0 a line at every unit, then
+    // the phase's closing line (the default interval, 30 s, writes none in a short run).
+    let ws = crate::competitions::toy();
+    ws.run(&["stage", "translate-validate"]);
+    let out = ws
+        .ml2b()
+        .env("ML2B_PROGRESS_INTERVAL", "0")
+        .args([
+            "stage",
+            "generate",
+            "--model",
+            "reference",
+            "--format",
+            "modular",
+            "--format",
+            "mono",
+        ])
+        .output()
+        .unwrap();
+    let times = regex::Regex::new(r"\d+\.\d s|\d+m\d\ds|\d+h\d\dm").unwrap();
+    let lines: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.starts_with("generate: "))
+        .map(|l| times.replace_all(l, "[T]").into_owned())
+        .collect();
+    assert!(!stderr(&out).contains('\x1b'));
+    assert_snapshot!(lines.join("\n"));
+    // The default interval writes nothing more in a short run.
+    let quiet = ws.ml2b().args(["stage", "execute"]).output().unwrap();
+    assert!(quiet.status.success());
+    assert!(!stderr(&quiet).contains("execute: "), "{}", stderr(&quiet));
+}

@@ -245,3 +245,24 @@ fn status_names_each_task_that_left_its_shard_undone() {
         "{json}"
     );
 }
+
+#[test]
+fn status_of_a_half_finished_local_run() {
+    // The modular samples ran to their grades; the mono ones were generated only.
+    let ws = crate::competitions::toy();
+    for args in [
+        &["stage", "translate-validate"][..],
+        &["stage", "generate", "--model", "reference", "--format", "modular"],
+        &["stage", "execute"],
+        &["stage", "grade"],
+        &["stage", "generate", "--model", "reference", "--format", "mono"],
+    ] {
+        let out = ws.ml2b().args(args).output().unwrap();
+        // translate-validate exits 1: the toy's machine translations fail their gate.
+        assert!(
+            out.status.success() || args[1] == "translate-validate",
+            "{args:?}"
+        );
+    }
+    assert_snapshot!("status_half_finished", ws.run(&["status"]));
+}
