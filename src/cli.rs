@@ -120,6 +120,13 @@ pub enum Command {
     /// and, once Slurm says they ended, how their tasks ended (exit 1 when one left its
     /// shard undone).
     Status(StatusArgs),
+    /// Check what runs need, each check a line with what to do when it fails.
+    ///
+    /// The Python environment, the sandbox (one canary solution through the real harness),
+    /// the competitions' data against their manifests and their grading programs, each HTTP
+    /// model's key and endpoint (a model list, no tokens), and the disk space where the
+    /// store is. Nothing is written to the store. Exit 1 when a check failed.
+    Doctor(DoctorArgs),
 }
 
 /// `ml2b status`.
@@ -131,6 +138,23 @@ pub struct StatusArgs {
     /// The benchmark root the store's runs are of (for the samples' progress).
     #[command(flatten)]
     pub root: RootArgs,
+}
+
+/// `ml2b doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The sandbox backend to check.
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    pub backend: Backend,
+    /// Check these models (a name of manifests/models.toml; repeatable or comma-separated).
+    /// Default: every HTTP model, those whose key is not set reported as not set up.
+    #[arg(long = "model", value_delimiter = ',', value_name = "NAME")]
+    pub models: Vec<String>,
+    /// Fail when the store's disk has less free space than this (GB).
+    #[arg(long, default_value_t = 5.0, value_name = "GB")]
+    pub min_free_gb: f64,
 }
 
 /// `ml2b worker`.

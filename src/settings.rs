@@ -442,6 +442,36 @@ impl WorkerSettings {
     }
 }
 
+/// `ml2b doctor`.
+#[derive(Clone, Debug)]
+pub struct DoctorSettings {
+    pub root: std::path::PathBuf,
+    pub backend: BackendKind,
+    /// Models named on the command line (empty: every HTTP model).
+    pub models: Vec<String>,
+    pub min_free_bytes: u64,
+}
+
+impl DoctorSettings {
+    pub fn resolve(args: &cli::DoctorArgs) -> Result<Self, InputError> {
+        let cli::DoctorArgs {
+            root,
+            backend,
+            models,
+            min_free_gb,
+        } = args;
+        if !(min_free_gb.is_finite() && *min_free_gb >= 0.0) {
+            return Err(InputError(format!("--min-free-gb {min_free_gb}: not a size")));
+        }
+        Ok(Self {
+            root: root.root.clone(),
+            backend: (*backend).into(),
+            models: models.clone(),
+            min_free_bytes: (min_free_gb * 1e9) as u64,
+        })
+    }
+}
+
 /// `ml2b status`.
 #[derive(Clone, Debug)]
 pub struct StatusSettings {

@@ -7,6 +7,7 @@ mod baselines;
 mod bleu;
 mod check;
 mod common;
+mod doctor;
 mod grade_file;
 mod grade_sample;
 mod import;
@@ -83,5 +84,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Import(args) => import::import(&settings, &s::ImportSettings::resolve(&args)),
         Command::Worker(args) => worker::worker(&settings, &s::WorkerSettings::resolve(&args)?),
         Command::Status(args) => status::status(&settings, &s::StatusSettings::resolve(&args)?),
+        Command::Doctor(args) => doctor::doctor(&settings, &s::DoctorSettings::resolve(&args)?),
     }
 }

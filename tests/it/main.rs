@@ -21,6 +21,7 @@ mod common;
 mod compat;
 mod competitions;
 mod docker;
+mod doctor;
 mod external;
 mod faults;
 mod fixture;
