@@ -58,14 +58,7 @@ struct Phase {
 
 impl Lines {
     fn begin(&self, name: &str, total: u64) {
-        *self.phase.lock().expect("progress lock") = Phase {
-            name: name.to_string(),
-            total,
-            done: 0,
-            failed: 0,
-            started: Instant::now(),
-            written: None,
-        };
+        *self.phase.lock().expect("progress lock") = Phase::new(name, total);
     }
 
     /// Counts `n` units done (`failed` of them failed); writes a line when one is due.
@@ -96,6 +89,18 @@ impl Lines {
 }
 
 impl Phase {
+    /// A phase of `total` steps, starting now.
+    fn new(name: &str, total: u64) -> Self {
+        Self {
+            name: name.to_string(),
+            total,
+            done: 0,
+            failed: 0,
+            started: Instant::now(),
+            written: None,
+        }
+    }
+
     fn line(&self) -> String {
         let elapsed = self.started.elapsed();
         let percent = self.done as f64 * 100.0 / self.total as f64;
@@ -153,14 +158,7 @@ impl ProgressBars {
             slow: Mutex::new(None),
             lines: printer.lines.map(|interval| Lines {
                 interval,
-                phase: Mutex::new(Phase {
-                    name: String::new(),
-                    total: 0,
-                    done: 0,
-                    failed: 0,
-                    started: Instant::now(),
-                    written: None,
-                }),
+                phase: Mutex::new(Phase::new("", 0)),
             }),
         }
     }

@@ -165,10 +165,8 @@ impl ChatModel for http::OpenAiClient {
         body: Vec<u8>,
         tokens: u64,
     ) -> Result<Completion, ForwardError> {
-        match protocol {
-            Protocol::Openai => Ok(http::OpenAiClient::forward(self, body, tokens).await?),
-            Protocol::Anthropic => Err(other_protocol("openai", protocol)),
-        }
+        speaks(Protocol::Openai, protocol)?;
+        Ok(http::OpenAiClient::forward(self, body, tokens).await?)
     }
 }
 
@@ -186,28 +184,27 @@ impl ChatModel for http::AnthropicClient {
         body: Vec<u8>,
         tokens: u64,
     ) -> Result<Completion, ForwardError> {
-        match protocol {
-            Protocol::Anthropic => Ok(http::AnthropicClient::forward(self, body, tokens).await?),
-            Protocol::Openai => Err(other_protocol("anthropic", protocol)),
-        }
+        speaks(Protocol::Anthropic, protocol)?;
+        Ok(http::AnthropicClient::forward(self, body, tokens).await?)
     }
 }
 
-/// A forwarded request in the other protocol than the model speaks: ml2b forwards an
-/// agent's request as it was written, never translated.
-fn other_protocol(speaks: &str, asked: Protocol) -> ForwardError {
-    let path = match speaks {
-        "openai" => "/v1/chat/completions",
-        _ => "/v1/messages",
-    };
-    ForwardError {
+/// A forwarded request must be in the protocol the model speaks: ml2b forwards an agent's
+/// request as it was written, never translated.
+fn speaks(model: Protocol, asked: Protocol) -> Result<(), ForwardError> {
+    if model == asked {
+        return Ok(());
+    }
+    Err(ForwardError {
         status: 400,
         message: format!(
-            "this unit's model speaks the {speaks} protocol, not {}: send the request to {path}",
-            asked.name()
+            "this unit's model speaks the {} protocol, not {}: send the request to {}",
+            model.name(),
+            asked.name(),
+            model.path()
         ),
         attempts: Vec::new(),
-    }
+    })
 }
 
 /// An HTTP failure as the unit records it: the cause chain and how many attempts it took.

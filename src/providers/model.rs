@@ -80,6 +80,14 @@ impl Protocol {
             Self::Anthropic => "anthropic",
         }
     }
+
+    /// The gateway's path of a request in this protocol.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Openai => "/v1/chat/completions",
+            Self::Anthropic => "/v1/messages",
+        }
+    }
 }
 
 /// Why a forwarded request got no answer, as the agent is told: the HTTP status to answer

@@ -25,13 +25,11 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixListener;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use super::error::{SandboxError, io};
 use super::job::Limits;
-use super::local::{Local, drain, finish, run_group, sandbox_uid, venv_root, watch};
+use super::local::{Local, finish, run_group, run_watched, sandbox_uid, venv_root};
 use super::network::PROXY_SOCKET;
 use super::rundir::RunDir;
 use super::seccomp;
@@ -41,7 +39,7 @@ use super::steps::is_root;
 pub const GATEWAY_PORT: u16 = super::network::PROXY_PORT;
 
 /// One external agent's run.
-pub struct AgentJob<'a> {
+pub struct AgentJob {
     /// The Python the agent runs with: its own environment, or the managed one.
     pub python: PathBuf,
     /// The agent's folder (`/home/agent`).
@@ -59,7 +57,7 @@ pub struct AgentJob<'a> {
     pub env: Vec<(String, String)>,
     /// Serves the gateway on the listener (bound where the relay reaches it) until the
     /// caller stops it; called before the agent starts.
-    pub serve: &'a (dyn Fn(UnixListener) -> Result<(), SandboxError> + Sync),
+    pub serve: Box<dyn Fn(UnixListener) -> Result<(), SandboxError> + Send + Sync>,
 }
 
 /// How an agent's run ended.
@@ -83,7 +81,7 @@ const WRITABLE: [&str; 3] = ["submission", "logs", "workspace"];
 
 impl Local {
     /// Runs `job`; what it leaves is copied to `out_dir` (`submission/`, `logs/`).
-    pub fn run_agent(&self, job: &AgentJob<'_>, out_dir: &Path) -> Result<AgentRun, SandboxError> {
+    pub fn run_agent(&self, job: &AgentJob, out_dir: &Path) -> Result<AgentRun, SandboxError> {
         let uid = sandbox_uid();
         let owner = is_root().then_some((uid, uid));
         let private = RunDir::create(owner)?;
@@ -103,22 +101,10 @@ impl Local {
         cmd.arg("/sandbox/relay.py");
         cmd.arg(program(&job.command[0], &job.python));
         cmd.args(&job.command[1..]);
-        let mut cmd = finish(cmd, &filter);
-        if let Some(group) = &group {
-            // SAFETY: the hook only calls write(2), which is async-signal-safe.
-            unsafe { cmd.pre_exec(group.join()) };
-        }
-        let started = Instant::now();
-        let mut child = cmd.spawn().map_err(io("starting bubblewrap".into()))?;
-        drop(filter);
-        let out = drain(child.stdout.take().expect("piped"));
-        let err = drain(child.stderr.take().expect("piped"));
-        let (status, timed_out) = watch(&mut child, &job.limits, &staged.home, started)?;
-        let wall_seconds = started.elapsed().as_secs_f64();
-        drop(group);
-        let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+        let cmd = finish(cmd, &filter);
+        let exited = run_watched(cmd, group, filter, &job.limits, &staged.home)?;
         let usage = super::steps::Usage::of(&staged.home, &job.limits);
-        let over_limits = usage.over(&job.limits).map(|why| why.to_string());
+        let over_limits = usage.over(&job.limits);
         let kept = out_dir.join("kept");
         if over_limits.is_none() {
             for dir in ["submission", "logs"] {
@@ -126,12 +112,16 @@ impl Local {
             }
         }
         Ok(AgentRun {
-            exit_code: if timed_out { None } else { status.code() },
-            timed_out,
+            exit_code: if exited.timed_out {
+                None
+            } else {
+                exited.status.code()
+            },
+            timed_out: exited.timed_out,
             over_limits,
-            wall_seconds,
-            stdout: stdout.kept().to_vec(),
-            stderr: stderr.kept().to_vec(),
+            wall_seconds: exited.wall_seconds,
+            stdout: exited.stdout.kept().to_vec(),
+            stderr: exited.stderr.kept().to_vec(),
             kept,
         })
     }
@@ -145,7 +135,7 @@ struct Staged {
     home: PathBuf,
 }
 
-fn stage(dir: &Path, job: &AgentJob<'_>, owner: Option<(u32, u32)>) -> Result<Staged, SandboxError> {
+fn stage(dir: &Path, job: &AgentJob, owner: Option<(u32, u32)>) -> Result<Staged, SandboxError> {
     let inputs = dir.join("sandbox");
     std::fs::create_dir_all(&inputs).map_err(io(format!("creating {}", inputs.display())))?;
     let chmod = |p: &Path, mode: u32| {
@@ -179,7 +169,7 @@ fn stage(dir: &Path, job: &AgentJob<'_>, owner: Option<(u32, u32)>) -> Result<St
 }
 
 /// The agent's mounts and environment (after [`Local::base`]).
-fn mounts(cmd: &mut std::process::Command, job: &AgentJob<'_>, staged: &Staged) {
+fn mounts(cmd: &mut std::process::Command, job: &AgentJob, staged: &Staged) {
     let venv = venv_root(&job.python);
     cmd.arg("--ro-bind").arg(&venv).arg(&venv);
     cmd.arg("--bind").arg(&staged.home).arg("/home");

@@ -276,7 +276,7 @@ pub(super) fn venv_root(python: &Path) -> PathBuf {
 }
 
 /// Reads a pipe to its end, keeping its head and its tail ([`Captured`]).
-pub(super) fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Captured> {
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Captured> {
     std::thread::spawn(move || {
         let mut kept = Captured::default();
         let mut buf = [0u8; 8192];
@@ -309,34 +309,20 @@ impl Backend for Local {
             .map(|p| Link::open(p, &stage.socket))
             .transpose()?;
         let filter = seccomp::memfd(sockets(job)).map_err(io("writing the seccomp filter".into()))?;
-        let mut cmd = self.command(job, &stage, &filter)?;
-        if let Some(group) = &group {
-            // SAFETY: the hook only calls write(2), which is async-signal-safe.
-            unsafe { cmd.pre_exec(group.join()) };
-        }
-        let started = Instant::now();
-        let mut child = cmd.spawn().map_err(io("starting bubblewrap".into()))?;
-        drop(filter);
-        let out = drain(child.stdout.take().expect("piped"));
-        let err = drain(child.stderr.take().expect("piped"));
-        let (status, timed_out) = watch(&mut child, &job.limits, &stage.out, started)?;
-        let wall_seconds = started.elapsed().as_secs_f64();
-        let oom_killed = group.as_ref().is_some_and(RunGroup::oom_killed);
-        // Kills anything of the run still alive before its outputs are read.
-        drop(group);
-        let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+        let cmd = self.command(job, &stage, &filter)?;
+        let exited = run_watched(cmd, group, filter, &job.limits, &stage.out)?;
         // A solution may leave its outputs as links to host files: never follow them.
         drop_links(&stage.out);
         let ended = Ended {
-            status,
-            timed_out,
-            wall_seconds,
-            stdout: &stdout,
-            stderr: &stderr,
+            status: exited.status,
+            timed_out: exited.timed_out,
+            wall_seconds: exited.wall_seconds,
+            stdout: &exited.stdout,
+            stderr: &exited.stderr,
         };
         let mut run = classify(job, &stage.out, &ended);
         run.requests = link.map(Link::finish);
-        if oom_killed && run.outcome == Outcome::RuntimeError {
+        if exited.oom_killed && run.outcome == Outcome::RuntimeError {
             run.outcome = Outcome::OutOfMemory;
             run.detail = Some(format!(
                 "killed by the kernel at the run's {}-byte memory limit",
@@ -347,12 +333,59 @@ impl Backend for Local {
     }
 }
 
+/// How a sandboxed command ended, and what it printed.
+pub(super) struct Exited {
+    pub status: std::process::ExitStatus,
+    /// Killed at the wall-clock limit.
+    pub timed_out: bool,
+    pub wall_seconds: f64,
+    /// The kernel killed it at its control group's memory limit.
+    pub oom_killed: bool,
+    pub stdout: Captured,
+    pub stderr: Captured,
+}
+
+/// Spawns `cmd` (in the run's control `group` when there is one, the seccomp `filter`'s
+/// descriptor closed here once the child holds it), reads its output and waits for it
+/// under `limits`, measuring its output folder `out` ([`watch`]); anything of the run still
+/// alive is killed before this returns.
+pub(super) fn run_watched(
+    mut cmd: Command,
+    group: Option<RunGroup>,
+    filter: OwnedFd,
+    limits: &Limits,
+    out: &Path,
+) -> Result<Exited, SandboxError> {
+    if let Some(group) = &group {
+        // SAFETY: the hook only calls write(2), which is async-signal-safe.
+        unsafe { cmd.pre_exec(group.join()) };
+    }
+    let started = Instant::now();
+    let mut child = cmd.spawn().map_err(io("starting bubblewrap".into()))?;
+    drop(filter);
+    let stdout = drain(child.stdout.take().expect("piped"));
+    let stderr = drain(child.stderr.take().expect("piped"));
+    let (status, timed_out) = watch(&mut child, limits, out, started)?;
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let oom_killed = group.as_ref().is_some_and(RunGroup::oom_killed);
+    // Kills anything of the run still alive before its outputs are read.
+    drop(group);
+    Ok(Exited {
+        status,
+        timed_out,
+        wall_seconds,
+        oom_killed,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
+}
+
 /// How often the output folder is measured while the run goes on.
 const WATCH: Duration = Duration::from_millis(200);
 
 /// Waits for the sandbox, killing it at the wall-clock limit (then `timed_out`) or when its
 /// output folder grows past the output limits (which [`classify`] then reports).
-pub(super) fn watch(
+fn watch(
     child: &mut std::process::Child,
     limits: &Limits,
     out: &Path,

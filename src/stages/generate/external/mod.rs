@@ -265,36 +265,24 @@ async fn run_agent(
         *serving.lock().unwrap_or_else(|e| e.into_inner()) = Some(task);
         Ok(())
     };
-    let job = (
-        ext.backend.clone(),
-        ext.python.clone(),
-        ext.dir.clone(),
-        ext.agent.command.clone(),
-        unit.instructions.clone(),
-        c.dir.join("public"),
-        ext.limits.clone(),
-        environment(ext, body, model, token),
-    );
+    let job = AgentJob {
+        python: ext.python.clone(),
+        agent_dir: ext.dir.clone(),
+        command: ext.agent.command.clone(),
+        instructions: unit.instructions.clone(),
+        public_dir: c.dir.join("public"),
+        limits: ext.limits.clone(),
+        env: environment(ext, body, model, token),
+        serve: Box::new(serve),
+    };
     let sandbox =
         |e: SandboxError| StageError::failed(format!("running the external agent `{}`", ext.name), e);
     let out = crate::sandbox::scratch_dir().map_err(sandbox)?;
     let out_path = out.path().to_path_buf();
-    let ran = tokio::task::spawn_blocking(move || {
-        let (backend, python, agent_dir, command, instructions, public_dir, limits, env) = job;
-        let job = AgentJob {
-            python,
-            agent_dir,
-            command,
-            instructions,
-            public_dir,
-            limits,
-            env,
-            serve: &serve,
-        };
-        backend.run_agent(&job, &out_path)
-    })
-    .await
-    .map_err(StageError::Panicked)?;
+    let backend = ext.backend.clone();
+    let ran = tokio::task::spawn_blocking(move || backend.run_agent(&job, &out_path))
+        .await
+        .map_err(StageError::Panicked)?;
     let _ = stop.send(());
     let task = server.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(task) = task {
