@@ -632,6 +632,10 @@ pub struct ViewArgs {
     /// reach this one read the store.
     #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
     pub bind: std::net::IpAddr,
+    /// Write every page as static files into DIR instead of serving (open DIR/index.html
+    /// from file://, or publish it beside a paper). DIR must not exist, or be empty.
+    #[arg(long, value_name = "DIR")]
+    pub bundle: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -644,6 +648,10 @@ pub struct ReportArgs {
     /// Exit 0 even when planned samples have no verdict (the report says so either way).
     #[arg(long)]
     pub accept_incomplete: bool,
+    /// The viewer the report's table cells link to (each row to its runs): `ml2b view`'s
+    /// address. Empty: no links.
+    #[arg(long, default_value = "http://127.0.0.1:8700/", value_name = "URL")]
+    pub viewer_url: String,
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,8 @@ pub trait Progress: Send + Sync {
     fn unit_started(&self, _label: &str) {}
     /// A unit finished; `ok` is false when it failed and was not committed.
     fn unit_finished(&self, _label: &str, _ok: bool) {}
+    /// A unit's model wrote `n` tokens (its answer): progress shows tokens per second.
+    fn tokens(&self, _n: u64) {}
     /// One step of a phase without units (e.g. one object verified).
     fn advance(&self, _n: u64) {}
     /// A segment was committed.

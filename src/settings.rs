@@ -1081,6 +1081,8 @@ pub struct ReportSettings {
     pub out: PathBuf,
     /// Exit 0 even when planned samples have no verdict.
     pub accept_incomplete: bool,
+    /// The viewer the table cells link to (none: no links), ending in `/`.
+    pub viewer_url: Option<String>,
 }
 
 impl ReportSettings {
@@ -1089,11 +1091,18 @@ impl ReportSettings {
             root,
             out,
             accept_incomplete,
+            viewer_url,
         } = args;
+        let viewer_url = match viewer_url.trim() {
+            "" => None,
+            url if url.ends_with('/') => Some(url.to_string()),
+            url => Some(format!("{url}/")),
+        };
         Self {
             root: root.root.clone(),
             out: out.clone(),
             accept_incomplete: *accept_incomplete,
+            viewer_url,
         }
     }
 }
@@ -1104,14 +1113,22 @@ pub struct ViewSettings {
     pub root: PathBuf,
     /// Where to listen (port 0: any free port).
     pub address: std::net::SocketAddr,
+    /// Write the pages as files here instead of serving.
+    pub bundle: Option<PathBuf>,
 }
 
 impl ViewSettings {
     pub fn resolve(args: &cli::ViewArgs) -> Self {
-        let cli::ViewArgs { root, port, bind } = args;
+        let cli::ViewArgs {
+            root,
+            port,
+            bind,
+            bundle,
+        } = args;
         Self {
             root: root.root.clone(),
             address: std::net::SocketAddr::new(*bind, *port),
+            bundle: bundle.clone(),
         }
     }
 }

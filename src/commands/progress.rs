@@ -12,15 +12,18 @@
 //! (`ML2B_PROGRESS_INTERVAL` seconds, default 30), so a long run is never silent and a
 //! short one prints nothing more than before:
 //! ```text
-//! generate: 12/40 (30%), 1 failed, 2m04s elapsed, about 4m49s left
+//! generate: 12/40 (30%), 1 failed, 2m04s elapsed, about 4m49s left, 41 tok/s
 //! generate: done, 40/40, 1 failed, in 6m51s
 //! ```
+//! A phase whose units' models write tokens (generate, translate) shows the output tokens
+//! of its units done per second since it began, on the bar as in the lines.
 //! The closing line is written only for a phase that wrote a line before.
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::log::Committed;
 use crate::progress::Progress;
@@ -37,6 +40,8 @@ pub struct ProgressBars {
     slow: Mutex<Option<ProgressBar>>,
     /// Plain lines, when stderr is not a terminal.
     lines: Option<Lines>,
+    /// The output tokens of the current phase's units done (its bar reads it).
+    tokens: Mutex<Arc<AtomicU64>>,
 }
 
 /// Progress as plain lines, at most one per `interval`.
@@ -51,6 +56,8 @@ struct Phase {
     total: u64,
     done: u64,
     failed: u64,
+    /// Output tokens of the units done.
+    tokens: u64,
     started: Instant,
     /// When a line was last written (none yet: the phase's start).
     written: Option<Instant>,
@@ -96,6 +103,7 @@ impl Phase {
             total,
             done: 0,
             failed: 0,
+            tokens: 0,
             started: Instant::now(),
             written: None,
         }
@@ -113,14 +121,23 @@ impl Phase {
             }
         };
         format!(
-            "{}: {}/{} ({percent:.0}%){}, {} elapsed{left}",
+            "{}: {}/{} ({percent:.0}%){}, {} elapsed{left}{}",
             self.name,
             self.done,
             self.total,
             failed(self.failed),
-            duration(elapsed)
+            duration(elapsed),
+            rate(self.tokens, elapsed),
         )
     }
+}
+
+/// `, N tok/s` (nothing before a token).
+fn rate(tokens: u64, elapsed: Duration) -> String {
+    if tokens == 0 {
+        return String::new();
+    }
+    format!(", {:.0} tok/s", tokens as f64 / elapsed.as_secs_f64().max(1e-3))
 }
 
 /// `, N failed` (nothing when none did).
@@ -160,6 +177,7 @@ impl ProgressBars {
                 interval,
                 phase: Mutex::new(Phase::new("", 0)),
             }),
+            tokens: Mutex::new(Arc::new(AtomicU64::new(0))),
         }
     }
 
@@ -170,19 +188,28 @@ impl ProgressBars {
     }
 }
 
-fn style() -> ProgressStyle {
+/// A phase's bar; `{tokens}` is the rate of `tokens` (nothing before the first).
+fn style(tokens: Arc<AtomicU64>) -> ProgressStyle {
     ProgressStyle::with_template(
-        "{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {elapsed_precise} ETA {eta} {wide_msg}",
+        "{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {elapsed_precise} ETA {eta}{tokens} {wide_msg}",
     )
     .expect("valid template")
+    .with_key(
+        "tokens",
+        move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&rate(tokens.load(Ordering::Relaxed), state.elapsed()));
+        },
+    )
     .progress_chars("=> ")
 }
 
 impl Progress for ProgressBars {
     fn begin(&self, phase: &str, total: u64) {
+        let tokens = Arc::new(AtomicU64::new(0));
+        *self.tokens.lock().expect("progress lock") = tokens.clone();
         let bar = self.multi.add(
             ProgressBar::new(total)
-                .with_style(style())
+                .with_style(style(tokens))
                 .with_prefix(phase.to_string()),
         );
         bar.enable_steady_tick(Duration::from_millis(200));
@@ -220,6 +247,19 @@ impl Progress for ProgressBars {
         }
         drop(running);
         self.with_bar(|b| b.inc(1));
+    }
+
+    fn tokens(&self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.tokens
+            .lock()
+            .expect("progress lock")
+            .fetch_add(n, Ordering::Relaxed);
+        if let Some(lines) = &self.lines {
+            lines.phase.lock().expect("progress lock").tokens += n;
+        }
     }
 
     fn advance(&self, n: u64) {

@@ -12,6 +12,10 @@
 //! DIR/index.html                all of it on one page: the plots, then the tables
 //! DIR/SOURCES.txt               which analyze event (and so which log heads) each table is
 //! ```
+//! The index is headed by the run hash (`ml2b log`'s `run`: every log's head, as `ml2b run`
+//! prints it), and every cell of a table row that names a model, format, competition,
+//! language, tier or outcome links to those runs in the viewer at `--viewer-url` (default
+//! `http://127.0.0.1:8700/`, where `ml2b view` listens; `--viewer-url ''`: no links).
 //! Files are written atomically; a report is a pure function of the analyze events, so two
 //! reports of the same store are byte-identical. When the `completeness` table counts
 //! planned samples without a verdict, the index and SOURCES.txt open with a notice, the
@@ -48,7 +52,11 @@ pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow
     let tables = tables(settings, &events)?;
     let completeness = completeness(&tables)?;
     let languages: Vec<String> = bench.languages.all().iter().map(|l| l.code.clone()).collect();
-    let files = report::files(&tables, &events, &languages, completeness.as_ref())?;
+    let heading = report::Heading {
+        run: run_hash(&settings.store)?.to_hex(),
+        viewer: args.viewer_url.clone(),
+    };
+    let files = report::files(&tables, &events, &languages, completeness.as_ref(), Some(&heading))?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     for (name, bytes) in &files {
         let path = args.out.join(name);
@@ -70,6 +78,16 @@ pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow
         completeness.as_ref(),
         args.accept_incomplete,
     ))
+}
+
+/// The run hash of the store as it is now (`ml2b log`'s): every log's head.
+fn run_hash(store: &crate::store::Store) -> anyhow::Result<crate::store::Hash> {
+    let mut heads = Vec::new();
+    for stage in crate::log::stages(store)? {
+        let head = crate::log::StageLog::new(store, &stage)?.head()?;
+        heads.push((stage, head.hash));
+    }
+    Ok(crate::log::run_hash(&heads))
 }
 
 /// What the latest `completeness` and `faults` tables of the store say (none: the store has

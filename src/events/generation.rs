@@ -105,6 +105,10 @@ impl Generation {
 impl EventBody for Generation {
     const STAGE: &'static str = "generate";
     const SCHEMA_VERSION: u32 = 4;
+
+    fn output_tokens(&self) -> u64 {
+        self.output_tokens
+    }
 }
 
 /// Who turned the prompt into the submission (a column of the `generate` log).

@@ -62,4 +62,8 @@ impl EventBody for TranslatedText {
     const STAGE: &'static str = "translate";
     const SCHEMA_VERSION: u32 = 1;
     const LOOKUP: &'static [&'static str] = &["competition", "from", "to"];
+
+    fn output_tokens(&self) -> u64 {
+        self.output_tokens
+    }
 }

@@ -52,6 +52,12 @@ pub trait EventBody: Serialize + DeserializeOwned + Clone + Send + Sync + 'stati
     /// execution by the competition, format and code of the generation it ran): the row
     /// index keeps one entry per event for them ([`crate::log::rows`]).
     const LOOKUP: &'static [&'static str] = &[];
+
+    /// The tokens a model wrote for this event (a generation's, a translation's answer):
+    /// what progress counts as tokens per second. None by default.
+    fn output_tokens(&self) -> u64 {
+        0
+    }
 }
 
 /// When, where and how long: kept out of every hash.

@@ -73,7 +73,7 @@ pub const VIEWS: [Query; 4] = queries!("views/":
 );
 
 /// The tables of the paper, in report order.
-pub const TABLES: [Query; 14] = queries!("":
+pub const TABLES: [Query; 15] = queries!("":
     "completeness" => "Planned samples and those still without a verdict per model",
     "faults" => "Faults of the environment that left samples without a verdict",
     "aup" => "AUP and pass rate per model and language",
@@ -88,6 +88,7 @@ pub const TABLES: [Query; 14] = queries!("":
     "cost" => "Token usage and cost per model",
     "medals" => "MLE-bench medals per model and language",
     "agents" => "Agent searches per model, agent, competition and language",
+    "leaderboard" => "Leaderboard: every entrant overall, per tier and per language, over seeds",
 );
 
 /// Earlier texts of tables of [`TABLES`], oldest first per table (`queries/superseded/`).

@@ -29,6 +29,9 @@ pub mod reference;
 pub mod udf;
 pub mod view;
 
+#[cfg(test)]
+mod leaderboard_tests;
+
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;

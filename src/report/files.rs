@@ -24,7 +24,12 @@ pub fn files(
     events: &[Event<Analysis>],
     languages: &[String],
     completeness: Option<&Completeness>,
+    heading: Option<&super::Heading>,
 ) -> Result<Files, ReportError> {
+    let links = heading.and_then(|h| h.viewer.clone()).map(|base| super::RunLinks {
+        base,
+        languages: languages.to_vec(),
+    });
     let style = Style::default();
     let mut files = Files::new();
     let mut all: Vec<Table> = Vec::new();
@@ -37,12 +42,15 @@ pub fn files(
         files.insert(t.file_name("md"), super::markdown(t, style)?.into_bytes());
         files.insert(t.file_name("csv"), super::csv(t)?.into_bytes());
         files.insert(t.file_name("tex"), super::latex(t, style)?.into_bytes());
-        sections.push(Section::for_table(t, None, style)?);
+        sections.push(Section::for_linked_table(t, None, style, links.as_ref())?);
     }
     let notice = completeness.and_then(Completeness::banner);
-    let html = super::index_html_with_notice("ML2B results", notice.as_deref(), &sections)?;
+    let html = super::index_html_headed("ML2B results", notice.as_deref(), heading, &sections)?;
     files.insert("index.html".into(), html.into_bytes());
     let mut sources_txt = notice.map(|n| format!("{n}\n\n")).unwrap_or_default();
+    if let Some(h) = heading {
+        sources_txt.push_str(&format!("run {}\n\n", h.run));
+    }
     sources_txt.push_str(&sources(events));
     files.insert("SOURCES.txt".into(), sources_txt.into_bytes());
     Ok(files)

@@ -63,36 +63,110 @@ impl Section {
     /// A section showing `table` with links to its `.md`, `.csv` and `.tex` files and, if
     /// given, a plot of it.
     pub fn for_table(table: &Table, svg: Option<String>, style: Style) -> Result<Self, ReportError> {
+        Self::for_linked_table(table, svg, style, None)
+    }
+
+    /// [`Section::for_table`], each row's cells linking to the row's runs in the viewer
+    /// when `links` is given.
+    pub fn for_linked_table(
+        table: &Table,
+        svg: Option<String>,
+        style: Style,
+        links: Option<&RunLinks>,
+    ) -> Result<Self, ReportError> {
         Ok(Self {
             heading: table.title.clone(),
             description: table.description.clone(),
             svg,
-            table_html: Some(html_table(table, style)?),
+            table_html: Some(linked_table(table, style, links)?),
             table_rows: table.batch.num_rows(),
             links: ["md", "csv", "tex"].map(|ext| table.file_name(ext)).to_vec(),
         })
     }
 }
 
-/// A cell of [`html_table`]: its text (`None` for a null) and whether it is a number.
+/// A cell of [`html_table`]: its text (`None` for a null), whether it is a number, and the
+/// runs it links to.
 #[derive(Serialize)]
 struct Cell<'a> {
     text: Option<&'a str>,
     numeric: bool,
+    href: Option<String>,
+}
+
+/// The columns of `runs` a table's row names its runs by, in the order of the viewer's
+/// run-list filters (and of the query string a link has).
+pub const RUN_FILTERS: [&str; 6] = ["model", "format", "competition", "language", "tier", "outcome"];
+
+/// Where a table's rows link: the viewer's run list at `base` (`http://127.0.0.1:8700/`),
+/// filtered by the row's values of [`RUN_FILTERS`]. A language or tier that names no runs
+/// (the `Avg.` and `All` rows) is left out of the filter.
+#[derive(Clone, Debug)]
+pub struct RunLinks {
+    pub base: String,
+    /// The benchmark's language codes.
+    pub languages: Vec<String>,
+}
+
+impl RunLinks {
+    /// The link of a row whose filter columns have these values; `None` without any.
+    pub fn of<'a>(&self, values: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<String> {
+        let query: Vec<String> = values
+            .into_iter()
+            .filter(|(column, value)| match *column {
+                "language" => self.languages.iter().any(|l| l == value),
+                "tier" => ["high", "medium", "low"].contains(value),
+                _ => !value.is_empty(),
+            })
+            .map(|(k, v)| format!("{}={}", url_encode(k), url_encode(v)))
+            .collect();
+        (!query.is_empty()).then(|| format!("{}?{}", self.base, query.join("&")))
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters (so `+` stays `+` when
+/// decoded, and a space is `%20`).
+pub fn url_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// Renders `table` as a `<table class="data">` fragment (no caption).
 pub fn html_table(table: &Table, style: Style) -> Result<String, ReportError> {
+    linked_table(table, style, None)
+}
+
+/// [`html_table`], each cell of a row linking to its runs when `links` is given.
+fn linked_table(table: &Table, style: Style, links: Option<&RunLinks>) -> Result<String, ReportError> {
     table.check_name()?;
     let columns = columns(table, style)?;
+    let filters: Vec<_> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| RUN_FILTERS.contains(&c.header.as_str()))
+        .collect();
     let body: Vec<Vec<Cell<'_>>> = rows(&columns)
         .into_iter()
-        .map(|row| {
+        .enumerate()
+        .map(|(i, row)| {
+            let href = links.and_then(|l| {
+                l.of(filters.iter().filter_map(|(_, c)| {
+                    c.cells[i].as_deref().map(|v| (c.header.as_str(), v))
+                }))
+            });
             row.into_iter()
                 .zip(&columns)
                 .map(|(text, c)| Cell {
                     text,
                     numeric: c.numeric,
+                    href: href.clone(),
                 })
                 .collect()
         })
@@ -119,6 +193,25 @@ pub fn index_html_with_notice(
     notice: Option<&str>,
     sections: &[Section],
 ) -> Result<String, ReportError> {
+    index_html_headed(title, notice, None, sections)
+}
+
+/// What heads a report: the run it shows and where its links lead.
+#[derive(Clone, Debug, Serialize)]
+pub struct Heading {
+    /// The run hash (`ml2b log`'s `run`, `ml2b run`'s last line): every log's head.
+    pub run: String,
+    /// The viewer the table cells link to.
+    pub viewer: Option<String>,
+}
+
+/// [`index_html_with_notice`] headed by `heading` (the run hash, the viewer's address).
+pub fn index_html_headed(
+    title: &str,
+    notice: Option<&str>,
+    heading: Option<&Heading>,
+    sections: &[Section],
+) -> Result<String, ReportError> {
     for section in sections {
         check_paths(section)?;
     }
@@ -137,7 +230,7 @@ pub fn index_html_with_notice(
         .collect();
     render(
         "index.html",
-        minijinja::context! { title, notice, groups, sections => ordered },
+        minijinja::context! { title, notice, heading, groups, sections => ordered },
     )
 }
 

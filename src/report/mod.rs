@@ -47,7 +47,10 @@ pub use delimited::csv;
 pub use error::ReportError;
 pub use files::{Files, files};
 pub use heatmap::heatmap_svg;
-pub use html::{COLLAPSE_ROWS, Section, html_table, index_html, index_html_with_notice};
+pub use html::{
+    COLLAPSE_ROWS, Heading, RUN_FILTERS, RunLinks, Section, html_table, index_html, index_html_headed,
+    index_html_with_notice, url_encode,
+};
 pub use latex::latex;
 pub use markdown::markdown;
 pub use plots::{Plot, float_column, heatmaps, plots_of, profiles, series_names, text_column, tier_bars};
@@ -56,7 +59,7 @@ pub use table::{Style, Table};
 pub(crate) use templates::escape as html_escape;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 #[cfg(test)]
 mod tests {

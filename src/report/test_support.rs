@@ -9,7 +9,7 @@ use super::Table;
 
 /// A three-row table with a text column full of special characters, a float column with a
 /// null and an integer column.
-pub(super) fn sample_table() -> Table {
+pub(crate) fn sample_table() -> Table {
     let model: ArrayRef = Arc::new(StringArray::from(vec![
         Some("gpt|4 & co"),
         Some("50% $x_1$ #{a}~^\\"),

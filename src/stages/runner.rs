@@ -222,6 +222,9 @@ async fn execute<S: Stage>(
         };
         let done = done.map_err(StageError::Panicked)?;
         summary.ran += 1;
+        if let Ok(event) = &done.result {
+            progress.tokens(event.body.output_tokens());
+        }
         progress.unit_finished(&done.label, done.result.is_ok());
         match done.result {
             Ok(event) => batcher.push(event),

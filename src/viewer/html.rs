@@ -10,7 +10,6 @@
 //! [`SHOWN_LINES`] lines (and at most [`SHOWN_BYTES`]), then a note saying how much is left
 //! out, with a link to the whole object (`/object/<blake3>`) where there is one ([`cut`]).
 
-use std::fmt::Write as _;
 
 use minijinja::{Error, Value, context};
 
@@ -21,20 +20,24 @@ use crate::store::Hash;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Nav {
     Runs,
+    Leaderboard,
     Matrix,
     Tables,
     Searches,
+    Trajectories,
     /// A page of no section (an event, an error).
     None,
     /// A page of the annotation server (`ml2b annotate serve`), which has its own bar.
     Annotate,
 }
 
-const NAV: [(Nav, &str, &str); 4] = [
+const NAV: [(Nav, &str, &str); 6] = [
     (Nav::Runs, "/", "Runs"),
+    (Nav::Leaderboard, "/leaderboard", "Leaderboard"),
     (Nav::Matrix, "/matrix", "Matrix"),
     (Nav::Tables, "/tables", "Tables"),
     (Nav::Searches, "/search", "Searches"),
+    (Nav::Trajectories, "/trajectory", "Trajectories"),
 ];
 
 /// `text` safe in element content and in a quoted attribute value (the report's escaping).
@@ -55,19 +58,7 @@ pub(crate) fn href(path: &str, params: &[(&str, &str)]) -> String {
     }
 }
 
-/// Percent-encodes everything but RFC 3986's unreserved characters (so `+` stays `+` when
-/// decoded, and a space is `%20`).
-pub(crate) fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
-}
+pub(crate) use crate::report::url_encode as encode;
 
 /// A whole page: the shell around `body` (already HTML), with `title` escaped.
 pub(crate) fn page(title: &str, nav: Nav, body: &str) -> Result<String, Error> {

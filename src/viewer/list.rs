@@ -2,8 +2,14 @@
 //!
 //! ```text
 //! /?model=M&format=F&competition=C&language=L&tier=T&outcome=O   each: the column equals
+//!   &q=TEXT                                                       free text (below)
 //!   &sort=COLUMN&desc=1&page=N                                    sort from a fixed list
+//! /runs.csv?… and /runs.json?…                                    the same list, every page
 //! ```
+//! `q` keeps the runs with TEXT (case-insensitive, as written: no wildcards) in any of their
+//! ids, model, format, competition, language, tier, outcome or missing stage, or in their
+//! code. The code of every run is read once, on the first search, and kept
+//! ([`super::state::Inner::codes`]).
 //! An empty value is no filter (the form sends every field); an unknown parameter, a sort
 //! column not in [`SORTS`] or a page that is not a number is 400. Filters are the
 //! DataFrame API's comparisons with literal values, never SQL text, so no value can change
@@ -24,6 +30,7 @@ use datafusion::prelude::{col, lit};
 
 use minijinja::context;
 
+use super::download::Format;
 use super::grid::{Empty, Grid, Head, HtmlGrid, Td};
 use super::html::{Nav, href, page as shell};
 use super::state::Facets;
@@ -31,7 +38,7 @@ use super::templates::{render, safe};
 use super::{ViewError, Viewer};
 
 /// The columns of `runs` a list can be filtered on, in the form's order.
-pub(crate) const FILTERS: [&str; 6] = ["model", "format", "competition", "language", "tier", "outcome"];
+pub(crate) use crate::report::RUN_FILTERS as FILTERS;
 
 /// The columns a list can be sorted by.
 const SORTS: [&str; 11] = [
@@ -78,6 +85,8 @@ const PAGE_ROWS: usize = 100;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RunQuery {
     filters: Vec<(&'static str, String)>,
+    /// Free text (`q`), trimmed; empty is no search.
+    text: String,
     sort: &'static str,
     desc: bool,
     page: usize,
@@ -88,6 +97,7 @@ impl RunQuery {
     fn parse(params: &[(String, String)]) -> Result<Self, ViewError> {
         let mut q = Self {
             filters: Vec::new(),
+            text: String::new(),
             sort: "model",
             desc: false,
             page: 0,
@@ -110,6 +120,7 @@ impl RunQuery {
             return Ok(());
         }
         match key {
+            "q" => self.text = value.trim().to_string(),
             "sort" => match SORTS.iter().copied().find(|s| *s == value) {
                 Some(s) => self.sort = s,
                 None => return bad(format!("sort: `{value}` is not one of {}", SORTS.join(", "))),
@@ -121,7 +132,7 @@ impl RunQuery {
             },
             _ => {
                 return bad(format!(
-                    "`{key}` is not a parameter of the run list (filters: {}; sort, desc, page)",
+                    "`{key}` is not a parameter of the run list (filters: {}; q, sort, desc, page)",
                     FILTERS.join(", ")
                 ));
             }
@@ -140,6 +151,7 @@ impl RunQuery {
     fn link(&self, sort: &str, desc: bool, page: usize) -> String {
         let page = page.to_string();
         let mut params: Vec<(&str, &str)> = self.filters.iter().map(|(c, v)| (*c, v.as_str())).collect();
+        params.push(("q", &self.text));
         if sort != "model" {
             params.push(("sort", sort));
         }
@@ -150,6 +162,19 @@ impl RunQuery {
             params.push(("page", &page));
         }
         href("/", &params)
+    }
+
+    /// A link to this list (every page, in its order) as a `/runs.EXT` download.
+    fn download(&self, ext: &str) -> String {
+        let mut params: Vec<(&str, &str)> = self.filters.iter().map(|(c, v)| (*c, v.as_str())).collect();
+        params.push(("q", &self.text));
+        if self.sort != "model" {
+            params.push(("sort", self.sort));
+        }
+        if self.desc {
+            params.push(("desc", "1"));
+        }
+        href(&format!("/runs.{ext}"), &params)
     }
 }
 
@@ -254,6 +279,9 @@ pub(super) async fn page(
             matching,
             total => facets.total,
             filters => form(&viewer, facets, &q),
+            text => q.text,
+            csv => safe(q.download("csv")),
+            json => safe(q.download("json")),
             sort => (q.sort != "model").then_some(q.sort),
             desc => q.desc,
             table => safe(table(&q, &rows)?),
@@ -266,22 +294,113 @@ pub(super) async fn page(
     Ok(Html(shell("Runs", Nav::Runs, &body)?))
 }
 
+/// `GET /runs.csv` and `/runs.json`: the list with its filters, search and order, every
+/// page.
+pub(super) async fn download(
+    viewer: Viewer,
+    params: Vec<(String, String)>,
+    format: Format,
+) -> Result<axum::response::Response, ViewError> {
+    let q = RunQuery::parse(&params)?;
+    if q.page != 0 {
+        return Err(ViewError::BadRequest("page: a download is every page".into()));
+    }
+    warm(&viewer).await?;
+    let df = sorted(filtered(&viewer, &q).await?, &q)?;
+    let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+    let batches = df.collect().await?;
+    let table = crate::report::Table {
+        name: "runs".into(),
+        title: "Runs".into(),
+        description: String::new(),
+        batch: arrow::compute::concat_batches(&schema, &batches)?,
+    };
+    super::download::file(&table, format)
+}
+
 async fn filtered(viewer: &Viewer, q: &RunQuery) -> Result<DataFrame, ViewError> {
     let mut df = viewer.ctx().table("runs").await?;
     for (column, value) in &q.filters {
         df = df.filter(col(*column).eq(lit(value.as_str())))?;
     }
+    if !q.text.is_empty() {
+        df = df.filter(search(viewer, &q.text).await?)?;
+    }
     Ok(df)
 }
 
+/// The columns free text is looked for in, beside the code.
+const SEARCHED: [&str; 10] = [
+    "generation_id",
+    "execution_id",
+    "model",
+    "format",
+    "competition",
+    "language",
+    "tier",
+    "outcome",
+    "missing_stage",
+    "code_blake3",
+];
+
+/// Whether a run has `text` in a column of [`SEARCHED`] or in its code.
+async fn search(viewer: &Viewer, text: &str) -> Result<datafusion::prelude::Expr, ViewError> {
+    use datafusion::functions::expr_fn::concat_ws;
+    let escaped: String = text
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            _ => vec![c],
+        })
+        .collect();
+    let columns = SEARCHED.iter().map(|c| col(*c)).collect();
+    let fields = concat_ws(lit(" "), columns).ilike(lit(format!("%{escaped}%")));
+    let needle = text.to_lowercase();
+    let codes: Vec<_> = codes(viewer)
+        .await?
+        .iter()
+        .filter(|(_, code)| code.contains(&needle))
+        .map(|(hash, _)| lit(hash.as_str()))
+        .collect();
+    if codes.is_empty() {
+        return Ok(fields);
+    }
+    Ok(fields.or(col("code_blake3").in_list(codes, false)))
+}
+
+/// Every run's code (lowercase) by its blake3, read on first use.
+async fn codes(viewer: &Viewer) -> Result<&[(String, String)], ViewError> {
+    let codes = viewer
+        .inner
+        .codes
+        .get_or_try_init(|| async {
+            let started = std::time::Instant::now();
+            let hashes = distinct(viewer, "code_blake3").await?;
+            let mut out = Vec::with_capacity(hashes.len());
+            for hex in hashes {
+                let Ok(hash) = hex.parse::<crate::store::Hash>() else {
+                    continue;
+                };
+                let bytes = viewer.store().objects().get(&hash)?;
+                out.push((hex, String::from_utf8_lossy(&bytes).to_lowercase()));
+            }
+            tracing::info!("reading {} codes for search took {:.1?}", out.len(), started.elapsed());
+            Ok::<_, ViewError>(out)
+        })
+        .await?;
+    Ok(codes)
+}
+
+/// The list's columns in its order.
+fn sorted(df: DataFrame, q: &RunQuery) -> Result<DataFrame, ViewError> {
+    Ok(df.select_columns(&COLUMNS)?.sort(vec![
+        col(q.sort).sort(!q.desc, false),
+        col("generation_id").sort(true, false),
+    ])?)
+}
+
 async fn rows(df: DataFrame, q: &RunQuery) -> Result<Grid, ViewError> {
-    let df = df
-        .select_columns(&COLUMNS)?
-        .sort(vec![
-            col(q.sort).sort(!q.desc, false),
-            col("generation_id").sort(true, false),
-        ])?
-        .limit(q.page * PAGE_ROWS, Some(PAGE_ROWS))?;
+    let df = sorted(df, q)?.limit(q.page * PAGE_ROWS, Some(PAGE_ROWS))?;
     let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
     let batches = df.collect().await?;
     Grid::new(&schema, &batches, 4)

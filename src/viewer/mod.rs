@@ -5,15 +5,17 @@
 //! lists, the matrix and the tables are SQL on it. A run's or an event's page reads its record
 //! through the logs' row index ([`crate::record`]), at the same cost on any size of store.
 //! Every page is rendered as HTML on the server: no script runs in the page.
-//! The session lists the committed segments once, so the viewer shows the store as it was
-//! when it started (restart it to see later events); what it computes from that snapshot
-//! (the `runs` view, the filter choices, the tables of `queries/`) is kept for its lifetime,
-//! and what the first page needs is computed in the background as soon as it listens.
+//! A snapshot of the store (its session, and what is computed from it: the `runs` view, the
+//! filter choices, the tables of `queries/`) serves every request until a log grows: then
+//! the next request opens a new snapshot ([`state::Live`]), so a viewer left open beside a
+//! run shows its new events on reload. What the first page needs is computed in the
+//! background as soon as it listens, and again for each new snapshot.
 //!
 //! ```text
 //! GET /                   the runs (the `runs` view), filtered and sorted by the query
 //!                         string (model, format, competition, language, tier, outcome;
-//!                         sort, desc, page), 100 a page, each linking to its run
+//!                         q: free text in ids, names and code; sort, desc, page), 100 a
+//!                         page, each linking to its run
 //! GET /run/<id>           one run: prompt beside the English task, code with its
 //!                         findings under their lines, execution, grade, links
 //! GET /event/<id>         any event by id, unit key or unique hex prefix: a run's events
@@ -27,9 +29,13 @@
 //! GET /plots/<file>.svg   a plot of the report, drawn from its table
 //! GET /object/<blake3>    one object whole, as text: where a page cut a long code or
 //!                         response short (a page shows 1,000 lines of one), it links here
+//! GET /leaderboard       every entrant over all languages, per tier, per language
+//!                         (mean ± 1.96·SE over complete seeds; `metric=`)
+//! GET /trajectory         the react searches; /trajectory/<key> one, step by step
+//! GET /runs.csv|json      the run list's rows (its filters, every page);
+//!                         /tables/<name>.csv|json a table whole
 //! ```
-//! Agent trajectories (ReAct steps) are not in the store yet, so there is no page for them;
-//! an aide search is the one multi-step agent recorded.
+//! `ml2b view --bundle DIR` writes the same pages as files ([`bundle`]).
 //!
 //! The annotation page ([`annotate`], `ml2b annotate serve`) is served by its own router,
 //! never by `ml2b view`'s: it is the one page that writes, and it writes ratings only.
@@ -52,6 +58,8 @@
 //!   responses forbid scripts and outside resources (`Content-Security-Policy`).
 
 pub mod annotate;
+pub mod bundle;
+mod download;
 mod error;
 mod event;
 mod grid;
@@ -59,6 +67,7 @@ mod headers;
 mod highlight;
 mod html;
 mod journal;
+mod leaderboard;
 mod list;
 mod listing;
 mod matrix;
@@ -68,6 +77,7 @@ mod run;
 mod state;
 mod tables;
 mod templates;
+mod trajectory;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -79,7 +89,7 @@ use axum::routing::get;
 pub(crate) use crate::record::is_id_prefix as is_hex_id;
 pub use annotate::Annotation;
 pub use error::ViewError;
-pub use state::Viewer;
+pub use state::{Live, Viewer};
 
 /// Serves `viewer` on `listener` until the process ends. The run list's data (the `runs`
 /// view and the filter choices) is computed at once, in the background: by the time a
@@ -88,7 +98,7 @@ pub use state::Viewer;
 pub async fn serve(listener: tokio::net::TcpListener, viewer: Viewer) -> std::io::Result<()> {
     let loopback = listener.local_addr()?.ip().is_loopback();
     tokio::spawn(prepare(viewer.clone()));
-    axum::serve(listener, router(viewer, loopback)).await
+    axum::serve(listener, router(Live::new(viewer), loopback)).await
 }
 
 /// Computes what the first page needs; a failure is only logged (the page says why).
@@ -98,9 +108,22 @@ async fn prepare(viewer: Viewer) {
     }
 }
 
-fn router(viewer: Viewer, loopback: bool) -> Router {
+/// Before a request: a new snapshot if the store grew (prepared at once, like the first).
+async fn refresh(State(live): State<Live>, request: Request, next: Next) -> Response {
+    if let Some(fresh) = live.refresh().await {
+        tokio::spawn(prepare(fresh));
+    }
+    next.run(request).await
+}
+
+fn router(live: Live, loopback: bool) -> Router {
     Router::new()
         .route("/", get(list::page))
+        .route("/runs.csv", get(runs_csv))
+        .route("/runs.json", get(runs_json))
+        .route("/leaderboard", get(leaderboard::page))
+        .route("/trajectory", get(trajectory::searches))
+        .route("/trajectory/{key}", get(trajectory::page))
         .route("/run/{id}", get(run::page))
         .route("/event/{id}", get(event::page))
         .route("/search", get(journal::searches))
@@ -111,8 +134,23 @@ fn router(viewer: Viewer, loopback: bool) -> Router {
         .route("/plots/{file}", get(plots::svg))
         .route("/object/{hash}", get(object::raw))
         .fallback(nothing_here)
+        .layer(middleware::from_fn_with_state(live.clone(), refresh))
         .layer(middleware::from_fn_with_state(Guard { loopback }, guard))
-        .with_state(viewer)
+        .with_state(live)
+}
+
+async fn runs_csv(
+    State(viewer): State<Viewer>,
+    axum::extract::Query(params): axum::extract::Query<Vec<(String, String)>>,
+) -> Result<Response, ViewError> {
+    list::download(viewer, params, download::Format::Csv).await
+}
+
+async fn runs_json(
+    State(viewer): State<Viewer>,
+    axum::extract::Query(params): axum::extract::Query<Vec<(String, String)>>,
+) -> Result<Response, ViewError> {
+    list::download(viewer, params, download::Format::Json).await
 }
 
 async fn nothing_here() -> ViewError {

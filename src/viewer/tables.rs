@@ -4,13 +4,15 @@
 //! A table is computed on first use and kept. Every cell of a row that has some of the run
 //! list's filter columns (model, format, competition, language, tier, outcome) links to the
 //! list filtered by the row's values of them; a value no run has (the `Avg.` language of
-//! the averages) is left out of the filter.
+//! the averages) is left out of the filter. `/tables/<name>.csv` and `.json` download the
+//! table whole ([`super::download`]).
 
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::response::Html;
+use axum::response::{Html, IntoResponse, Response};
 
+use super::download::{self, Format};
 use super::error::not_found;
 use minijinja::context;
 
@@ -33,13 +35,17 @@ pub(super) async fn index() -> Result<Html<String>, ViewError> {
     Ok(Html(shell("Tables", Nav::Tables, &body)?))
 }
 
-/// `GET /tables/<name>`.
+/// `GET /tables/<name>`, or `/tables/<name>.csv|json` to download it.
 pub(super) async fn page(
     State(viewer): State<Viewer>,
     Path(name): Path<String>,
-) -> Result<Html<String>, ViewError> {
-    let query = catalog::table(&name).ok_or_else(|| not_found(format!("queries/ has no table `{name}`")))?;
+) -> Result<Response, ViewError> {
+    let (stem, download) = Format::split(&name);
+    let query = catalog::table(stem).ok_or_else(|| not_found(format!("queries/ has no table `{name}`")))?;
     let table = by_name(&viewer, query.name).await?;
+    if let Some(format) = download {
+        return download::file(&table, format);
+    }
     let facets = list::facets(&viewer).await?;
     let plots: Vec<_> = plots(&viewer, &table)?
         .into_iter()
@@ -57,7 +63,7 @@ pub(super) async fn page(
             grid => safe(render(&Grid::of(&table.batch, 3)?, facets)?),
         },
     )?;
-    Ok(Html(shell(&table.title, Nav::Tables, &body)?))
+    Ok(Html(shell(&table.title, Nav::Tables, &body)?).into_response())
 }
 
 /// The plots of `table`; none while it has no rows.

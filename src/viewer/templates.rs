@@ -5,6 +5,7 @@
 //! `include_str!`: `page.html` is the shell around every page (with the inline
 //! `viewer.css`); the others are a page's body (`run.html`, `event.html`, `runs.html`,
 //! `matrix.html`, `tables.html`, `table.html`, `searches.html`, `search.html`,
+//! `leaderboard.html`, `trajectories.html`, `trajectory.html`,
 //! `error.html`; the annotation page's `annotate.html` and `rate.html`), an event's detail (`attempt.html`, `analysis.html`, `translation.html`)
 //! or a part several pages share (`header.html`, `links.html`, `fields.html`, `pre.html`,
 //! `cut.html`, `grid.html`, `listing.html`, and the `event_link` macro of `macros.html`).
@@ -49,6 +50,9 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("run.html", include_str!("templates/run.html")),
         ("annotate.html", include_str!("templates/annotate.html")),
         ("rate.html", include_str!("templates/rate.html")),
+        ("leaderboard.html", include_str!("templates/leaderboard.html")),
+        ("trajectories.html", include_str!("templates/trajectories.html")),
+        ("trajectory.html", include_str!("templates/trajectory.html")),
     ])
 });
 
@@ -65,6 +69,6 @@ mod tests {
     #[test]
     fn every_template_parses() {
         let names: Vec<&str> = TEMPLATES.templates().map(|(name, _)| name).collect();
-        assert_eq!(names.len(), 24, "{names:?}");
+        assert_eq!(names.len(), 27, "{names:?}");
     }
 }

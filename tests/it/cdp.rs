@@ -141,6 +141,11 @@ impl Browser {
         }
     }
 
+    /// A command to the browser itself (not its page).
+    pub(crate) fn browser_call(&mut self, method: &str, params: Value) -> Value {
+        self.send(None, method, params)
+    }
+
     /// A command to the page.
     pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         let session = self.session.clone();

@@ -150,6 +150,23 @@ pub(crate) fn fixture() -> Fixture {
     Fixture { ws, runs, attempts }
 }
 
+/// Commits one more valid one-shot run (`r_p`) to the fixture's store, as a later run
+/// would: a new segment of each of generate, execute and grade. Returns its generation id.
+pub(crate) fn add_run(fx: &Fixture, (model, competition, language): (&str, &str, &str), r_p: f64) -> Hash {
+    let mut w = Writer {
+        store: fx.ws.store(),
+        clock: 100_000,
+        gens: Vec::new(),
+        execs: Vec::new(),
+        grades: Vec::new(),
+    };
+    let id = w.run(model, competition, language, End::Valid(r_p));
+    commit(&w.store, std::mem::take(&mut w.gens));
+    commit(&w.store, std::mem::take(&mut w.execs));
+    commit(&w.store, std::mem::take(&mut w.grades));
+    id
+}
+
 fn analyze(ws: &Workspace) {
     let out = ws
         .ml2b()

@@ -806,3 +806,42 @@ fn the_embedded_model_runs_the_agent_through_the_text_protocol() {
     let again: Value = serde_json::from_str(&run(&generate)).unwrap();
     assert_eq!(again["summary"]["ran"], 0, "{again}");
 }
+
+#[test]
+fn the_viewer_shows_a_react_search_step_by_step_and_picks_up_the_next_one() {
+    let (ws, _) = text_workspace();
+    generate(&ws, "plain", &[]);
+    let server = crate::viewer::Server::spawn(&ws, &["view", "--port", "0"]);
+    let mut browser = crate::cdp::Browser::launch(&ws.dir.path().join("chromium"));
+    browser.open(&server.page("/trajectory"));
+    let searches = browser.eval("document.querySelectorAll('tr.trajectory').length");
+    assert_eq!(searches, 1);
+    browser.click("tr.trajectory td.c-search a", true);
+    let steps = trajectory(&ws);
+    let shown: Vec<Value> = serde_json::from_value(browser.eval(
+        "[...document.querySelectorAll('li.step')].map(s => ({step: s.dataset.step, tool: s.querySelector('code.tool')?.innerText, text: s.innerText, class: s.className}))",
+    ))
+    .unwrap();
+    assert_eq!(shown.len(), steps.len());
+    for (s, logged) in shown.iter().zip(&steps) {
+        assert_eq!(s["step"], logged["step"].to_string());
+        assert_eq!(s["tool"], logged["tool"]);
+        let observation = logged["observation"]["shown"].as_str().unwrap();
+        let first = observation.lines().next().unwrap_or_default();
+        assert!(s["text"].as_str().unwrap().contains(first), "{s}: {first}");
+    }
+    assert!(shown[1]["text"].as_str().unwrap().contains("validation 0.5000"), "{}", shown[1]);
+    assert_eq!(shown.last().unwrap()["class"], "step submitted");
+    assert_eq!(browser.eval("document.getElementById('ended').innerText"), "submitted");
+    let shot = crate::viewer::shots().join("viewer-trajectory.png");
+    let at = browser.eval("location.href").as_str().unwrap().to_string();
+    crate::browser::screenshot(&crate::browser::chromium(), &at, &shot, &ws.dir.path().join("chromium-shot"));
+    println!("screenshot: {}", shot.display());
+
+    // A second search, committed while the viewer runs, is listed on the next load.
+    generate(&ws, "plain", &["--langs", "ja"]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    browser.open(&server.page("/trajectory"));
+    let searches = browser.eval("document.querySelectorAll('tr.trajectory').length");
+    assert_eq!(searches, 2);
+}

@@ -28,7 +28,7 @@ pub(crate) struct Server {
 
 impl Server {
     /// Starts `ml2b view --port 0` on the workspace's store and reads its URL.
-    fn start(ws: &Workspace) -> Self {
+    pub(crate) fn start(ws: &Workspace) -> Self {
         Self::spawn(ws, &["view", "--port", "0", "--root", ROOT])
     }
 
@@ -86,15 +86,15 @@ impl Drop for Server {
 }
 
 /// A response to one raw HTTP/1.1 request: status, headers (lowercase names), body.
-struct Response {
-    status: u16,
-    headers: String,
-    body: String,
+pub(crate) struct Response {
+    pub(crate) status: u16,
+    pub(crate) headers: String,
+    pub(crate) body: String,
 }
 
 /// Sends `method target` with `host` as the `Host` header, exactly as written (no
 /// normalisation of the path, unlike a browser or curl).
-fn http(address: &str, method: &str, target: &str, host: &str) -> Response {
+pub(crate) fn http(address: &str, method: &str, target: &str, host: &str) -> Response {
     let mut stream = TcpStream::connect(address).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     write!(
@@ -115,13 +115,13 @@ fn http(address: &str, method: &str, target: &str, host: &str) -> Response {
 }
 
 /// The text of an HTML fragment: tags dropped, entities decoded.
-fn text(html: &str) -> String {
+pub(crate) fn text(html: &str) -> String {
     let tags = regex::Regex::new("<[^>]*>").unwrap();
     unescape(&tags.replace_all(html, ""))
 }
 
 /// The run list's rows, each as column → text (its `<td class="c-COLUMN">` cells).
-fn runs(dom: &str) -> Vec<BTreeMap<String, String>> {
+pub(crate) fn runs(dom: &str) -> Vec<BTreeMap<String, String>> {
     between(dom, "<tr class=\"run\">", "</tr>")
         .into_iter()
         .map(|row| {
@@ -138,13 +138,13 @@ fn runs(dom: &str) -> Vec<BTreeMap<String, String>> {
 }
 
 /// The number of runs the list says match.
-fn matching(dom: &str) -> usize {
+pub(crate) fn matching(dom: &str) -> usize {
     let n = between(dom, "<strong id=\"matching\">", "</strong>");
     n[0].parse().unwrap()
 }
 
 /// Where the screenshots go, so the closing note can show them.
-fn shots() -> PathBuf {
+pub(crate) fn shots() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("viewer");
     std::fs::create_dir_all(&dir).unwrap();
     dir
