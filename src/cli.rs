@@ -150,7 +150,7 @@ pub struct DoctorArgs {
     pub backend: Backend,
     /// Check these models (a name of manifests/models.toml; repeatable or comma-separated).
     /// Default: every HTTP model, those whose key is not set reported as not set up.
-    #[arg(long = "model", value_delimiter = ',', value_name = "NAME")]
+    #[arg(long = "model", visible_alias = "models", value_delimiter = ',', value_name = "NAME")]
     pub models: Vec<String>,
     /// Fail when the store's disk has less free space than this (GB).
     #[arg(long, default_value_t = 5.0, value_name = "GB")]
@@ -337,17 +337,27 @@ pub struct RunArgs {
     /// The models to generate with (manifests/models.toml), comma-separated [default:
     /// reference,smollm2-135m].
     #[arg(
-        long = "models",
-        visible_alias = "model",
+        long = "model",
+        visible_alias = "models",
         value_delimiter = ',',
         value_name = "A,B"
     )]
     pub models: Option<Vec<String>>,
-    /// Only these language codes, comma-separated (default: all 14).
-    #[arg(long = "langs", value_delimiter = ',', value_name = "EN,KK")]
+    /// Only these language codes (repeatable or comma-separated; default: all 14).
+    #[arg(
+        long = "language",
+        visible_aliases = ["langs", "languages"],
+        value_delimiter = ',',
+        value_name = "EN,KK"
+    )]
     pub languages: Vec<String>,
-    /// Only these competitions, comma-separated (default: all).
-    #[arg(long = "competitions", value_delimiter = ',', value_name = "X,Y")]
+    /// Only these competitions (repeatable or comma-separated; default: all).
+    #[arg(
+        long = "competition",
+        visible_alias = "competitions",
+        value_delimiter = ',',
+        value_name = "X,Y"
+    )]
     pub competitions: Vec<String>,
     /// Samples per (competition, language, format); seeds 0..N.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -356,7 +366,7 @@ pub struct RunArgs {
     #[arg(long = "format", value_enum)]
     pub formats: Vec<Format>,
     /// Every model on every competition, language and format. Without it and without a
-    /// selection (--models, --competitions, --langs, --format), the run is the tour: the
+    /// selection (--model, --competition, --language, --format), the run is the tour: the
     /// reference solution everywhere, the embedded model on one competition in every
     /// language (minutes, not hours, on 2 cores).
     #[arg(long)]
@@ -387,8 +397,8 @@ pub struct SandboxArgs {
     /// Sandbox backend.
     #[arg(long, value_enum, default_value_t = Backend::Local)]
     pub backend: Backend,
-    /// Sandbox runs at once (default: as many as the cores, and as fit at --memory each in
-    /// the memory available; ml2b says what it chose).
+    /// Sandbox runs at once (default: as many as the cores hold at 2 a run, and as fit at
+    /// --memory each in the memory available; ml2b says what it chose).
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
     /// Wall-clock limit per sandbox run, in seconds.
@@ -564,12 +574,18 @@ impl Default for AgentArgs {
 pub struct BaselinesArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// Only these competitions, comma-separated (default: all).
-    #[arg(long = "competitions", value_delimiter = ',', value_name = "X,Y")]
-    pub competitions: Vec<String>,
-    /// The baseline models, comma-separated.
+    /// Only these competitions (repeatable or comma-separated; default: all).
     #[arg(
-        long = "models",
+        long = "competition",
+        visible_alias = "competitions",
+        value_delimiter = ',',
+        value_name = "X,Y"
+    )]
+    pub competitions: Vec<String>,
+    /// The baseline models (repeatable or comma-separated).
+    #[arg(
+        long = "model",
+        visible_alias = "models",
         value_delimiter = ',',
         default_value = "reference,autogluon",
         value_name = "A,B"
@@ -737,7 +753,12 @@ pub enum AnnotateCommand {
     /// field of a translation beside its English text, 1–5; each rating is an event.
     Serve {
         /// Only these languages' translations (default: every language with one).
-        #[arg(long = "language", value_name = "CODE", value_delimiter = ',')]
+        #[arg(
+            long = "language",
+            visible_aliases = ["langs", "languages"],
+            value_name = "CODE",
+            value_delimiter = ','
+        )]
         languages: Vec<String>,
         /// The port to serve on (0: any free port; the URL is printed on stdout). The page
         /// binds 127.0.0.1 only: it writes to the store.
@@ -793,7 +814,7 @@ pub struct TranslateValidateArgs {
     /// Only these language codes (repeatable or comma-separated; default: all).
     #[arg(
         long = "language",
-        visible_alias = "langs",
+        visible_aliases = ["langs", "languages"],
         value_delimiter = ',',
         value_name = "CODE"
     )]

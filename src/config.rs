@@ -247,22 +247,27 @@ impl SandboxSettings {
         }
     }
 
-    /// Runs at once on this machine at `memory_bytes` each: as many as its cores, and as
-    /// fit in the memory available now (`MemAvailable`; the limit is on address space, which
-    /// a run's resident memory stays under, so this errs on the safe side), at least 1;
-    /// and a line saying so.
+    /// Runs at once on this machine at `memory_bytes` each: as many as its cores hold at
+    /// [`crate::sandbox::CPUS`] cores a run (every run's numeric libraries start that many
+    /// threads: more runs than that would oversubscribe the cores, and OpenMP's spinning
+    /// threads then slow every run many times over, into timeouts that are the machine's
+    /// fault, not the code's), and as fit in the memory available now (`MemAvailable`; the
+    /// limit is on address space, which a run's resident memory stays under, so this errs on
+    /// the safe side), at least 1; and a line saying so.
     pub fn machine_jobs(memory_bytes: u64) -> (usize, String) {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per_run = crate::sandbox::CPUS as usize;
+        let held = (cores / per_run).max(1);
         let available = mem_available();
         let fit = available.map(|a| usize::try_from(a / memory_bytes.max(1)).unwrap_or(usize::MAX));
-        let jobs = fit.map_or(cores, |f| f.min(cores)).max(1);
+        let jobs = fit.map_or(held, |f| f.min(held)).max(1);
         let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
         let memory = match available {
             Some(a) => format!("{:.1} GiB available", gib(a)),
             None => "memory available unknown".into(),
         };
         let why = format!(
-            "-j {jobs}: {cores} cores, {memory}, {:.1} GiB per run (--jobs to choose)",
+            "-j {jobs}: {cores} cores ({per_run} a run), {memory}, {:.1} GiB per run (--jobs to choose)",
             gib(memory_bytes)
         );
         (jobs, why)

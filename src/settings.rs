@@ -547,7 +547,7 @@ impl BenchmarkSettings {
     }
 }
 
-/// The models `ml2b run` generates with unless `--models` names others.
+/// The models `ml2b run` generates with unless `--model` names others.
 pub const RUN_MODELS: [&str; 2] = ["reference", "smollm2-135m"];
 
 /// The tour's share of the grid for the embedded model: one competition in every language,

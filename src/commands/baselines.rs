@@ -1,6 +1,6 @@
 //! `ml2b baselines`: runs the baselines of the chosen competitions and checks their scores.
 //!
-//! generate (each of `--models`, default the reference solution and AutoGluon, English
+//! generate (each of `--model`, default the reference solution and AutoGluon, English
 //! only: baseline code does not depend on the language) → execute (`--backend`, `-j`) →
 //! grade, then one line per baseline run: competition, role, model, format, seed, outcome,
 //! score, the manifest's recorded score and expected range, and whether the run is inside

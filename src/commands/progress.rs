@@ -314,3 +314,20 @@ impl Progress for ProgressBars {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_per_second_show_once_a_model_wrote_some() {
+        assert_eq!(rate(0, Duration::from_secs(10)), "");
+        assert_eq!(rate(900, Duration::from_secs(10)), ", 90 tok/s");
+        let mut p = Phase::new("generate", 4);
+        p.done = 1;
+        p.tokens = 512;
+        let line = p.line();
+        assert!(line.starts_with("generate: 1/4 (25%), "), "{line}");
+        assert!(line.ends_with(" tok/s"), "{line}");
+    }
+}

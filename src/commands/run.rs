@@ -1,8 +1,8 @@
 //! `ml2b run`: the benchmark end to end.
 //!
-//! translate-validate → generate (each of `--models`, `--seeds` samples, `--format`s) →
+//! translate-validate → generate (each of `--model`, `--seeds` samples, `--format`s) →
 //! execute (the `--backend` sandbox, `-j`) → grade → analyze, over the benchmark root
-//! (`--root`, default: the bundled competitions) and the `--competitions` / `--langs`
+//! (`--root`, default: the bundled competitions) and the `--competition` / `--language`
 //! selection; then verifies the store, prints the headline table (AUP / pass rate per
 //! model, averaged over languages, with its samples still missing) and the hash that names
 //! the whole run; when no planned sample has a verdict (every unit failed), it says so

@@ -69,7 +69,11 @@ fn session(fixture: &Value) -> SessionContext {
     table(
         &ctx,
         "grade",
-        vec![("event_id", texts(grades, "event_id")), ("medal", texts(grades, "medal"))],
+        vec![
+            ("event_id", texts(grades, "event_id")),
+            ("competition", texts(grades, "competition")),
+            ("medal", texts(grades, "medal")),
+        ],
     );
     ctx
 }

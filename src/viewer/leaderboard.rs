@@ -6,7 +6,8 @@
 //! ```text
 //! /leaderboard?metric=aup|pass_rate|any_medal     the metric shown (default aup)
 //! ```
-//! A cell is the mean over the complete seeds ± 1.96 · SE (its title: the seeds averaged,
+//! The `seeds` column counts the entrant's complete seeds over all languages (and those
+//! dropped for lacking a cell). A cell is the mean over the complete seeds ± 1.96 · SE (its title: the seeds averaged,
 //! those dropped for lacking a cell, the cells), and links to the runs behind it. A scope
 //! with no complete seed shows `no complete seed`, never a number; a scope the entrant has
 //! no run in is empty. Entrants without a value for the metric over all languages rank last.
@@ -96,6 +97,8 @@ struct Entrant {
     rank: usize,
     model: String,
     format: String,
+    /// The complete seeds over all languages (and how many were dropped).
+    seeds: String,
     cells: Vec<Cell>,
 }
 
@@ -121,11 +124,18 @@ impl Board {
             .into_iter()
             .map(|((model, format), at)| {
                 let overall = at.get("All").and_then(|&i| value(i));
+                let seeds = at.get("All").map_or_else(String::new, |&i| {
+                    let n = |c: &str| rows.get(i, c).unwrap_or("0").to_string();
+                    match n("seeds_dropped").as_str() {
+                        "0" => n("seeds"),
+                        dropped => format!("{} (+{dropped} incomplete)", n("seeds")),
+                    }
+                });
                 let cells = scopes
                     .iter()
                     .map(|s| cell(rows, at.get(&s.name).copied(), metric, s, &model, &format))
                     .collect();
-                (overall, Entrant { rank: 0, model, format, cells })
+                (overall, Entrant { rank: 0, model, format, seeds, cells })
             })
             .collect();
         // Best first; no value last; ties by name (the map's order, kept by a stable sort).

@@ -201,6 +201,8 @@ fn every_table_reads_the_same_from_an_old_store() {
         let recorded = fixtures().join(format!("{FIXTURE}.expected/{name}.csv"));
         if recorded.exists() {
             same_with_missing(&name, &table, &expected(&format!("{name}.csv")));
+        } else if name == "leaderboard" {
+            same_as_the_old_per_language_tables(&table);
         } else if name == "completeness" {
             let (header, rows) = columns_of(&table);
             let missing = header.iter().position(|c| c == "missing").unwrap();
@@ -212,6 +214,34 @@ fn every_table_reads_the_same_from_an_old_store() {
             assert_eq!(table.lines().count(), 1, "queries/{name}.sql: {table}");
         }
     }
+}
+
+/// The leaderboard (added since) over an old store: one complete seed everywhere, so each
+/// language's AUP and pass rate are the recorded `aup` table's, with a zero interval.
+fn same_as_the_old_per_language_tables(table: &str) {
+    let (header, rows) = columns_of(table);
+    let at = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let (old_header, old_rows) = columns_of(&expected("aup.csv"));
+    let old_at = |name: &str| old_header.iter().position(|c| c == name).unwrap();
+    let mut compared = 0;
+    for row in &rows {
+        assert_eq!((row[at("seeds")].as_str(), row[at("missing")].as_str()), ("1", "0"), "{row:?}");
+        assert_eq!(row[at("aup_se")], "0.0", "{row:?}");
+        let Some(old) = old_rows.iter().find(|o| {
+            o[old_at("model")] == row[at("model")]
+                && o[old_at("format")] == row[at("format")]
+                && o[old_at("language")] == row[at("scope")]
+        }) else {
+            continue;
+        };
+        for column in ["aup", "pass_rate"] {
+            let (new, old) = (&row[at(column)], &old[old_at(column)]);
+            let close = (new.parse::<f64>().unwrap() - old.parse::<f64>().unwrap()).abs() < 1e-12;
+            assert!(close, "{column} of {row:?}: {new} against the recorded {old}");
+        }
+        compared += 1;
+    }
+    assert!(compared > 0, "no language of the leaderboard is in the old aup table:\n{table}");
 }
 
 #[test]

@@ -208,8 +208,10 @@ fn every_command_of_the_readme_and_the_guide_runs() {
                 continue;
             }
             ran += 1;
-            eprintln!("{at}: running\n{body}");
-            if let Err(e) = run(body, dir.path()) {
+            let started = Instant::now();
+            let result = run(body, dir.path());
+            println!("{at}: {:.1} s", started.elapsed().as_secs_f64());
+            if let Err(e) = result {
                 failures.push(format!("{at}: the block failed:\n{body}\n{e}"));
             }
         }

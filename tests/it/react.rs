@@ -839,7 +839,9 @@ fn the_viewer_shows_a_react_search_step_by_step_and_picks_up_the_next_one() {
     println!("screenshot: {}", shot.display());
 
     // A second search, committed while the viewer runs, is listed on the next load.
-    generate(&ws, "plain", &["--langs", "ja"]);
+    let out = generate(&ws, "plain", &["--langs", "ja", "--force"]);
+    let searches = query(&ws, "SELECT count(DISTINCT search) AS n FROM trajectory");
+    assert_eq!(searches[0]["n"], 2, "the second search: {out}");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     browser.open(&server.page("/trajectory"));
     let searches = browser.eval("document.querySelectorAll('tr.trajectory').length");

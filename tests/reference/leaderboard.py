@@ -69,7 +69,7 @@ def make_runs():
                             medal = RNG.choice(["gold", "silver", "bronze", "none", "none"])
                             if not valid:
                                 medal = "none"
-                        grades.append({"event_id": grade_id, "medal": medal})
+                        grades.append({"event_id": grade_id, "competition": comp, "medal": medal})
                     runs.append({
                         "model": model, "format": fmt, "competition": comp,
                         "language": code, "tier": tier, "language_position": position,
