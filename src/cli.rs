@@ -150,7 +150,12 @@ pub struct DoctorArgs {
     pub backend: Backend,
     /// Check these models (a name of manifests/models.toml; repeatable or comma-separated).
     /// Default: every HTTP model, those whose key is not set reported as not set up.
-    #[arg(long = "model", visible_alias = "models", value_delimiter = ',', value_name = "NAME")]
+    #[arg(
+        long = "model",
+        visible_alias = "models",
+        value_delimiter = ',',
+        value_name = "NAME"
+    )]
     pub models: Vec<String>,
     /// Fail when the store's disk has less free space than this (GB).
     #[arg(long, default_value_t = 5.0, value_name = "GB")]

@@ -56,7 +56,13 @@ pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow
         run: run_hash(&settings.store)?.to_hex(),
         viewer: args.viewer_url.clone(),
     };
-    let files = report::files(&tables, &events, &languages, completeness.as_ref(), Some(&heading))?;
+    let files = report::files(
+        &tables,
+        &events,
+        &languages,
+        completeness.as_ref(),
+        Some(&heading),
+    )?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     for (name, bytes) in &files {
         let path = args.out.join(name);

@@ -30,11 +30,17 @@ pub(super) fn view(settings: &GlobalSettings, args: &ViewSettings) -> anyhow::Re
     }
 }
 
-async fn bundle(settings: &GlobalSettings, dir: &std::path::Path, bench: Benchmark) -> anyhow::Result<ExitStatus> {
+async fn bundle(
+    settings: &GlobalSettings,
+    dir: &std::path::Path,
+    bench: Benchmark,
+) -> anyhow::Result<ExitStatus> {
     let viewer = Viewer::open(settings.store.clone(), bench).await?;
     let progress = super::ProgressBars::new(&settings.printer);
     let written = match crate::viewer::bundle::write(viewer, dir, &progress).await {
-        Err(e @ crate::viewer::bundle::BundleError::Exists(_)) => return Err(InputError(e.to_string()).into()),
+        Err(e @ crate::viewer::bundle::BundleError::Exists(_)) => {
+            return Err(InputError(e.to_string()).into());
+        }
         other => other?,
     };
     let index = dir.join("index.html");

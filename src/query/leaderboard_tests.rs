@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array,
-    UInt64Array,
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
 };
 use arrow::datatypes::{Float64Type, Int64Type};
 use datafusion::datasource::MemTable;
@@ -57,9 +56,7 @@ fn session(fixture: &Value) -> SessionContext {
             ),
             (
                 "valid",
-                Arc::new(BooleanArray::from_iter(
-                    runs.iter().map(|r| r["valid"].as_bool()),
-                )),
+                Arc::new(BooleanArray::from_iter(runs.iter().map(|r| r["valid"].as_bool()))),
             ),
             ("missing_stage", texts(runs, "missing_stage")),
             ("grade_id", texts(runs, "grade_id")),
@@ -83,12 +80,8 @@ fn number(column: &dyn Array, row: usize) -> Option<f64> {
         return None;
     }
     match column.data_type() {
-        arrow::datatypes::DataType::Float64 => {
-            Some(column.as_primitive::<Float64Type>().value(row))
-        }
-        arrow::datatypes::DataType::Int64 => {
-            Some(column.as_primitive::<Int64Type>().value(row) as f64)
-        }
+        arrow::datatypes::DataType::Float64 => Some(column.as_primitive::<Float64Type>().value(row)),
+        arrow::datatypes::DataType::Int64 => Some(column.as_primitive::<Int64Type>().value(row) as f64),
         other => {
             let cast = arrow::compute::cast(&column.slice(row, 1), &arrow::datatypes::DataType::Float64)
                 .unwrap_or_else(|e| panic!("{other}: {e}"));
@@ -105,9 +98,17 @@ async fn the_leaderboard_aggregates_seeds_as_mle_bench_does() {
     let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
     let batch = arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
     let expected = fixture["expected"].as_array().unwrap();
-    assert_eq!(batch.num_rows(), expected.len(), "one row per model, format and scope");
+    assert_eq!(
+        batch.num_rows(),
+        expected.len(),
+        "one row per model, format and scope"
+    );
     let key = |b: &RecordBatch, row: usize, name: &str| {
-        b.column_by_name(name).unwrap().as_string::<i32>().value(row).to_string()
+        b.column_by_name(name)
+            .unwrap()
+            .as_string::<i32>()
+            .value(row)
+            .to_string()
     };
     let mut checked = 0;
     for want in expected {

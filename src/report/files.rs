@@ -26,10 +26,12 @@ pub fn files(
     completeness: Option<&Completeness>,
     heading: Option<&super::Heading>,
 ) -> Result<Files, ReportError> {
-    let links = heading.and_then(|h| h.viewer.clone()).map(|base| super::RunLinks {
-        base,
-        languages: languages.to_vec(),
-    });
+    let links = heading
+        .and_then(|h| h.viewer.clone())
+        .map(|base| super::RunLinks {
+            base,
+            languages: languages.to_vec(),
+        });
     let style = Style::default();
     let mut files = Files::new();
     let mut all: Vec<Table> = Vec::new();

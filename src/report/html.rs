@@ -157,9 +157,9 @@ fn linked_table(table: &Table, style: Style, links: Option<&RunLinks>) -> Result
         .enumerate()
         .map(|(i, row)| {
             let href = links.and_then(|l| {
-                l.of(filters.iter().filter_map(|(_, c)| {
-                    c.cells[i].as_deref().map(|v| (c.header.as_str(), v))
-                }))
+                l.of(filters
+                    .iter()
+                    .filter_map(|(_, c)| c.cells[i].as_deref().map(|v| (c.header.as_str(), v))))
             });
             row.into_iter()
                 .zip(&columns)

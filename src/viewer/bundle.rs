@@ -34,7 +34,14 @@ use super::{Live, Viewer};
 use crate::progress::Progress;
 
 /// The pages a bundle starts from: the navigation bar's.
-const START: [&str; 6] = ["/", "/leaderboard", "/matrix", "/tables", "/search", "/trajectory"];
+const START: [&str; 6] = [
+    "/",
+    "/leaderboard",
+    "/matrix",
+    "/tables",
+    "/search",
+    "/trajectory",
+];
 
 /// Parameters of the run list a bundle does not follow (each order would be a copy).
 const NOT_FOLLOWED: [&str; 2] = ["sort", "desc"];
@@ -113,7 +120,9 @@ pub async fn write(viewer: Viewer, dir: &Path, progress: &dyn Progress) -> Resul
 
 /// The sibling folder a bundle is written into before it is renamed to `dir`.
 fn partial_dir(dir: &Path) -> PathBuf {
-    let name = dir.file_name().map_or("bundle".into(), |n| n.to_string_lossy().into_owned());
+    let name = dir
+        .file_name()
+        .map_or("bundle".into(), |n| n.to_string_lossy().into_owned());
     dir.with_file_name(format!(".{name}.partial-{}", std::process::id()))
 }
 
@@ -129,13 +138,8 @@ async fn crawl(router: &axum::Router) -> Result<BTreeMap<String, Fetched>, Bundl
         let answer = get(router, &url).await?;
         if answer.html {
             let page = String::from_utf8_lossy(&answer.body);
-            for link in links(&page) {
-                if let Some(target) = followed(&link) {
-                    if !fetched.contains_key(&target) {
-                        queue.push_back(target);
-                    }
-                }
-            }
+            let new = links(&page).into_iter().filter_map(|l| followed(&l));
+            queue.extend(new.filter(|target| !fetched.contains_key(target)));
         }
         if answer.url != url && !fetched.contains_key(&answer.url) {
             queue.push_front(answer.url.clone());
@@ -153,13 +157,19 @@ async fn get(router: &axum::Router, url: &str) -> Result<Fetched, BundleError> {
             .header(header::HOST, "127.0.0.1")
             .body(Body::empty())
             .expect("a path is a valid request");
-        let response = router.clone().oneshot(request).await.expect("the router is infallible");
+        let response = router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("the router is infallible");
         let status = response.status();
-        if status.is_redirection() {
-            if let Some(to) = response.headers().get(header::LOCATION).and_then(|l| l.to_str().ok()) {
-                url = to.to_string();
-                continue;
-            }
+        let location = response
+            .headers()
+            .get(header::LOCATION)
+            .and_then(|l| l.to_str().ok());
+        if let (true, Some(to)) = (status.is_redirection(), location) {
+            url = to.to_string();
+            continue;
         }
         let kind = response
             .headers()
@@ -278,7 +288,13 @@ fn file_name(url: &str, answer: &Fetched) -> String {
 /// A path made of safe characters only (the viewer's paths are hex ids and table names).
 fn sanitize(path: &str) -> String {
     path.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_./".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_./".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect::<String>()
         .replace("..", "_")
 }
@@ -290,7 +306,11 @@ fn relative(from: &str, to: &str) -> String {
 }
 
 /// Writes every answer under `dir`, each page's links made relative.
-fn write_files(dir: &Path, fetched: &BTreeMap<String, Fetched>, files: &BTreeMap<String, String>) -> Result<Written, BundleError> {
+fn write_files(
+    dir: &Path,
+    fetched: &BTreeMap<String, Fetched>,
+    files: &BTreeMap<String, String>,
+) -> Result<Written, BundleError> {
     let mut written = Written::default();
     for (url, answer) in fetched {
         if answer.url != *url {
@@ -354,24 +374,42 @@ mod tests {
     use super::*;
 
     fn page(url: &str) -> Fetched {
-        Fetched { url: url.into(), html: true, text: false, body: Vec::new() }
+        Fetched {
+            url: url.into(),
+            html: true,
+            text: false,
+            body: Vec::new(),
+        }
     }
 
     #[test]
     fn files_are_named_by_path_and_query() {
         assert_eq!(file_name("/", &page("/")), "index.html");
         assert_eq!(file_name("/run/ab12", &page("/run/ab12")), "run/ab12.html");
-        let data = Fetched { html: false, ..page("/tables/aup.csv") };
+        let data = Fetched {
+            html: false,
+            ..page("/tables/aup.csv")
+        };
         assert_eq!(file_name("/tables/aup.csv", &data), "tables/aup.csv");
         let listed = file_name("/?model=m&language=kk", &page("/?model=m&language=kk"));
-        assert!(listed.starts_with("index-") && listed.ends_with(".html"), "{listed}");
-        let object = Fetched { html: false, text: true, ..page("/object/ff") };
+        assert!(
+            listed.starts_with("index-") && listed.ends_with(".html"),
+            "{listed}"
+        );
+        let object = Fetched {
+            html: false,
+            text: true,
+            ..page("/object/ff")
+        };
         assert_eq!(file_name("/object/ff", &object), "object/ff.txt");
     }
 
     #[test]
     fn sort_links_lead_to_the_default_order_and_outside_links_are_kept() {
-        assert_eq!(followed("/?model=m&sort=r_p&desc=1").as_deref(), Some("/?model=m"));
+        assert_eq!(
+            followed("/?model=m&sort=r_p&desc=1").as_deref(),
+            Some("/?model=m")
+        );
         assert_eq!(followed("/?sort=r_p").as_deref(), Some("/"));
         assert_eq!(followed("https://example.org/"), None);
         assert_eq!(followed("#L3"), None);

@@ -56,7 +56,10 @@ pub(crate) fn file(table: &Table, format: Format) -> Result<Response, ViewError>
     };
     let mut response = body.into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(format.content_type()));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
     let disposition = format!("attachment; filename=\"{}\"", table.file_name(format.extension()));
     if let Ok(value) = HeaderValue::from_str(&disposition) {
         headers.insert(header::CONTENT_DISPOSITION, value);

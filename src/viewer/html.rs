@@ -10,7 +10,6 @@
 //! [`SHOWN_LINES`] lines (and at most [`SHOWN_BYTES`]), then a note saying how much is left
 //! out, with a link to the whole object (`/object/<blake3>`) where there is one ([`cut`]).
 
-
 use minijinja::{Error, Value, context};
 
 use super::templates::{render, safe};

@@ -135,7 +135,16 @@ impl Board {
                     .iter()
                     .map(|s| cell(rows, at.get(&s.name).copied(), metric, s, &model, &format))
                     .collect();
-                (overall, Entrant { rank: 0, model, format, seeds, cells })
+                (
+                    overall,
+                    Entrant {
+                        rank: 0,
+                        model,
+                        format,
+                        seeds,
+                        cells,
+                    },
+                )
             })
             .collect();
         // Best first; no value last; ties by name (the map's order, kept by a stable sort).
@@ -198,7 +207,11 @@ fn cell(
     }
     let link = safe(href("/", &filters));
     let Some(i) = row else {
-        return Cell { text: None, title: "no run in this scope".into(), href: link };
+        return Cell {
+            text: None,
+            title: "no run in this scope".into(),
+            href: link,
+        };
     };
     let n = |c: &str| rows.get(i, c).unwrap_or("0").to_string();
     let title = format!(
@@ -214,7 +227,11 @@ fn cell(
         _ if n("seeds") == "0" => "no complete seed".to_string(),
         _ => "n/a".to_string(),
     };
-    Cell { text: Some(text), title, href: link }
+    Cell {
+        text: Some(text),
+        title,
+        href: link,
+    }
 }
 
 #[cfg(test)]

@@ -384,7 +384,11 @@ async fn codes(viewer: &Viewer) -> Result<&[(String, String)], ViewError> {
                 let bytes = viewer.store().objects().get(&hash)?;
                 out.push((hex, String::from_utf8_lossy(&bytes).to_lowercase()));
             }
-            tracing::info!("reading {} codes for search took {:.1?}", out.len(), started.elapsed());
+            tracing::info!(
+                "reading {} codes for search took {:.1?}",
+                out.len(),
+                started.elapsed()
+            );
             Ok::<_, ViewError>(out)
         })
         .await?;

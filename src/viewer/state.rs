@@ -16,8 +16,8 @@ use datafusion::prelude::SessionContext;
 use tokio::sync::OnceCell;
 
 use crate::competition::Benchmark;
-use crate::query::catalog;
 use crate::log::{LogError, StageLog};
+use crate::query::catalog;
 use crate::record::{RecordError, Records};
 use crate::store::Store;
 
@@ -162,7 +162,9 @@ impl Live {
         let current = self.viewer();
         let store = current.store().clone();
         let listed = store.clone();
-        let now = tokio::task::spawn_blocking(move || fingerprint(&listed)).await.ok()?;
+        let now = tokio::task::spawn_blocking(move || fingerprint(&listed))
+            .await
+            .ok()?;
         *checked = Instant::now();
         match now {
             Ok(now) if now == current.inner.fingerprint => return None,

@@ -38,13 +38,23 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
     let (schema, batches) = crate::query::run(viewer.ctx(), sql).await?;
     let rows = Grid::new(&schema, &batches, 4)?;
     let links: Vec<String> = (0..rows.len())
-        .map(|i| href(&format!("/trajectory/{}", rows.get(i, "search").unwrap_or_default()), &[]))
+        .map(|i| {
+            href(
+                &format!("/trajectory/{}", rows.get(i, "search").unwrap_or_default()),
+                &[],
+            )
+        })
         .collect();
     let body = (0..rows.len())
         .map(|i| {
             rows.row(i)
                 .map(|(name, text, numeric)| match name {
-                    "search" => Td::new(name, text.map(|t| &t[..t.len().min(12)]), numeric, Some(&links[i])),
+                    "search" => Td::new(
+                        name,
+                        text.map(|t| &t[..t.len().min(12)]),
+                        numeric,
+                        Some(&links[i]),
+                    ),
                     _ => Td::new(name, text, numeric, None),
                 })
                 .collect()
@@ -53,12 +63,18 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
     let grid = HtmlGrid {
         class: "data",
         row_class: Some("trajectory"),
-        headers: rows.headers().map(|(name, numeric)| Head::new(name, numeric)).collect(),
+        headers: rows
+            .headers()
+            .map(|(name, numeric)| Head::new(name, numeric))
+            .collect(),
         rows: body,
         empty: None,
     }
     .render()?;
-    let body = render("trajectories.html", context! { count => rows.len(), grid => safe(grid) })?;
+    let body = render(
+        "trajectories.html",
+        context! { count => rows.len(), grid => safe(grid) },
+    )?;
     Ok(Html(shell("Trajectories", Nav::Trajectories, &body)?))
 }
 
@@ -80,12 +96,17 @@ pub(super) async fn page(
         )));
     };
     if steps.iter().any(|s| s.body.search != first.body.search) {
-        return Err(not_found(format!("several searches have keys starting with {key}")));
+        return Err(not_found(format!(
+            "several searches have keys starting with {key}"
+        )));
     }
     let s = &first.body;
     let search = s.search.to_hex();
     let short = &search[..12];
-    let shown = steps.iter().map(|e| step(&viewer, e)).collect::<Result<Vec<_>, _>>()?;
+    let shown = steps
+        .iter()
+        .map(|e| step(&viewer, e))
+        .collect::<Result<Vec<_>, _>>()?;
     let body = render(
         "trajectory.html",
         context! {
@@ -105,7 +126,11 @@ pub(super) async fn page(
             steps => shown,
         },
     )?;
-    Ok(Html(shell(&format!("Trajectory {short}"), Nav::Trajectories, &body)?))
+    Ok(Html(shell(
+        &format!("Trajectory {short}"),
+        Nav::Trajectories,
+        &body,
+    )?))
 }
 
 /// The steps of the searches whose key starts with `key`, in step order; the later event
@@ -150,7 +175,9 @@ fn step(viewer: &Viewer, e: &Event<TrajectoryStep>) -> Result<Step, ViewError> {
     let s = &e.body;
     let observation: serde_json::Value =
         serde_json::from_slice(&viewer.store().objects().get(&s.observation_blake3)?).unwrap_or_default();
-    let shown = observation["shown"].as_str().map_or_else(|| observation.to_string(), str::to_string);
+    let shown = observation["shown"]
+        .as_str()
+        .map_or_else(|| observation.to_string(), str::to_string);
     let id = e.id.to_hex();
     let command = format!("ml2b trajectory {}", &s.search.to_hex()[..12]);
     let class = match (s.submitted, s.is_error) {

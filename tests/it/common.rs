@@ -188,7 +188,10 @@ pub fn redact(text: &str, dir: &Path) -> String {
             "[TIME]",
         ),
         // What `-j` this machine was given (cores, memory available).
-        (r"-j \d+: \d+ cores \(\d+ a run\), [^\n]* per run", "-j [N]: [this machine]"),
+        (
+            r"-j \d+: \d+ cores \(\d+ a run\), [^\n]* per run",
+            "-j [N]: [this machine]",
+        ),
     ];
     for (re, with) in rules {
         s = regex::Regex::new(re).unwrap().replace_all(&s, with).into_owned();

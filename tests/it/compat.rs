@@ -225,7 +225,11 @@ fn same_as_the_old_per_language_tables(table: &str) {
     let old_at = |name: &str| old_header.iter().position(|c| c == name).unwrap();
     let mut compared = 0;
     for row in &rows {
-        assert_eq!((row[at("seeds")].as_str(), row[at("missing")].as_str()), ("1", "0"), "{row:?}");
+        assert_eq!(
+            (row[at("seeds")].as_str(), row[at("missing")].as_str()),
+            ("1", "0"),
+            "{row:?}"
+        );
         assert_eq!(row[at("aup_se")], "0.0", "{row:?}");
         let Some(old) = old_rows.iter().find(|o| {
             o[old_at("model")] == row[at("model")]
@@ -241,7 +245,10 @@ fn same_as_the_old_per_language_tables(table: &str) {
         }
         compared += 1;
     }
-    assert!(compared > 0, "no language of the leaderboard is in the old aup table:\n{table}");
+    assert!(
+        compared > 0,
+        "no language of the leaderboard is in the old aup table:\n{table}"
+    );
 }
 
 #[test]

@@ -140,9 +140,9 @@ fn parses(command: &str) -> Result<(), String> {
 /// Runs `body` in `dir` as a page's block runs (see the module docs).
 fn run(body: &str, dir: &Path) -> Result<(), String> {
     let bin = Path::new(env!("CARGO_BIN_EXE_ml2b")).parent().unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
     .unwrap();
     let stdout = dir.join(".block.stdout");
     let stderr = dir.join(".block.stderr");
@@ -218,7 +218,10 @@ fn every_command_of_the_readme_and_the_guide_runs() {
     }
     println!("{ran} blocks ran, {parsed} ml2b commands parsed");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(ran >= 10, "only {ran} blocks ran: the guide shows too little that can run");
+    assert!(
+        ran >= 10,
+        "only {ran} blocks ran: the guide shows too little that can run"
+    );
 }
 
 #[test]
@@ -227,8 +230,8 @@ fn the_splitter_splits_as_a_shell_does() {
         words(r#"ml2b query "SELECT a, 'b' FROM t" --format 'csv' x\ y"#),
         ["ml2b", "query", "SELECT a, 'b' FROM t", "--format", "csv", "x y"]
     );
-    assert_eq!(commands("# c\nml2b run \\\n  --model reference\n\nml2b show x\n"), [
-        "ml2b run    --model reference",
-        "ml2b show x"
-    ]);
+    assert_eq!(
+        commands("# c\nml2b run \\\n  --model reference\n\nml2b show x\n"),
+        ["ml2b run    --model reference", "ml2b show x"]
+    );
 }

@@ -830,12 +830,24 @@ fn the_viewer_shows_a_react_search_step_by_step_and_picks_up_the_next_one() {
         let first = observation.lines().next().unwrap_or_default();
         assert!(s["text"].as_str().unwrap().contains(first), "{s}: {first}");
     }
-    assert!(shown[1]["text"].as_str().unwrap().contains("validation 0.5000"), "{}", shown[1]);
+    assert!(
+        shown[1]["text"].as_str().unwrap().contains("validation 0.5000"),
+        "{}",
+        shown[1]
+    );
     assert_eq!(shown.last().unwrap()["class"], "step submitted");
-    assert_eq!(browser.eval("document.getElementById('ended').innerText"), "submitted");
+    assert_eq!(
+        browser.eval("document.getElementById('ended').innerText"),
+        "submitted"
+    );
     let shot = crate::viewer::shots().join("viewer-trajectory.png");
     let at = browser.eval("location.href").as_str().unwrap().to_string();
-    crate::browser::screenshot(&crate::browser::chromium(), &at, &shot, &ws.dir.path().join("chromium-shot"));
+    crate::browser::screenshot(
+        &crate::browser::chromium(),
+        &at,
+        &shot,
+        &ws.dir.path().join("chromium-shot"),
+    );
     println!("screenshot: {}", shot.display());
 
     // A second search, committed while the viewer runs, is listed on the next load.

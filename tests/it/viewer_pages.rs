@@ -47,9 +47,17 @@ fn launch(ws: &Workspace, name: &str) -> Browser {
 /// The `leaderboard` table as `ml2b query` computes it.
 fn leaderboard(ws: &Workspace) -> Vec<Value> {
     let sql = format!("{ROOT}/queries/leaderboard.sql");
-    let out = ws.ml2b().args(["--json", "query", &sql, "--root", ROOT]).output().unwrap();
+    let out = ws
+        .ml2b()
+        .args(["--json", "query", &sql, "--root", ROOT])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -62,7 +70,18 @@ fn the_leaderboard_ranks_entrants_with_intervals_and_its_cells_open_their_runs()
     let heads = table_rows(&mut browser, "table.leaderboard thead tr");
     assert_eq!(
         heads[0],
-        ["#", "model", "format", "seeds", "All", "high tier", "low tier", "en", "fr", "kk"],
+        [
+            "#",
+            "model",
+            "format",
+            "seeds",
+            "All",
+            "high tier",
+            "low tier",
+            "en",
+            "fr",
+            "kk"
+        ],
         "the fixture's languages are high (en, fr) and low (kk)"
     );
     let rows = table_rows(&mut browser, "tr.entrant");
@@ -73,7 +92,10 @@ fn the_leaderboard_ranks_entrants_with_intervals_and_its_cells_open_their_runs()
     ranked.sort_by(|a, b| b["aup"].as_f64().unwrap().total_cmp(&a["aup"].as_f64().unwrap()));
     for (i, (row, want)) in rows.iter().zip(&ranked).enumerate() {
         assert_eq!(row[0], (i + 1).to_string());
-        assert_eq!((row[1].as_str(), row[2].as_str()), (want["model"].as_str().unwrap(), want["format"].as_str().unwrap()));
+        assert_eq!(
+            (row[1].as_str(), row[2].as_str()),
+            (want["model"].as_str().unwrap(), want["format"].as_str().unwrap())
+        );
         let (mean, se) = (want["aup"].as_f64().unwrap(), want["aup_se"].as_f64().unwrap());
         assert_eq!(row[3], want["seeds"].to_string());
         assert_eq!(row[4], format!("{mean:.3} ± {:.3}", 1.96 * se), "{row:?}");
@@ -85,25 +107,44 @@ fn the_leaderboard_ranks_entrants_with_intervals_and_its_cells_open_their_runs()
     assert!(title.as_str().unwrap().contains("1 without a verdict"), "{title}");
 
     let shot = shots().join("viewer-leaderboard.png");
-    screenshot(&chromium(), &server.page("/leaderboard"), &shot, &fx.ws.dir.path().join("chromium-shot"));
+    screenshot(
+        &chromium(),
+        &server.page("/leaderboard"),
+        &shot,
+        &fx.ws.dir.path().join("chromium-shot"),
+    );
     println!("screenshot: {}", shot.display());
 
     // A cell opens the runs behind it: qwen-y in Kazakh.
     let kk = heads[0].iter().position(|h| h == "kk").expect("a Kazakh column");
     browser.click(
-        &format!("tr.entrant:nth-child({}) td:nth-child({}) a", rank_of(&rows, "qwen-y"), kk + 1),
+        &format!(
+            "tr.entrant:nth-child({}) td:nth-child({}) a",
+            rank_of(&rows, "qwen-y"),
+            kk + 1
+        ),
         true,
     );
     let runs = listed(&mut browser);
     assert_eq!(runs.len(), 2, "{runs:?}");
-    assert!(runs.iter().all(|r| r["model"] == "qwen-y" && r["language"] == "kk"), "{runs:?}");
+    assert!(
+        runs.iter()
+            .all(|r| r["model"] == "qwen-y" && r["language"] == "kk"),
+        "{runs:?}"
+    );
 
     // The other metrics.
     browser.open(&server.page("/leaderboard?metric=pass_rate"));
     let rows = table_rows(&mut browser, "tr.entrant");
-    let qwen = table.iter().find(|r| r["scope"] == "All" && r["model"] == "qwen-y").unwrap();
+    let qwen = table
+        .iter()
+        .find(|r| r["scope"] == "All" && r["model"] == "qwen-y")
+        .unwrap();
     let row = rows.iter().find(|r| r[1] == "qwen-y").unwrap();
-    assert_eq!(row[4], format!("{:.1} ± {:.1}", qwen["pass_rate"].as_f64().unwrap(), 0.0));
+    assert_eq!(
+        row[4],
+        format!("{:.1} ± {:.1}", qwen["pass_rate"].as_f64().unwrap(), 0.0)
+    );
     let bad = http(server.address(), "GET", "/leaderboard?metric=r_p", "127.0.0.1");
     assert_eq!(bad.status, 400, "{}", bad.body);
 }
@@ -117,7 +158,11 @@ fn rank_of(rows: &[Vec<String>], model: &str) -> usize {
 fn downloaded(path: &Path) -> Vec<u8> {
     let started = Instant::now();
     while !path.is_file() {
-        assert!(started.elapsed() < Duration::from_secs(60), "no download at {}", path.display());
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no download at {}",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     std::fs::read(path).unwrap()
@@ -154,7 +199,13 @@ fn downloads_are_the_tables_and_the_runs_the_pages_show() {
     );
     browser.click("a[href='/tables/aup.json']", false);
     let rows: Value = serde_json::from_slice(&downloaded(&downloads.join("aup.json"))).unwrap();
-    assert!(rows.as_array().unwrap().iter().all(|r| r.get("aup").is_some() && r.get("missing").is_some()), "{rows}");
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r.get("aup").is_some() && r.get("missing").is_some()),
+        "{rows}"
+    );
 
     // The run list, filtered: every run of the filter (all pages), pending ones marked.
     browser.open(&server.page("/?language=kk"));
@@ -164,13 +215,21 @@ fn downloads_are_the_tables_and_the_runs_the_pages_show() {
     let runs = runs.as_array().unwrap();
     assert_eq!(runs.len(), shown);
     assert!(runs.iter().all(|r| r["language"] == "kk"), "{runs:?}");
-    assert!(runs.iter().any(|r| r["outcome"] == "timeout" && r["missing_stage"].is_null()));
+    assert!(
+        runs.iter()
+            .any(|r| r["outcome"] == "timeout" && r["missing_stage"].is_null())
+    );
     let bad = http(server.address(), "GET", "/runs.csv?page=2", "127.0.0.1");
     assert_eq!(bad.status, 400, "{}", bad.body);
     let missing = http(server.address(), "GET", "/tables/nothing.csv", "127.0.0.1");
     assert_eq!(missing.status, 404);
     let head = http(server.address(), "GET", "/tables/aup.csv", "127.0.0.1");
-    assert!(head.headers.contains("content-disposition: attachment; filename=\"aup.csv\""), "{}", head.headers);
+    assert!(
+        head.headers
+            .contains("content-disposition: attachment; filename=\"aup.csv\""),
+        "{}",
+        head.headers
+    );
 }
 
 #[test]
@@ -188,7 +247,10 @@ fn free_text_finds_runs_by_name_and_by_code() {
     browser.open(&server.page("/?q=QWEN"));
     let runs = listed(&mut browser);
     assert_eq!(runs.len(), 6, "{runs:?}");
-    assert_eq!(browser.eval("document.querySelector('input[name=q]').value"), "QWEN");
+    assert_eq!(
+        browser.eval("document.querySelector('input[name=q]').value"),
+        "QWEN"
+    );
     // Wildcards are text: nothing has a literal `%`.
     browser.open(&server.page("/?q=%25"));
     assert_eq!(matching(&mut browser), 0);
@@ -208,7 +270,10 @@ fn the_viewer_shows_events_committed_after_it_started() {
     assert!(listed(&mut browser).iter().any(|r| r["model"] == "zeta-z"));
     browser.open(&server.page("/leaderboard"));
     let rows = table_rows(&mut browser, "tr.entrant");
-    assert!(rows.iter().any(|r| r[1] == "zeta-z" && r[4] == "0.770 ± 0.000"), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r[1] == "zeta-z" && r[4] == "0.770 ± 0.000"),
+        "{rows:?}"
+    );
 }
 
 #[test]
@@ -219,7 +284,16 @@ fn the_report_is_headed_by_its_run_and_a_cell_opens_its_runs_in_the_viewer() {
     let out = fx
         .ws
         .ml2b()
-        .args(["-q", "report", "--accept-incomplete", "--root", ROOT, "--viewer-url", &server.url, "--out"])
+        .args([
+            "-q",
+            "report",
+            "--accept-incomplete",
+            "--root",
+            ROOT,
+            "--viewer-url",
+            &server.url,
+            "--out",
+        ])
         .arg(&report)
         .output()
         .unwrap();
@@ -231,7 +305,12 @@ fn the_report_is_headed_by_its_run_and_a_cell_opens_its_runs_in_the_viewer() {
     browser.open(&format!("file://{}", index.display()));
     assert_eq!(browser.eval("document.getElementById('run').innerText"), run);
     let shot = shots().join("report-header.png");
-    screenshot(&chromium(), index.to_str().unwrap(), &shot, &fx.ws.dir.path().join("chromium-shot"));
+    screenshot(
+        &chromium(),
+        index.to_str().unwrap(),
+        &shot,
+        &fx.ws.dir.path().join("chromium-shot"),
+    );
     println!("screenshot: {}", shot.display());
 
     // The first link of a Kazakh row of a table (the AUP / PR table's) leads to its runs.
@@ -239,7 +318,10 @@ fn the_report_is_headed_by_its_run_and_a_cell_opens_its_runs_in_the_viewer() {
         "[...document.querySelectorAll('td a')].map(a => a.href).find(h => h.startsWith({}) && h.includes('language=kk'))",
         json!(server.url)
     ));
-    let href = href.as_str().expect("a cell links to the viewer's runs").to_string();
+    let href = href
+        .as_str()
+        .expect("a cell links to the viewer's runs")
+        .to_string();
     let wanted: BTreeMap<String, String> = href
         .split_once('?')
         .unwrap()
@@ -283,9 +365,18 @@ fn the_bundle_is_the_viewer_as_files_and_opens_from_file() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let index = bundle.join("index.html");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), index.to_str().unwrap());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        index.to_str().unwrap()
+    );
     // Never over a bundle.
-    let again = fx.ws.ml2b().args(["view", "--root", ROOT, "--bundle"]).arg(&bundle).output().unwrap();
+    let again = fx
+        .ws
+        .ml2b()
+        .args(["view", "--root", ROOT, "--bundle"])
+        .arg(&bundle)
+        .output()
+        .unwrap();
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("never overwrites"));
 
@@ -293,12 +384,23 @@ fn the_bundle_is_the_viewer_as_files_and_opens_from_file() {
     let all = files(&bundle);
     for page in all.iter().filter(|p| p.extension().is_some_and(|e| e == "html")) {
         let html = std::fs::read_to_string(bundle.join(page)).unwrap();
-        for link in crate::browser::between(&html, "href=\"", "\"").into_iter().chain(crate::browser::between(&html, "src=\"", "\"")) {
+        for link in crate::browser::between(&html, "href=\"", "\"")
+            .into_iter()
+            .chain(crate::browser::between(&html, "src=\"", "\""))
+        {
             if link.starts_with('#') || link.starts_with("http") {
                 continue;
             }
-            let target = bundle.join(page).parent().unwrap().join(link.split('#').next().unwrap());
-            assert!(target.is_file(), "{} links to {link}, not in the bundle", page.display());
+            let target = bundle
+                .join(page)
+                .parent()
+                .unwrap()
+                .join(link.split('#').next().unwrap());
+            assert!(
+                target.is_file(),
+                "{} links to {link}, not in the bundle",
+                page.display()
+            );
         }
     }
     assert!(all.iter().any(|p| p.starts_with("run")), "{all:?}");
@@ -307,7 +409,10 @@ fn the_bundle_is_the_viewer_as_files_and_opens_from_file() {
     let mut browser = launch(&fx.ws, "bundle");
     browser.open(&format!("file://{}", index.display()));
     assert_eq!(matching(&mut browser), fx.runs.len());
-    let pending: Vec<_> = listed(&mut browser).into_iter().filter(|r| r["outcome"] == "not_executed").collect();
+    let pending: Vec<_> = listed(&mut browser)
+        .into_iter()
+        .filter(|r| r["outcome"] == "not_executed")
+        .collect();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0]["r_p"], "pending");
     browser.click("header a:nth-of-type(2)", true);
