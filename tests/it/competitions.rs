@@ -120,7 +120,15 @@ fn run_solution(python: &str, c: &ml2b::competition::Competition, mode: &str, tm
     let spec = tmp.join(format!("{}-spec.json", c.id()));
     std::fs::write(&spec, Spec::of(&c.manifest).to_json()).unwrap();
     let pred = tmp.join(format!("{}-{mode}.csv", c.id()));
+    // Two of these run at once on 2 cores: one thread each, waiting without spinning, as
+    // the sandbox's runs do, so neither starves the other.
     let out = Command::new(python)
+        .envs([
+            ("OMP_NUM_THREADS", "1"),
+            ("OPENBLAS_NUM_THREADS", "1"),
+            ("MKL_NUM_THREADS", "1"),
+        ])
+        .env("OMP_WAIT_POLICY", "PASSIVE")
         .arg(repo().join("assets/execute/harness.py"))
         .args(["--code".as_ref(), c.solution(mode).as_os_str()])
         .args(["--mode", mode])
