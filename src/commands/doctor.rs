@@ -148,26 +148,14 @@ fn python(pipeline: &Pipeline, checks: &mut Vec<Check>) -> Option<std::path::Pat
         }
         Ok(o) => {
             let err = String::from_utf8_lossy(&o.stderr);
-            let last = err
-                .lines()
-                .last()
-                .unwrap_or("it exited with an error")
-                .to_string();
-            checks.push(Check::not(
-                Verdict::Fail,
-                "python",
-                format!("{}: {last}", python.display()),
-                fix,
-            ));
+            let last = err.lines().last().unwrap_or("it exited with an error");
+            let why = format!("{}: {last}", python.display());
+            checks.push(Check::not(Verdict::Fail, "python", why, fix));
             None
         }
         Err(e) => {
-            checks.push(Check::not(
-                Verdict::Fail,
-                "python",
-                format!("{} cannot run: {e}", python.display()),
-                fix,
-            ));
+            let why = format!("{} cannot run: {e}", python.display());
+            checks.push(Check::not(Verdict::Fail, "python", why, fix));
             None
         }
     }

@@ -53,7 +53,7 @@ pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow
     let completeness = completeness(&tables)?;
     let languages: Vec<String> = bench.languages.all().iter().map(|l| l.code.clone()).collect();
     let heading = report::Heading {
-        run: run_hash(&settings.store)?.to_hex(),
+        run: crate::log::current_run_hash(&settings.store)?.to_hex(),
         viewer: args.viewer_url.clone(),
     };
     let files = report::files(
@@ -84,16 +84,6 @@ pub(super) fn report(settings: &GlobalSettings, args: &ReportSettings) -> anyhow
         completeness.as_ref(),
         args.accept_incomplete,
     ))
-}
-
-/// The run hash of the store as it is now (`ml2b log`'s): every log's head.
-fn run_hash(store: &crate::store::Store) -> anyhow::Result<crate::store::Hash> {
-    let mut heads = Vec::new();
-    for stage in crate::log::stages(store)? {
-        let head = crate::log::StageLog::new(store, &stage)?.head()?;
-        heads.push((stage, head.hash));
-    }
-    Ok(crate::log::run_hash(&heads))
 }
 
 /// What the latest `completeness` and `faults` tables of the store say (none: the store has

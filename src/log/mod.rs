@@ -66,6 +66,17 @@ fn stages_s3(s3: &S3Bucket) -> Result<Vec<String>, LogError> {
     Ok(names)
 }
 
+/// The run hash of `store` as it is now: [`run_hash`] over every log's head (what `ml2b log`
+/// and `ml2b run` print).
+pub fn current_run_hash(store: &Store) -> Result<Hash, LogError> {
+    let mut heads = Vec::new();
+    for stage in stages(store)? {
+        let head = StageLog::new(store, &stage)?.head()?;
+        heads.push((stage, head.hash));
+    }
+    Ok(run_hash(&heads))
+}
+
 /// The hash over every stage's head: names a whole run.
 pub fn run_hash(heads: &[(String, Option<Hash>)]) -> Hash {
     let mut k = crate::store::KeyHasher::new("run");

@@ -34,10 +34,26 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
                ORDER BY competition, language, model, format, seed, search";
     let (schema, batches) = crate::query::run(viewer.ctx(), sql).await?;
     let rows = Grid::new(&schema, &batches, 4)?;
+    let grid = search_list(&rows, "/search", None)?;
+    let body = render(
+        "searches.html",
+        context! { count => rows.len(), grid => safe(grid) },
+    )?;
+    Ok(Html(shell("Searches", Nav::Searches, &body)?))
+}
+
+/// A list of searches (`rows`, one per search key): each key cut to 12 digits and linking
+/// to `<path>/<key>`; every row of class `row_class`. The aide searches' and the react
+/// searches' lists.
+pub(super) fn search_list(
+    rows: &Grid,
+    path: &str,
+    row_class: Option<&'static str>,
+) -> Result<String, ViewError> {
     let links: Vec<String> = (0..rows.len())
         .map(|i| {
             href(
-                &format!("/search/{}", rows.get(i, "search").unwrap_or_default()),
+                &format!("{path}/{}", rows.get(i, "search").unwrap_or_default()),
                 &[],
             )
         })
@@ -57,9 +73,9 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
                 .collect()
         })
         .collect();
-    let grid = HtmlGrid {
+    HtmlGrid {
         class: "data",
-        row_class: None,
+        row_class,
         headers: rows
             .headers()
             .map(|(name, numeric)| Head::new(name, numeric))
@@ -67,12 +83,18 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
         rows: body,
         empty: None,
     }
-    .render()?;
-    let body = render(
-        "searches.html",
-        context! { count => rows.len(), grid => safe(grid) },
-    )?;
-    Ok(Html(shell("Searches", Nav::Searches, &body)?))
+    .render()
+}
+
+/// `key` in lowercase, if it is a search key or a prefix of at least 8 hex digits of one.
+pub(super) fn search_prefix(key: &str) -> Result<String, ViewError> {
+    let key = key.to_ascii_lowercase();
+    if key.len() < 8 || !is_hex_id(&key) {
+        return Err(not_found(format!(
+            "`{key}` is not a search key or a prefix of at least 8 hex digits of one"
+        )));
+    }
+    Ok(key)
 }
 
 /// `GET /search/<key>`.
@@ -80,12 +102,7 @@ pub(super) async fn tree(
     State(viewer): State<Viewer>,
     Path(key): Path<String>,
 ) -> Result<Html<String>, ViewError> {
-    let key = key.to_ascii_lowercase();
-    if key.len() < 8 || !is_hex_id(&key) {
-        return Err(not_found(format!(
-            "`{key}` is not a search key or a prefix of at least 8 hex digits of one"
-        )));
-    }
+    let key = search_prefix(&key)?;
     let attempts = attempts(&viewer, &key).await?;
     let Some(first) = attempts.first() else {
         return Err(not_found(format!(

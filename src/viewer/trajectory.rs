@@ -18,10 +18,11 @@ use minijinja::{Value, context};
 use serde::Serialize;
 
 use super::error::not_found;
-use super::grid::{Grid, Head, HtmlGrid, Td};
-use super::html::{Nav, href, page as shell, pre_cut};
+use super::grid::Grid;
+use super::html::{Nav, page as shell, pre_cut};
+use super::journal::{search_list, search_prefix};
 use super::templates::{render, safe};
-use super::{ViewError, Viewer, is_hex_id};
+use super::{ViewError, Viewer};
 use crate::events::TrajectoryStep;
 use crate::log::event::from_batch;
 use crate::log::{Event, EventBody};
@@ -37,40 +38,7 @@ pub(super) async fn searches(State(viewer): State<Viewer>) -> Result<Html<String
                ORDER BY competition, language, model, format, seed, search";
     let (schema, batches) = crate::query::run(viewer.ctx(), sql).await?;
     let rows = Grid::new(&schema, &batches, 4)?;
-    let links: Vec<String> = (0..rows.len())
-        .map(|i| {
-            href(
-                &format!("/trajectory/{}", rows.get(i, "search").unwrap_or_default()),
-                &[],
-            )
-        })
-        .collect();
-    let body = (0..rows.len())
-        .map(|i| {
-            rows.row(i)
-                .map(|(name, text, numeric)| match name {
-                    "search" => Td::new(
-                        name,
-                        text.map(|t| &t[..t.len().min(12)]),
-                        numeric,
-                        Some(&links[i]),
-                    ),
-                    _ => Td::new(name, text, numeric, None),
-                })
-                .collect()
-        })
-        .collect();
-    let grid = HtmlGrid {
-        class: "data",
-        row_class: Some("trajectory"),
-        headers: rows
-            .headers()
-            .map(|(name, numeric)| Head::new(name, numeric))
-            .collect(),
-        rows: body,
-        empty: None,
-    }
-    .render()?;
+    let grid = search_list(&rows, "/trajectory", Some("trajectory"))?;
     let body = render(
         "trajectories.html",
         context! { count => rows.len(), grid => safe(grid) },
@@ -83,12 +51,7 @@ pub(super) async fn page(
     State(viewer): State<Viewer>,
     Path(key): Path<String>,
 ) -> Result<Html<String>, ViewError> {
-    let key = key.to_ascii_lowercase();
-    if key.len() < 8 || !is_hex_id(&key) {
-        return Err(not_found(format!(
-            "`{key}` is not a search key or a prefix of at least 8 hex digits of one"
-        )));
-    }
+    let key = search_prefix(&key)?;
     let steps = steps(&viewer, &key).await?;
     let Some(first) = steps.first() else {
         return Err(not_found(format!(

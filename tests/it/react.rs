@@ -840,15 +840,8 @@ fn the_viewer_shows_a_react_search_step_by_step_and_picks_up_the_next_one() {
         browser.eval("document.getElementById('ended').innerText"),
         "submitted"
     );
-    let shot = crate::viewer::shots().join("viewer-trajectory.png");
     let at = browser.eval("location.href").as_str().unwrap().to_string();
-    crate::browser::screenshot(
-        &crate::browser::chromium(),
-        &at,
-        &shot,
-        &ws.dir.path().join("chromium-shot"),
-    );
-    println!("screenshot: {}", shot.display());
+    crate::viewer_pages::shoot(&ws, &at, "viewer-trajectory.png");
 
     // A second search, committed while the viewer runs, is listed on the next load.
     let out = generate(&ws, "plain", &["--langs", "ja", "--force"]);

@@ -40,6 +40,13 @@ fn matching(browser: &mut Browser) -> usize {
     n.as_str().unwrap().parse().unwrap()
 }
 
+/// Screenshots `page` (a URL or a file) into the shots folder as `name`, for the closing note.
+pub(crate) fn shoot(ws: &Workspace, page: &str, name: &str) {
+    let shot = shots().join(name);
+    screenshot(&chromium(), page, &shot, &ws.dir.path().join("chromium-shot"));
+    println!("screenshot: {}", shot.display());
+}
+
 fn launch(ws: &Workspace, name: &str) -> Browser {
     Browser::launch(&ws.dir.path().join(format!("chromium-{name}")))
 }
@@ -106,14 +113,7 @@ fn the_leaderboard_ranks_entrants_with_intervals_and_its_cells_open_their_runs()
     );
     assert!(title.as_str().unwrap().contains("1 without a verdict"), "{title}");
 
-    let shot = shots().join("viewer-leaderboard.png");
-    screenshot(
-        &chromium(),
-        &server.page("/leaderboard"),
-        &shot,
-        &fx.ws.dir.path().join("chromium-shot"),
-    );
-    println!("screenshot: {}", shot.display());
+    shoot(&fx.ws, &server.page("/leaderboard"), "viewer-leaderboard.png");
 
     // A cell opens the runs behind it: qwen-y in Kazakh.
     let kk = heads[0].iter().position(|h| h == "kk").expect("a Kazakh column");
@@ -304,14 +304,7 @@ fn the_report_is_headed_by_its_run_and_a_cell_opens_its_runs_in_the_viewer() {
     let index = report.join("index.html");
     browser.open(&format!("file://{}", index.display()));
     assert_eq!(browser.eval("document.getElementById('run').innerText"), run);
-    let shot = shots().join("report-header.png");
-    screenshot(
-        &chromium(),
-        index.to_str().unwrap(),
-        &shot,
-        &fx.ws.dir.path().join("chromium-shot"),
-    );
-    println!("screenshot: {}", shot.display());
+    shoot(&fx.ws, index.to_str().unwrap(), "report-header.png");
 
     // The first link of a Kazakh row of a table (the AUP / PR table's) leads to its runs.
     let href = browser.eval(&format!(
@@ -356,13 +349,12 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn the_bundle_is_the_viewer_as_files_and_opens_from_file() {
     let fx = fixture();
     let bundle = fx.ws.dir.path().join("bundle");
-    let out = fx
-        .ws
-        .ml2b()
-        .args(["view", "--root", ROOT, "--bundle"])
-        .arg(&bundle)
-        .output()
-        .unwrap();
+    let export = || {
+        let mut cmd = fx.ws.ml2b();
+        cmd.args(["view", "--root", ROOT, "--bundle"]).arg(&bundle);
+        cmd.output().unwrap()
+    };
+    let out = export();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let index = bundle.join("index.html");
     assert_eq!(
@@ -370,13 +362,7 @@ fn the_bundle_is_the_viewer_as_files_and_opens_from_file() {
         index.to_str().unwrap()
     );
     // Never over a bundle.
-    let again = fx
-        .ws
-        .ml2b()
-        .args(["view", "--root", ROOT, "--bundle"])
-        .arg(&bundle)
-        .output()
-        .unwrap();
+    let again = export();
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("never overwrites"));
 
@@ -417,10 +403,8 @@ fn the_bundle_is_the_viewer_as_files_and_opens_from_file() {
     assert_eq!(pending[0]["r_p"], "pending");
     browser.click("header a:nth-of-type(2)", true);
     assert!(browser.text().contains("Leaderboard"));
-    let shot = shots().join("bundle-leaderboard.png");
     let at = browser.eval("location.href").as_str().unwrap().to_string();
-    screenshot(&chromium(), &at, &shot, &fx.ws.dir.path().join("chromium-shot"));
-    println!("screenshot: {}", shot.display());
+    shoot(&fx.ws, &at, "bundle-leaderboard.png");
     // A leaderboard cell opens its runs, from files.
     browser.click("tr.entrant td.c-scope a", true);
     let runs = listed(&mut browser);
@@ -431,9 +415,7 @@ fn the_bundle_is_the_viewer_as_files_and_opens_from_file() {
     browser.click("tr.run td.c-generation_id a", true);
     let text = browser.text();
     assert!(text.contains("Prompt") && text.contains("r_p"), "{text}");
-    let shot = shots().join("bundle-run.png");
     let at = browser.eval("location.href").as_str().unwrap().to_string();
     assert!(at.starts_with("file://"), "{at}");
-    screenshot(&chromium(), &at, &shot, &fx.ws.dir.path().join("chromium-shot"));
-    println!("screenshot: {}", shot.display());
+    shoot(&fx.ws, &at, "bundle-run.png");
 }
